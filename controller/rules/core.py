@@ -375,7 +375,8 @@ def parse_grid_board(
                 i = j
                 continue
             if file >= geometry.files:
-                raise PositionError(f"rank {rank + 1} has more than {geometry.files} files: {row!r}")
+                raise PositionError(
+                    f"rank {rank + 1} has more than {geometry.files} files: {row!r}")
             piece, i = parse_piece(row, i)
             board[geometry.at(file, rank)] = piece
             file += 1

@@ -121,9 +121,16 @@ def _build_bypass_attackers() -> tuple:
 
 
 BYPASS_ATTACKERS = _build_bypass_attackers()
+# The same, by source: BYPASS_NEED[s][x] = cells that must be empty for a Bypasser on s
+# to remove a piece on x.
+BYPASS_NEED: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(N_CELLS))
+for _x, _entries in enumerate(BYPASS_ATTACKERS):
+    for _s, _need in _entries:
+        BYPASS_NEED[_s][_x] = _need
 
 # Cells whose emptiness an attack on X may depend on (beyond X's own queen lines).
-_LINE_CELLS = tuple(frozenset(c for d in GRID_DIRECTIONS for c in RAYS[d][x]) for x in range(N_CELLS))
+_LINE_CELLS = tuple(
+    frozenset(c for d in GRID_DIRECTIONS for c in RAYS[d][x]) for x in range(N_CELLS))
 KING_WATCH = tuple(
     _LINE_CELLS[x]
     | frozenset(p for _, p1, p2 in CAMEL_ATTACKERS[x] for p in (p1, p2))
@@ -258,8 +265,17 @@ class Luotuoqi(Game):
         return -1
 
     @staticmethod
-    def attacked(board: list, x: int, by: int) -> bool:
-        """Could a piece of ``by`` capture (or bypass-capture) a piece on cell ``x``?"""
+    def bypassers(board: list, owner: int) -> list[int]:
+        return [c for c in range(N_CELLS) if (p := board[c]) is not None and p.owner == owner
+                and p.kind == "D"]
+
+    @staticmethod
+    def attacked(board: list, x: int, by: int, bypassers: list[int] | None = None) -> bool:
+        """Could a piece of ``by`` capture (or bypass-capture) a piece on cell ``x``?
+
+        ``bypassers`` lists the cells of ``by``'s Diagonal Bypassers when the caller knows
+        them (saves a board scan); they may be stale only in cells that are now empty.
+        """
         for c in MULE_TARGETS[x]:
             p = board[c]
             if p is not None and p.owner == by and p.kind == "M":
@@ -295,7 +311,12 @@ class Luotuoqi(Game):
             if (p is not None and p.owner == by and p.kind == "R"
                     and board[p1] is None and board[p2] is None):
                 return True
-        for s, need in BYPASS_ATTACKERS[x]:
+        if bypassers is None:
+            bypassers = Luotuoqi.bypassers(board, by)
+        for s in bypassers:
+            need = BYPASS_NEED[s].get(x)
+            if need is None:
+                continue
             p = board[s]
             if p is not None and p.owner == by and p.kind == "D":
                 for c in need:
@@ -315,55 +336,60 @@ class Luotuoqi(Game):
         board = pos.board
         me = pos.turn
         moves: list[Move] = []
-        add = moves.append
         for o in range(N_CELLS):
             pc = board[o]
-            if pc is None or pc.owner != me:
-                continue
-            kind = pc.kind
-            if kind == "T":
-                self._tower_moves(board, o, pc, moves)
-            elif kind == "D":
-                for d in DIAGONAL:
-                    victims = BYPASS_VICTIMS[d][o]
-                    n = 0
-                    for t in RAYS[d][o]:
-                        if board[t] is not None:
-                            break
-                        caps = tuple(v for v in victims[n] if (q := board[v]) is not None
-                                     and q.owner != me)
-                        n += 1
-                        add(Move("move", o, t, pc, None, caps))
-            elif kind == "R":
-                for d in ORTHOGONAL:
-                    for t in RAYS[d][o]:
-                        q = board[t]
-                        if q is None:
-                            add(Move("move", o, t, pc))
-                            continue
-                        if q.owner != me:
-                            add(Move("move", o, t, pc, None, (t,)))
+            if pc is not None and pc.owner == me:
+                self._piece_moves(pos, o, pc, moves)
+        return moves
+
+    def _piece_moves(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
+        """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``."""
+        board = pos.board
+        me = pc.owner
+        add = moves.append
+        kind = pc.kind
+        if kind == "T":
+            self._tower_moves(board, o, pc, moves)
+        elif kind == "D":
+            for d in DIAGONAL:
+                victims = BYPASS_VICTIMS[d][o]
+                n = 0
+                for t in RAYS[d][o]:
+                    if board[t] is not None:
                         break
-                for p1, p2, targets in CAMEL[o]:
-                    if board[p1] is None and board[p2] is None:
-                        for t in targets:
-                            q = board[t]
-                            if q is None:
-                                add(Move("move", o, t, pc))
-                            elif q.owner != me:
-                                add(Move("move", o, t, pc, None, (t,)))
-            else:
-                table = (MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
-                         else EAGLET_TARGETS[me])
-                for t in table[o]:
+                    caps = tuple(v for v in victims[n] if (q := board[v]) is not None
+                                 and q.owner != me)
+                    n += 1
+                    add(Move("move", o, t, pc, None, caps))
+        elif kind == "R":
+            for d in ORTHOGONAL:
+                for t in RAYS[d][o]:
                     q = board[t]
                     if q is None:
                         add(Move("move", o, t, pc))
-                    elif q.owner != me:
+                        continue
+                    if q.owner != me:
                         add(Move("move", o, t, pc, None, (t,)))
-                if kind == "E":
-                    self._promotions(pos, o, pc, moves)
-        return moves
+                    break
+            for p1, p2, targets in CAMEL[o]:
+                if board[p1] is None and board[p2] is None:
+                    for t in targets:
+                        q = board[t]
+                        if q is None:
+                            add(Move("move", o, t, pc))
+                        elif q.owner != me:
+                            add(Move("move", o, t, pc, None, (t,)))
+        else:
+            table = (MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
+                     else EAGLET_TARGETS[me])
+            for t in table[o]:
+                q = board[t]
+                if q is None:
+                    add(Move("move", o, t, pc))
+                elif q.owner != me:
+                    add(Move("move", o, t, pc, None, (t,)))
+            if kind == "E":
+                self._promotions(pos, o, pc, moves)
 
     @staticmethod
     def _tower_moves(board: list, o: int, pc: Piece, moves: list[Move]) -> None:
@@ -421,7 +447,8 @@ class Luotuoqi(Game):
                    and p.kind == "T")
         return used + height <= self.stone_budget
 
-    def _castling_moves(self, pos: Position, king: int) -> list[Move]:
+    def _castling_moves(self, pos: Position, king: int,
+                        bypassers: list[int] | None = None) -> list[Move]:
         rights = pos.state.get("castling", "")
         me = pos.turn
         out = []
@@ -432,7 +459,7 @@ class Luotuoqi(Game):
             kt, rt, empty, safe = CASTLE_PATH[r]
             if any(board[c] is not None for c in empty):
                 continue
-            if any(self.attacked(board, c, 1 - me) for c in safe):
+            if any(self.attacked(board, c, 1 - me, bypassers) for c in safe):
                 continue
             out.append(Move("castle", king, kt, board[king], None, (), ((ROOK_HOME[r], rt),)))
         return out
@@ -446,43 +473,57 @@ class Luotuoqi(Game):
             moves += self._cube_moves(pos, moves)
         return moves
 
-    def _legal_plain(self, pos: Position) -> list[Move]:
-        """Legal moves without the Cube option."""
+    def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
+        """Legal moves without the Cube option (``first_only``: stop at the first one)."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         king = self._king(board, me)
-        checked = self.attacked(board, king, them)
+        enemy_d = self.bypassers(board, them)
+        checked = self.attacked(board, king, them, enemy_d)
         out: list[Move] = []
         exposes: dict[int, bool] = {}
         watch = KING_WATCH[king]
-        for m in self.pseudo_moves(pos):
-            o = m.origin
-            if o == king:
-                board[o] = None
-                safe = not self.attacked(board, m.target, them)
-                board[o] = m.piece
-                if safe:
-                    out.append(m)
+        candidates: list[Move] = []
+        for c in range(N_CELLS):
+            pc = board[c]
+            if pc is None or pc.owner != me:
                 continue
-            if checked or (m.captures and m.captures != (m.target,)):
-                if self._safe_after(pos, m, me):
+            candidates.clear()
+            self._piece_moves(pos, c, pc, candidates)
+            for m in candidates:
+                if self._legal_fast(pos, m, king, checked, enemy_d, exposes, watch):
                     out.append(m)
-                continue
+                    if first_only:
+                        return out
+        if not checked:
+            out += self._castling_moves(pos, king, enemy_d)
+        return out
+
+    def _legal_fast(self, pos: Position, m: Move, king: int, checked: bool, enemy_d: list[int],
+                    exposes: dict[int, bool], watch: frozenset[int]) -> bool:
+        """Is the pseudo-legal ``m`` legal?  Make/undo only when a line may open."""
+        board = pos.board
+        me = pos.turn
+        them = 1 - me
+        o = m.origin
+        if o == king:
+            board[o] = None
+            legal = not self.attacked(board, m.target, them, enemy_d)
+            board[o] = m.piece
+        elif checked or (m.captures and m.captures != (m.target,)):
+            legal = self._safe_after(pos, m, me)
+        elif m.left is not None or m.kind == "promote" or o not in watch:
             # Not in check: only a vacated cell can open a line onto the King.
-            if m.left is not None or m.kind == "promote" or o not in watch:
-                out.append(m)
-                continue
+            legal = True
+        else:
             bad = exposes.get(o)
             if bad is None:
                 saved = board[o]
                 board[o] = None
-                bad = exposes[o] = self.attacked(board, king, them)
+                bad = exposes[o] = self.attacked(board, king, them, enemy_d)
                 board[o] = saved
-            if not bad or self._safe_after(pos, m, me):
-                out.append(m)
-        if not checked:
-            out += self._castling_moves(pos, king)
-        return out
+            legal = not bad or self._safe_after(pos, m, me)
+        return legal
 
     def _safe_after(self, pos: Position, m: Move, me: int) -> bool:
         pos.push(m, record=False)
@@ -494,13 +535,19 @@ class Luotuoqi(Game):
         """First moves of a Cube turn: quiet, non-checking, with a legal second move."""
         me = pos.turn
         out = []
+        my_d = self.bypassers(pos.board, me)
+        enemy_king = self._king(pos.board, 1 - me)
         for m in plain:
             if m.captures:
                 continue
             cube_move = m._replace(token="cube")
             pos.push(cube_move, record=False)
-            gives_check = self.attacked(pos.board, self._king(pos.board, 1 - me), me)
-            ok = not gives_check and bool(self._legal_plain(pos))
+            board = pos.board
+            after_d = [c for c in my_d if board[c] is not None and board[c].kind == "D"]
+            if m.piece.kind == "D":
+                after_d.append(m.target)
+            gives_check = self.attacked(board, enemy_king, me, after_d)
+            ok = not gives_check and bool(self._legal_plain(pos, first_only=True))
             pos.pop()
             if ok:
                 out.append(cube_move)
