@@ -5,6 +5,7 @@ Games are looked up by name; each lives in its own module and is imported on dem
 
 from __future__ import annotations
 
+import inspect
 from importlib import import_module
 from typing import Any
 
@@ -61,4 +62,11 @@ def get_game(name: str, **options: Any) -> Game:
         if exc.name != module:
             raise
         raise RulesError(f"game {name!r} is not implemented yet") from None
-    return getattr(mod, cls)(**options)
+    game_class = getattr(mod, cls)
+    accepted = inspect.signature(game_class).parameters
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in accepted.values())
+    unknown = sorted(k for k in options if k not in accepted)
+    if unknown and not takes_any:
+        known = ", ".join(k for k in accepted if k not in ("self", "options")) or "none"
+        raise RulesError(f"game {name!r} has no option {unknown[0]!r} (options: {known})")
+    return game_class(**options)

@@ -1,0 +1,74 @@
+"""The command line: moves / perft / show, bad input gets one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from controller.cli import main
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_moves_lists_one_per_line(capsys):
+    code, out, _ = run(capsys, "moves", "--game", "luotuoqi")
+    assert code == 0
+    assert len(out.splitlines()) == 18 and "Mb1-c3" in out.splitlines()
+
+
+def test_moves_json(capsys):
+    pos = "7k/8/8/8/8/8/1D6/K7 w - b 0 1"
+    code, out, _ = run(capsys, "moves", "--game", "luotuoqi", "--position", pos, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {"from", "to", "captured", "kind", "notation"} <= set(data[0])
+    assert any(m["from"] == "b2" and m["to"] == "g7" for m in data)
+
+
+def test_perft_last_line_is_the_count(capsys):
+    code, out, _ = run(capsys, "perft", "--game", "luotuoqi", "--depth", "2")
+    assert code == 0 and out.splitlines()[-1] == "648"
+    code, out, _ = run(capsys, "perft", "--game", "luotuoqi", "--depth", "2", "--divide")
+    assert out.splitlines()[-1] == "648" and "Mb1-c3: 36" in out
+
+
+def test_perft_counts_the_cube_second_move_as_a_ply(capsys):
+    # After a Cube-using first move the same player moves again as the next ply.
+    pos = "4k3/8/8/8/8/8/8/M3K3 w - w 0 1"
+    code, out, _ = run(capsys, "perft", "--game", "luotuoqi", "--position", pos, "--depth", "1")
+    first = int(out.splitlines()[-1])
+    code, out, _ = run(capsys, "moves", "--game", "luotuoqi", "--position", pos)
+    assert first == len(out.splitlines()) and any(t.endswith("+cube") for t in out.split())
+
+
+def test_show_draws_the_board(capsys):
+    code, out, _ = run(capsys, "show", "--game", "luotuoqi", "--moves", "Ea2-b3")
+    assert code == 0
+    assert " 8   r  m  d t8" in out and "Black to move" in out and "Cube: Black" in out
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["moves", "--game", "chess"], "unknown game 'chess'"),
+    (["moves", "--game", "luotuoqi", "--position", "8/8 w"], "expected 6 fields"),
+    (["moves", "--game", "luotuoqi", "--moves", "Ke1-e2"], "illegal move 'Ke1-e2'"),
+    (["perft", "--game", "luotuoqi", "--depth", "-1"], "--depth must be 0 or more"),
+    (["moves", "--game", "luotuoqi", "--set", "colour"], "--set expects KEY=VALUE"),
+    (["moves", "--game", "luotuoqi", "--set", "speed=3"], "game 'luotuoqi' has no option 'speed'"),
+])
+def test_bad_input_one_line_exit_2(capsys, args, needle):
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert err.count("\n") == 1 and needle in err and err.startswith("fairyboard: error:")
+
+
+def test_console_script_entry_point_runs():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "perft", "--game", "luotuoqi",
+                           "--depth", "1"], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "18"
