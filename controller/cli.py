@@ -117,6 +117,29 @@ def cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _journal(args: argparse.Namespace):
+    from controller.config import load_config
+    from controller.journal import Journal
+
+    folder = args.journal or load_config(args.config).journal.path
+    return Journal(folder)
+
+
+def cmd_games_list(args: argparse.Namespace) -> int:
+    for record in _journal(args).games():
+        state = record.result or "unfinished"
+        names = " - ".join(record.players)
+        print(f"{record.id}  {record.game:<14} {len(record.moves):>4} plies  {state:<10} {names}")
+    return 0
+
+
+def cmd_games_export(args: argparse.Namespace) -> int:
+    from controller.journal import export_record
+
+    print(export_record(_journal(args).find(args.game_id)), end="")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.service import run_service  # lazy: pulls in the web stack
 
@@ -168,6 +191,17 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--out", default="out", help="output folder (default: out)")
     bp.add_argument("--paper", default="A4", choices=["A4", "Letter"])
     bp.set_defaults(func=cmd_board)
+
+    p = sub.add_parser("games", help="the game journal: list and export games")
+    games_sub = p.add_subparsers(dest="games_command", required=True)
+    for name, func, text in (("list", cmd_games_list, "list recorded games"),
+                             ("export", cmd_games_export, "print a game with headers")):
+        gp = games_sub.add_parser(name, help=text)
+        gp.add_argument("--config", help="configuration file naming the journal folder")
+        gp.add_argument("--journal", help="journal folder (overrides the configuration)")
+        if name == "export":
+            gp.add_argument("game_id", help="a game id as printed by 'games list'")
+        gp.set_defaults(func=func)
 
     p = sub.add_parser("run", help="run the board service (default: the simulated board)")
     p.add_argument("--config", help="TOML configuration file")

@@ -1,0 +1,236 @@
+"""The service's configuration: one TOML file, every setting with a sensible default.
+
+The default is the simulated board playing Lùotuoqí with the web page on localhost, so
+``fairyboard run`` works on any computer.  Unknown or invalid settings fail at start with
+a message naming the setting (``config.toml: leds.brightness: expected a number from 0
+to 1, got 3``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+
+class ConfigError(ValueError):
+    """A configuration file or option is invalid; the message names the setting."""
+
+
+@dataclass
+class BoardSettings:
+    #: printed board layout in boards/layouts (square8, square9, kaleido89, lotus39)
+    layout: str = "square8"
+    #: game to play (luotuoqi, laotzu, gnuqi, kaleidochess, lotus39, lotus39-modern)
+    game: str = "luotuoqi"
+    #: game options passed to the rules (e.g. players = 3, dice = true, castling = "chess480")
+    options: dict[str, Any] = field(default_factory=dict)
+    #: honour takeback requests (the board restored to an earlier position)
+    takeback: bool = True
+
+
+@dataclass
+class SensingSettings:
+    #: simulated | gpio-matrix | gpio-shift-register | serial
+    backend: str = "simulated"
+    #: serial: device path; "auto" finds the board under /dev/serial/by-id
+    port: str = "auto"
+    baudrate: int = 115200
+    #: GPIO matrix: BCM pin numbers of the row drivers and column inputs
+    row_pins: list[int] = field(default_factory=list)
+    column_pins: list[int] = field(default_factory=list)
+    #: 74HC165 chain: load (PL), clock (CLK) and data (QH) pins, or use SPI bus 0
+    load_pin: int = 25
+    clock_pin: int = 11
+    data_pin: int = 9
+    use_spi: bool = True
+    #: a cell's reading must be stable this long before it counts
+    debounce_ms: float = 20.0
+    #: a move that could still be extended (a slider) waits this long before it commits
+    settle_ms: float = 200.0
+    #: scans per second of a direct GPIO back end
+    scan_hz: float = 200.0
+    #: simulated back end: emulate a matrix without diodes (to demonstrate ghosting)
+    simulate_diodes: bool = True
+
+
+@dataclass
+class LedSettings:
+    #: simulated | neopixel | neopixel-spi | serial | none
+    driver: str = "simulated"
+    #: neopixel: data pin (18 = PWM, needs root; 10 = SPI)
+    pin: int = 18
+    #: global brightness 0..1
+    brightness: float = 0.3
+    #: supply budget for the whole chain in mA; the renderer caps brightness to stay below it
+    current_budget_ma: float = 2000.0
+    #: dim cells that have nothing to show (0 = off)
+    dark_level: float = 0.0
+    #: most LED frames written per second
+    max_fps: float = 30.0
+    #: colour overrides: name = [r, g, b] (see docs/leds.md for the names)
+    palette: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass
+class TimingSettings:
+    #: stable mismatch for this long starts guided correction, one piece at a time
+    correction_s: float = 3.0
+
+
+@dataclass
+class PlayerSettings:
+    names: list[str] = field(default_factory=lambda: ["White", "Black"])
+
+
+@dataclass
+class WebSettings:
+    enabled: bool = True
+    #: bound to localhost unless another address is configured on purpose
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass
+class JournalSettings:
+    #: folder of the game journal (one append-only file per game)
+    path: str = "~/.local/share/fairyboard/games"
+
+
+@dataclass
+class LogSettings:
+    #: debug | info | warning | error
+    level: str = "info"
+    #: json (one structured record per line, for journald) or text
+    format: str = "json"
+
+
+@dataclass
+class Config:
+    board: BoardSettings = field(default_factory=BoardSettings)
+    sensing: SensingSettings = field(default_factory=SensingSettings)
+    leds: LedSettings = field(default_factory=LedSettings)
+    timing: TimingSettings = field(default_factory=TimingSettings)
+    players: PlayerSettings = field(default_factory=PlayerSettings)
+    web: WebSettings = field(default_factory=WebSettings)
+    journal: JournalSettings = field(default_factory=JournalSettings)
+    log: LogSettings = field(default_factory=LogSettings)
+
+
+CHOICES = {
+    "sensing.backend": ("simulated", "gpio-matrix", "gpio-shift-register", "serial"),
+    "leds.driver": ("simulated", "neopixel", "neopixel-spi", "serial", "none"),
+    "log.level": ("debug", "info", "warning", "error"),
+    "log.format": ("json", "text"),
+}
+RANGES = {
+    "leds.brightness": (0.0, 1.0),
+    "leds.dark_level": (0.0, 1.0),
+    "leds.current_budget_ma": (50.0, 100_000.0),
+    "leds.max_fps": (1.0, 240.0),
+    "leds.pin": (0, 27),
+    "sensing.debounce_ms": (0.0, 1000.0),
+    "sensing.settle_ms": (0.0, 5000.0),
+    "sensing.scan_hz": (1.0, 10_000.0),
+    "sensing.baudrate": (1200, 4_000_000),
+    "timing.correction_s": (0.0, 600.0),
+    "web.port": (0, 65535),
+}
+
+
+def _check_value(where: str, value: Any, typ: Any) -> Any:
+    origin = getattr(typ, "__origin__", None)
+    if typ is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if typ is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected a whole number, got {value!r}")
+    elif typ is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        value = float(value)
+    elif typ is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a text, got {value!r}")
+    elif origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        (item,) = typ.__args__
+        value = [_check_value(f"{where}[{i}]", v, item) for i, v in enumerate(value)]
+    elif origin is dict and not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table, got {value!r}")
+    key = where.split(": ")[-1]
+    if key in CHOICES and value not in CHOICES[key]:
+        raise ConfigError(f"{where}: expected one of {', '.join(CHOICES[key])}, got {value!r}")
+    if key in RANGES:
+        lo, hi = RANGES[key]
+        if not lo <= value <= hi:
+            raise ConfigError(f"{where}: expected a number from {lo:g} to {hi:g}, got {value!r}")
+    return value
+
+
+def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Config:
+    """Build a :class:`Config` from parsed TOML, refusing unknown or invalid settings."""
+    config = Config()
+    sections = {f.name: f for f in dataclasses.fields(Config)}
+    for name, table in data.items():
+        if name not in sections:
+            raise ConfigError(f"{source}: unknown section [{name}] "
+                              f"(known: {', '.join(sections)})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: {name}: expected a table [{name}]")
+        section = getattr(config, name)
+        hints = get_type_hints(type(section))
+        for key, value in table.items():
+            if key not in hints:
+                raise ConfigError(f"{source}: unknown setting {name}.{key} "
+                                  f"(known: {', '.join(hints)})")
+            setattr(section, key, _check_value(f"{source}: {name}.{key}", value, hints[key]))
+    _check_consistency(config, source)
+    return config
+
+
+def _check_consistency(config: Config, source: str) -> None:
+    s = config.sensing
+    if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
+        raise ConfigError(f"{source}: sensing.row_pins and sensing.column_pins are needed "
+                          "for the gpio-matrix back end")
+    for name, rgb in config.leds.palette.items():
+        if (not isinstance(rgb, list) or len(rgb) != 3
+                or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb)):
+            raise ConfigError(f"{source}: leds.palette.{name}: expected [r, g, b] with "
+                              f"values 0-255, got {rgb!r}")
+    if len(config.players.names) < 2:
+        raise ConfigError(f"{source}: players.names: need at least two names")
+
+
+def load_config(path: str | Path | None) -> Config:
+    """The configuration in ``path``, or the defaults when ``path`` is None."""
+    if path is None:
+        return Config()
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: configuration file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
+    return config_from_dict(data, path.name)
+
+
+def apply_overrides(config: Config, **overrides: Any) -> Config:
+    """Command-line options override the file: ``layout``, ``game``, ``web_port``, ``web_host``."""
+    mapping = {"layout": ("board", "layout"), "game": ("board", "game"),
+               "web_port": ("web", "port"), "web_host": ("web", "host")}
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        section, name = mapping[key]
+        hints = get_type_hints(type(getattr(config, section)))
+        setattr(getattr(config, section), name,
+                _check_value(f"command line: {section}.{name}", value, hints[name]))
+    return config

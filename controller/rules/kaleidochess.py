@@ -1,0 +1,653 @@
+"""KaleidoChess (Cai Qi) per ``rules/kaleidochess.md`` and ``rules/DECISIONS.md``.
+
+Round board of 89 fields (``kaleido89``: centre ``00`` and five rings; fields ``1A``…``8K``).
+Every piece moves along a path of exactly its number of steps (§4): no field twice (the
+start counts as visited), at most one ring line crossed and only once (except the
+wizard), walkers step across sides only and are blocked by any piece on a passed field,
+flyers may also step across corners and fly over pieces.  Any piece may be captured,
+one's own included.  A player who holds no castle has lost (3–4 players: is out, his
+pieces are removed); a player who cannot move loses (3–4 players: is out).
+
+Pieces (``Piece.kind``): ``W`` wizard, ``D`` dragon, ``R`` roc, ``E`` eagle, ``V`` raven
+(flyers); ``L`` elephant, ``T`` tiger, ``H`` horse, ``P`` pawn (walkers).
+
+The board model, the set-ups and the dice table are provisional data (module tables
+below), so that a correction from the author's lost pictures is a data edit.
+
+Speed: for every field and piece type the simple paths of the exact length that obey the
+ring rule are enumerated once at import.  A flyer's destinations are a fixed tuple per
+field; a walker's are listed with the minimal sets (bit masks) of fields its paths pass
+through, so move generation is table lookups plus one ``&`` per candidate path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from controller.geometry import load_shape
+from controller.rules.core import (
+    Game,
+    Move,
+    Outcome,
+    Piece,
+    Position,
+    PositionError,
+    RulesError,
+)
+
+SHAPE = "kaleido89"
+
+
+class PieceType(NamedTuple):
+    name: str
+    steps: int  #: exact number of steps per move
+    flies: bool  #: may step across corners and over pieces
+    ring_free: bool  #: exempt from the one-ring-line rule (the wizard)
+
+
+#: §2: the nine piece types, by letter.
+PIECE_TYPES: dict[str, PieceType] = {
+    "W": PieceType("wizard", 3, True, True),
+    "D": PieceType("dragon", 4, True, False),
+    "R": PieceType("roc", 3, True, False),
+    "E": PieceType("eagle", 2, True, False),
+    "V": PieceType("raven", 1, True, False),
+    "L": PieceType("elephant", 4, False, False),
+    "T": PieceType("tiger", 3, False, False),
+    "H": PieceType("horse", 2, False, False),
+    "P": PieceType("pawn", 1, False, False),
+}
+KINDS = "".join(PIECE_TYPES)
+
+#: Player names by player count, in turn order (clockwise by home castle, White first).
+PLAYER_NAMES: dict[int, tuple[str, ...]] = {
+    2: ("White", "Black"),
+    3: ("White", "Red", "Black"),
+    4: ("White", "Red", "Black", "Green"),
+}
+
+#: [P] kaleidochess.md §3.1 — White's 18-piece army; Black's is turned by 4 slices.
+TWO_PLAYER_ARMY: dict[str, tuple[str, ...]] = {
+    "W": ("1J",),
+    "D": ("1G",),
+    "R": ("1I", "1K"),
+    "E": ("8K", "2I"),
+    "V": ("8J", "2J"),
+    "L": ("8I", "2K"),
+    "T": ("8F", "2H"),
+    "H": ("8G", "2G"),
+    "P": ("8H", "1F", "1H", "2F"),
+}
+
+#: House set-up for 3 and 4 players (DECISIONS.md) — White's 10-piece army.
+HOUSE_ARMY: dict[str, tuple[str, ...]] = {
+    "W": ("1J",),
+    "D": ("1G",),
+    "R": ("1I", "1K"),
+    "E": ("2I", "8K"),
+    "P": ("1F", "1H", "2F", "8H"),
+}
+
+#: Per player count: White's army and by how many slices each player's army is turned
+#: (player order = turn order; the home castles are 1J, 3J, 5J, 7J).
+SETUPS: dict[int, tuple[dict[str, tuple[str, ...]], tuple[int, ...]]] = {
+    2: (TWO_PLAYER_ARMY, (0, 4)),
+    3: (HOUSE_ARMY, (0, 2, 4)),
+    4: (HOUSE_ARMY, (0, 2, 4, 6)),
+}
+
+#: [P] kaleidochess.md §6.1 — die face -> piece kinds that may move.
+DICE_TABLE: dict[int, str] = {
+    1: "PV",
+    2: "HE",
+    3: "TR",
+    4: "LD",
+    5: "W",
+    6: KINDS,
+}
+
+PROVISIONAL_BOARD = "provisional board model (rings 8/16/16/24/24)"
+PROVISIONAL_SETUP = "provisional 2-player set-up"
+PROVISIONAL_HOUSE = "house set-ups for 3/4 players"
+PROVISIONAL_DICE = "provisional dice table"
+
+
+# --- geometry tables, built once ------------------------------------------------------
+
+G = load_shape(SHAPE)
+N_CELLS = len(G.cells)
+RING: tuple[int, ...] = G.attributes["ring"]
+CASTLES: tuple[int, ...] = tuple(sorted(G.tags["castle"]))
+CASTLE_SET = frozenset(CASTLES)
+SLICES = 8
+
+
+def enumerate_paths(
+    start: int, steps: int, flies: bool, ring_free: bool,
+) -> Iterable[tuple[int, ...]]:
+    """Every path of exactly ``steps`` steps from ``start`` allowed by §4.2 rules 1–5.
+
+    Blocking is not applied here (it depends on the position); paths are simple with
+    the start counted as visited, and a non-wizard changes ring at most once.
+    """
+    side, corner = G.side, G.corner
+
+    def extend(path: tuple[int, ...], changes: int) -> Iterable[tuple[int, ...]]:
+        cur = path[-1]
+        for nxt in side[cur] + (corner[cur] if flies else ()):
+            if nxt in path:
+                continue
+            c = changes + (RING[nxt] != RING[cur])
+            if not ring_free and c > 1:
+                continue
+            if len(path) == steps:
+                yield path + (nxt,)
+            else:
+                yield from extend(path + (nxt,), c)
+
+    return extend((start,), 0)
+
+
+def _minimal_masks(masks: set[int]) -> tuple[int, ...]:
+    """Drop every mask that contains another: a superset path is never the only way."""
+    kept: list[int] = []
+    for m in sorted(masks, key=lambda x: (x.bit_count(), x)):
+        if not any(k & m == k for k in kept):
+            kept.append(m)
+    return tuple(kept)
+
+
+def _build_tables() -> tuple[dict[str, tuple], dict[str, tuple]]:
+    flyer: dict[str, tuple[tuple[int, ...], ...]] = {}
+    walker: dict[str, tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]] = {}
+    for kind, pt in PIECE_TYPES.items():
+        per_cell = []
+        for start in range(N_CELLS):
+            passed: dict[int, set[int]] = {}
+            for path in enumerate_paths(start, pt.steps, pt.flies, pt.ring_free):
+                mask = 0
+                for c in path[1:-1]:
+                    mask |= 1 << c
+                passed.setdefault(path[-1], set()).add(mask)
+            if pt.flies:
+                per_cell.append(tuple(sorted(passed)))
+            else:
+                per_cell.append(tuple((t, _minimal_masks(passed[t])) for t in sorted(passed)))
+        (flyer if pt.flies else walker)[kind] = tuple(per_cell)
+    return flyer, walker
+
+
+FLYER_DESTINATIONS, WALKER_PATHS = _build_tables()
+
+
+def turned(field: str, slices: int) -> str:
+    """The field ``slices`` slices further clockwise (same letter); ``00`` stays."""
+    if field == G.cells[0]:
+        return field
+    s = (int(field[:-1]) - 1 + slices) % SLICES + 1
+    return f"{s}{field[-1]}"
+
+
+def destinations(board: list[Piece | None], origin: int) -> list[int]:
+    """Fields the piece on ``origin`` may move to on ``board`` (no take-back rule)."""
+    piece = board[origin]
+    if piece is None:
+        return []
+    return _destinations(piece.kind, origin, _occupancy(board))
+
+
+def _occupancy(board: list[Piece | None]) -> int:
+    occ = 0
+    for c, p in enumerate(board):
+        if p is not None:
+            occ |= 1 << c
+    return occ
+
+
+def _destinations(kind: str, origin: int, occ: int) -> list[int]:
+    table = FLYER_DESTINATIONS.get(kind)
+    if table is not None:
+        return list(table[origin])
+    out = []
+    for target, masks in WALKER_PATHS[kind][origin]:
+        for m in masks:
+            if not m & occ:
+                out.append(target)
+                break
+    return out
+
+
+# --- the game ---------------------------------------------------------------------------
+
+
+class KaleidoChess(Game):
+    """KaleidoChess for 2, 3 or 4 players, optionally with the dice variant."""
+
+    name = "kaleidochess"
+    title = "KaleidoChess"
+    shape = SHAPE
+    provisional = f"{PROVISIONAL_BOARD}; {PROVISIONAL_SETUP}"
+
+    def __init__(
+        self,
+        players: int = 2,
+        dice: bool = False,
+        repetition_ban: bool = False,
+        move_cap: int | None = None,
+        **options: Any,
+    ):
+        super().__init__(**options)
+        if isinstance(players, bool) or players not in PLAYER_NAMES:
+            raise RulesError(f"kaleidochess: players must be 2, 3 or 4, got {players!r}")
+        for key, value in (("dice", dice), ("repetition_ban", repetition_ban)):
+            if not isinstance(value, bool):
+                raise RulesError(f"kaleidochess: {key} must be true or false, got {value!r}")
+        if move_cap is False:  # ``--set move_cap=off``
+            move_cap = None
+        if move_cap is not None and (
+            isinstance(move_cap, bool) or not isinstance(move_cap, int) or move_cap < 1
+        ):
+            raise RulesError(f"kaleidochess: move_cap must be a positive number of turns "
+                             f"or off, got {move_cap!r}")
+        self.player_names = PLAYER_NAMES[players]
+        self.colours = tuple(n[0].lower() for n in self.player_names)
+        self.dice = dice
+        self.repetition_ban = repetition_ban
+        self.move_cap = move_cap
+        self.options = {"players": players, "dice": dice, "repetition_ban": repetition_ban,
+                        "move_cap": move_cap}
+        labels = [PROVISIONAL_BOARD, PROVISIONAL_HOUSE if players > 2 else PROVISIONAL_SETUP]
+        if dice:
+            labels.append(PROVISIONAL_DICE)
+        self.provisional = "; ".join(labels)
+        self._rolls = tuple(Move("roll", token=f"die:{n}") for n in sorted(DICE_TABLE))
+
+    # -- set-up ------------------------------------------------------------------------
+    def start(self) -> Position:
+        army, turns = SETUPS[self.players]
+        board: list[Piece | None] = [None] * N_CELLS
+        for player, by in enumerate(turns):
+            for kind, fields in army.items():
+                for f in fields:
+                    cell = G.cell(turned(f, by))
+                    if board[cell] is not None:
+                        raise RulesError(f"set-up puts two pieces on {G.cells[cell]}")
+                    board[cell] = Piece(player, kind)
+        pos = Position(self, board, 0)
+        pos.keys.append(self.position_key(pos))
+        return pos
+
+    # -- queries -----------------------------------------------------------------------
+    def out_players(self, pos: Position) -> tuple[int, ...]:
+        """Players eliminated so far (3–4 players only)."""
+        return pos.state.get("out", ())
+
+    def active_players(self, pos: Position) -> list[int]:
+        out = pos.state.get("out", ())
+        return [p for p in range(self.players) if p not in out]
+
+    @staticmethod
+    def castle_holders(board: list[Piece | None]) -> set[int]:
+        """Players with at least one piece standing in a castle."""
+        return {p.owner for c in CASTLES if (p := board[c]) is not None}
+
+    def allowed_kinds(self, pos: Position) -> str:
+        """Piece kinds the player to move may move (the die's row once rolled)."""
+        roll = pos.state.get("roll")
+        return DICE_TABLE[roll] if self.dice and roll is not None else KINDS
+
+    def destinations(self, pos: Position, origin: int) -> list[int]:
+        """Where the piece on ``origin`` may go, whoever is to move (no take-back rule)."""
+        return destinations(pos.board, origin)
+
+    def _finished(self, pos: Position) -> bool:
+        if self.players == 2:
+            if len(self.castle_holders(pos.board)) < 2:
+                return True
+        elif len(self.active_players(pos)) <= 1:
+            return True
+        return self.move_cap is not None and pos.halfmove >= self.move_cap
+
+    # -- moves -------------------------------------------------------------------------
+    def legal_moves(self, pos: Position) -> list[Move]:
+        if self._finished(pos):
+            return []
+        mover = pos.turn
+        if self.dice:
+            roll = pos.state.get("roll")
+            if roll is None:
+                return list(self._rolls)
+            moves = self._piece_moves(pos, mover, DICE_TABLE[roll])
+        else:
+            moves = self._piece_moves(pos, mover, KINDS)
+        if self.repetition_ban and moves:
+            moves = self._without_repeats(pos, moves)
+        if moves:
+            return moves
+        if self.dice:  # §6.1: no move for the roll — he passes and does not lose
+            return [Move("pass")]
+        if self.players == 2:  # blocked: he loses (see outcome)
+            return []
+        own = tuple(c for c, p in enumerate(pos.board) if p is not None and p.owner == mover)
+        return [Move("pass", captures=own)]  # blocked: he is out, his pieces leave
+
+    def _piece_moves(self, pos: Position, mover: int, kinds: str) -> list[Move]:
+        board = pos.board
+        multi = self.players > 2
+        cells_of: list[list[int]] = [[] for _ in range(self.players)]
+        occ = 0
+        mine = []
+        for c, p in enumerate(board):
+            if p is not None:
+                occ |= 1 << c
+                if multi:
+                    cells_of[p.owner].append(c)
+                if p.owner == mover and p.kind in kinds:
+                    mine.append(c)
+        ban = pos.state.get(f"ban{mover}")
+        if multi:
+            held = [0] * self.players  # castles held per player
+            for c in CASTLES:
+                if (p := board[c]) is not None:
+                    held[p.owner] += 1
+        moves = []
+        for origin in mine:
+            piece = board[origin]
+            for target in _destinations(piece.kind, origin, occ):
+                if ban is not None and ban[0] == origin and ban[1] == target:
+                    continue  # §4.5: no immediate take-back
+                if multi and (origin in CASTLE_SET or target in CASTLE_SET):
+                    moves.append(self._castle_move(board, mover, origin, target, held, cells_of))
+                else:
+                    caps = (target,) if board[target] is not None else ()
+                    moves.append(Move("move", origin, target, piece, None, caps))
+        return moves
+
+    @staticmethod
+    def _castle_move(
+        board: list[Piece | None], mover: int, origin: int, target: int,
+        held: list[int], cells_of: list[list[int]],
+    ) -> Move:
+        """A move touching a castle with 3–4 players: list the pieces of who drops out.
+
+        ``held`` counts the castles of every player before the move; only active players
+        have pieces, so a player whose count drops to 0 is the one who goes out.
+        """
+        after = list(held)
+        if origin in CASTLE_SET:
+            after[mover] -= 1
+        victim = board[target]
+        if target in CASTLE_SET:
+            if victim is not None:
+                after[victim.owner] -= 1
+            after[mover] += 1
+        out = [p for p, n in enumerate(after) if n == 0 and held[p]]
+        piece: Piece | None = board[origin]
+        caps = [target] if victim is not None or mover in out else []
+        for p in out:
+            caps.extend(c for c in cells_of[p] if c != origin and c != target)
+        if mover in out:
+            piece = None  # capitulation: the mover's piece leaves the board with the rest
+        return Move("move", origin, target, piece, None, tuple(caps))
+
+    def _without_repeats(self, pos: Position, moves: list[Move]) -> list[Move]:
+        """Option: drop moves that recreate an earlier position with the same player to move."""
+        seen = set(pos.keys)
+        keep = []
+        for m in moves:
+            pos.push(m, record=False)
+            key = self.position_key(pos)
+            pos.pop()
+            if key not in seen:
+                keep.append(m)
+        return keep
+
+    def make(self, pos: Position, move: Move) -> None:
+        mover = pos.turn
+        if move.kind == "roll":
+            pos.set_state("roll", _die_face(move.token))
+            return
+        if move.kind not in ("move", "pass"):
+            raise RulesError(f"kaleidochess has no {move.kind!r} moves")
+        for c in move.captures:
+            pos.put(c, None)
+        if move.kind == "move":
+            pos.put(move.origin, None)
+            pos.put(move.target, move.piece)
+        state = pos.state
+        out = state.get("out", ())
+        if self.players > 2:
+            holders = self.castle_holders(pos.board)
+            newly = [p for p in range(self.players) if p not in out and p not in holders]
+            if newly:
+                out = tuple(sorted((*out, *newly)))
+                pos.set_state("out", out)
+        # take-back bans: the mover's ends with this turn; a banned piece captured frees it
+        new_ban = (move.target, move.origin) if move.kind == "move" and move.piece else None
+        if state.get(f"ban{mover}") != new_ban:
+            pos.set_state(f"ban{mover}", new_ban)
+        if move.captures:
+            gone = set(move.captures)
+            for p in range(self.players):
+                ban = state.get(f"ban{p}")
+                if p != mover and ban is not None and (ban[0] in gone or p in out):
+                    pos.set_state(f"ban{p}", None)
+        if "roll" in state:
+            pos.set_state("roll", None)
+        nxt = mover
+        for k in range(1, self.players + 1):
+            nxt = (mover + k) % self.players
+            if nxt not in out:
+                break
+        pos.halfmove += 1
+        if nxt <= mover:
+            pos.fullmove += 1
+        pos.turn = nxt
+
+    # -- game end ----------------------------------------------------------------------
+    def outcome(self, pos: Position) -> Outcome | None:
+        if self.players == 2:
+            holders = self.castle_holders(pos.board)
+            if len(holders) < 2:
+                loser = 0 if 0 not in holders else 1
+                winner = 1 - loser
+                # the loser moved last (capitulation) if the winner is now to move
+                return Outcome((winner,), "capitulation" if pos.turn == winner
+                               else "no castle left")
+        else:
+            active = self.active_players(pos)
+            if len(active) == 1:
+                return Outcome((active[0],), "last player left")
+        if self.move_cap is not None and pos.halfmove >= self.move_cap:
+            return Outcome((), "move cap")
+        if self.players == 2 and not self.dice and not self.legal_moves(pos):
+            return Outcome((1 - pos.turn,), "blocked")
+        return None
+
+    def position_key(self, pos: Position) -> Any:
+        """Whole board, player to move and die state (the take-back bans do not count)."""
+        return (tuple(pos.board), pos.turn, pos.state.get("roll"))
+
+    # -- notation ----------------------------------------------------------------------
+    def move_text(self, pos: Position, move: Move) -> str:
+        """``1B-2F``, ``1B+2F`` (capture), ``die:4`` (roll), ``pass``."""
+        if move.kind == "move":
+            sep = "+" if pos.board[move.target] is not None else "-"
+            return f"{G.cells[move.origin]}{sep}{G.cells[move.target]}"
+        if move.kind == "roll":
+            return move.token
+        return "pass"
+
+    def long_move_text(self, pos: Position, move: Move) -> str:
+        """§7: ``wizard from 1B goes to 2F`` / ``wizard from 1B knocks out raven at 2F``."""
+        mover = pos.turn
+        name = self.player_names[mover]
+        if move.kind == "roll":
+            return f"{name} rolls {_die_face(move.token)}"
+        if move.kind == "pass":
+            return f"{name} cannot move and is out" if move.captures else f"{name} passes"
+        piece = pos.board[move.origin]
+        victim = pos.board[move.target]
+        kind = PIECE_TYPES[piece.kind].name if piece else "?"
+        frm, to = G.cells[move.origin], G.cells[move.target]
+        if victim is None:
+            text = f"{kind} from {frm} goes to {to}"
+        else:
+            whose = ("own " if victim.owner == mover
+                     else f"{self.player_names[victim.owner]} " if self.players > 2 else "")
+            text = f"{kind} from {frm} knocks out {whose}{PIECE_TYPES[victim.kind].name} at {to}"
+        if self.players > 2:
+            gone = {*move.captures, move.origin}
+            dropped = [p for p in self.active_players(pos) if p != mover and not any(
+                q is not None and q.owner == p and c not in gone for c, q in enumerate(pos.board))]
+            if move.piece is None:
+                dropped.append(mover)
+            if dropped:
+                text += "; " + ", ".join(self.player_names[p] for p in sorted(dropped)) + " out"
+        return text
+
+    def move_json(self, pos: Position, move: Move) -> dict[str, Any]:
+        data = super().move_json(pos, move)
+        if move.token:
+            data["token"] = move.token
+        return data
+
+    def piece_symbol(self, piece: Piece) -> str:
+        """Colour letter and piece letter: ``wW`` White wizard, ``rP`` Red pawn."""
+        return f"{self.colours[piece.owner]}{piece.kind}"
+
+    # -- position text -----------------------------------------------------------------
+    def position_text(self, pos: Position) -> str:
+        """``PIECES TURN OUT ROLL BANS TURNS ROUND``, e.g. ``1F=wP,1G=wD,… w - - - 0 1``.
+
+        PIECES is ``field=cK`` in field order (``-`` if none), OUT the colour letters of
+        eliminated players, ROLL the die face awaiting a move, BANS ``c:Y-X`` (player c
+        may not move his piece from Y to X now), TURNS the turns played, ROUND the round.
+        """
+        cells = G.cells
+        pieces = ",".join(f"{cells[c]}={self.piece_symbol(p)}"
+                          for c, p in enumerate(pos.board) if p is not None)
+        out = "".join(self.colours[p] for p in pos.state.get("out", ()))
+        roll = pos.state.get("roll")
+        bans = ",".join(f"{self.colours[p]}:{cells[b[0]]}-{cells[b[1]]}"
+                        for p in range(self.players) if (b := pos.state.get(f"ban{p}")))
+        return " ".join((pieces or "-", self.colours[pos.turn], out or "-",
+                         str(roll) if roll is not None else "-", bans or "-",
+                         str(pos.halfmove), str(pos.fullmove)))
+
+    def parse_position(self, text: str) -> Position:
+        parts = text.split()
+        if len(parts) != 7:
+            raise PositionError(f"kaleidochess position needs 7 parts (pieces turn out roll "
+                                f"bans turns round), got {len(parts)} in {text!r}")
+        pieces, turn, out_text, roll_text, bans_text, half, full = parts
+        board: list[Piece | None] = [None] * N_CELLS
+        if pieces != "-":
+            for item in pieces.split(","):
+                field, sep, sym = item.partition("=")
+                cell = self._cell(field, item)
+                if not sep or len(sym) != 2 or sym[1] not in KINDS:
+                    raise PositionError(f"bad piece {item!r}: expected FIELD=cK with K one of "
+                                        f"{KINDS}")
+                if board[cell] is not None:
+                    raise PositionError(f"field {field} is given twice")
+                board[cell] = Piece(self._player(sym[0], item), sym[1])
+        pos = Position(self, board, self._player(turn, "turn"))
+        out: tuple[int, ...] = ()
+        if out_text != "-":
+            if self.players == 2:
+                raise PositionError("no player can be out in a 2-player game")
+            out = tuple(sorted({self._player(ch, "out") for ch in out_text}))
+            if len(out) != len(out_text):
+                raise PositionError(f"player listed twice in out {out_text!r}")
+            for p in out:
+                if any(q is not None and q.owner == p for q in board):
+                    raise PositionError(f"{self.player_names[p]} is out but has pieces")
+            if len(out) >= self.players:
+                raise PositionError("every player is out")
+            pos.state["out"] = out
+        if pos.turn in out:
+            raise PositionError(f"{self.player_names[pos.turn]} is out and cannot be to move")
+        holders = self.castle_holders(board)
+        if self.players == 2:
+            if not holders:
+                raise PositionError("neither player has a piece in a castle")
+        else:
+            for p in range(self.players):
+                if p not in out and p not in holders:
+                    raise PositionError(f"{self.player_names[p]} holds no castle but is not out")
+        if roll_text != "-":
+            if not self.dice:
+                raise PositionError("a die roll is only possible in the dice variant")
+            if not (roll_text.isdigit() and int(roll_text) in DICE_TABLE):
+                raise PositionError(f"bad die roll {roll_text!r}")
+            pos.state["roll"] = int(roll_text)
+        if bans_text != "-":
+            for item in bans_text.split(","):
+                who, sep, span = item.partition(":")
+                frm, sep2, to = span.partition("-")
+                if not sep or not sep2:
+                    raise PositionError(f"bad take-back ban {item!r}: expected c:FROM-TO")
+                p = self._player(who, item)
+                y, x = self._cell(frm, item), self._cell(to, item)
+                if f"ban{p}" in pos.state:
+                    raise PositionError(f"two take-back bans for {self.player_names[p]}")
+                if board[y] is None or board[y].owner != p or y == x:
+                    raise PositionError(f"take-back ban {item!r} names no piece of "
+                                        f"{self.player_names[p]} on {frm}")
+                pos.state[f"ban{p}"] = (y, x)
+        try:
+            pos.halfmove, pos.fullmove = int(half), int(full)
+        except ValueError:
+            raise PositionError(f"bad turn counters {half!r} {full!r}") from None
+        if pos.halfmove < 0 or pos.fullmove < 1:
+            raise PositionError(f"bad turn counters {half!r} {full!r}")
+        pos.keys.append(self.position_key(pos))
+        return pos
+
+    def _cell(self, field: str, where: str) -> int:
+        if field not in G.index:
+            raise PositionError(f"unknown field {field!r} in {where!r}")
+        return G.index[field]
+
+    def _player(self, letter: str, where: str) -> int:
+        if letter not in self.colours:
+            raise PositionError(f"unknown colour {letter!r} in {where!r} "
+                                f"(one of {', '.join(self.colours)})")
+        return self.colours.index(letter)
+
+    # -- display -----------------------------------------------------------------------
+    def render_text(self, pos: Position) -> str:
+        """One row per slice, one column per letter; ``#`` is an empty castle."""
+        letters = "".join(sorted(set(G.attributes["letter"][1:])))
+        lines = ["    " + "".join(f"{ch:>4}" for ch in letters)]
+        centre = pos.board[0]
+        for s in range(1, SLICES + 1):
+            row = []
+            for ch in letters:
+                cell = G.index[f"{s}{ch}"]
+                p = pos.board[cell]
+                row.append(self.piece_symbol(p) if p else "#" if cell in CASTLE_SET else ".")
+            lines.append(f"{s:>4}" + "".join(f"{x:>4}" for x in row))
+        lines.append(f"  00 {self.piece_symbol(centre) if centre else '#'}")
+        extra = []
+        if self.dice:
+            roll = pos.state.get("roll")
+            extra.append(f"die: {roll} ({self.allowed_kinds(pos)})" if roll else "die: to roll")
+        if pos.state.get("out"):
+            extra.append("out: " + ", ".join(self.player_names[p] for p in pos.state["out"]))
+        return "\n".join(lines + extra)
+
+
+def _die_face(token: str) -> int:
+    name, _, face = token.partition(":")
+    if name != "die" or not face.isdigit() or int(face) not in DICE_TABLE:
+        raise RulesError(f"bad die token {token!r} (expected die:1 … die:6)")
+    return int(face)
+
+
+__all__ = [
+    "DICE_TABLE", "HOUSE_ARMY", "KINDS", "PIECE_TYPES", "PLAYER_NAMES", "SETUPS",
+    "TWO_PLAYER_ARMY", "KaleidoChess", "PieceType", "destinations", "enumerate_paths", "turned",
+]
