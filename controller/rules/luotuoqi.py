@@ -137,6 +137,20 @@ KING_WATCH = tuple(
     | frozenset(c for _, need in BYPASS_ATTACKERS[x] for c in need)
     for x in range(N_CELLS))
 
+# For a King on X and a cell c: the direction from X through c (if on one of X's lines),
+# the camel steps onto X that pass over c, and the Bypasser slides onto X that cross c.
+LINE_DIR: tuple[dict[int, str], ...] = tuple(
+    {c: d for d in GRID_DIRECTIONS for c in RAYS[d][x]} for x in range(N_CELLS))
+CAMEL_VIA: tuple[dict[int, list], ...] = tuple({} for _ in range(N_CELLS))
+BYPASS_VIA: tuple[dict[int, list], ...] = tuple({} for _ in range(N_CELLS))
+for _x in range(N_CELLS):
+    for _s, _p1, _p2 in CAMEL_ATTACKERS[_x]:
+        CAMEL_VIA[_x].setdefault(_p1, []).append((_s, _p2))
+        CAMEL_VIA[_x].setdefault(_p2, []).append((_s, _p1))
+    for _s, _need in BYPASS_ATTACKERS[_x]:
+        for _c in _need:
+            BYPASS_VIA[_x].setdefault(_c, []).append((_s, _need))
+
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
 ROOK_HOME = {"K": G.cell("h1"), "Q": G.cell("a1"), "k": G.cell("h8"), "q": G.cell("a8")}
 # castling right -> (king to, rook to, must be empty, must not be attacked)
@@ -326,6 +340,38 @@ class Luotuoqi(Game):
                     return True
         return False
 
+    @staticmethod
+    def exposes(board: list, king: int, c: int, them: int) -> bool:
+        """Would emptying cell ``c`` let ``them`` attack ``king`` (which is not attacked now)?"""
+        d = LINE_DIR[king].get(c)
+        if d is not None:
+            dist = 0
+            for x in RAYS[d][king]:
+                dist += 1
+                if x == c:
+                    continue
+                p = board[x]
+                if p is not None:
+                    if dist < 2 or x not in RAYS[d][c]:
+                        break  # a piece between the King and c still blocks
+                    if p.owner == them and (p.kind == "T" and p.height >= dist
+                                            or p.kind == "R" and d in ORTHOGONAL):
+                        return True
+                    break
+        for s, other in CAMEL_VIA[king].get(c, ()):
+            p = board[s]
+            if p is not None and p.owner == them and p.kind == "R" and board[other] is None:
+                return True
+        for s, need in BYPASS_VIA[king].get(c, ()):
+            p = board[s]
+            if p is not None and p.owner == them and p.kind == "D":
+                for x in need:
+                    if x != c and board[x] is not None:
+                        break
+                else:
+                    return True
+        return False
+
     def in_check(self, pos: Position, player: int | None = None) -> bool:
         me = pos.turn if player is None else player
         return self.attacked(pos.board, self._king(pos.board, me), 1 - me)
@@ -474,56 +520,65 @@ class Luotuoqi(Game):
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
-        """Legal moves without the Cube option (``first_only``: stop at the first one)."""
+        """Legal moves without the Cube option (``first_only``: stop at the first one).
+
+        Make/undo is needed only when a line onto the King may open: King moves are
+        tested on the board without the King; when not in check, a piece whose removal
+        does not expose the King can make every move that removes no other piece.
+        """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
-        king = self._king(board, me)
-        enemy_d = self.bypassers(board, them)
-        checked = self.attacked(board, king, them, enemy_d)
-        out: list[Move] = []
-        exposes: dict[int, bool] = {}
-        watch = KING_WATCH[king]
-        candidates: list[Move] = []
+        own: list[tuple[int, Piece]] = []
+        enemy_d: list[int] = []
+        king = -1
         for c in range(N_CELLS):
-            pc = board[c]
-            if pc is None or pc.owner != me:
+            p = board[c]
+            if p is None:
                 continue
+            if p.owner == me:
+                own.append((c, p))
+                if p.kind == "K":
+                    king = c
+            elif p.kind == "D":
+                enemy_d.append(c)
+        attacked = self.attacked
+        checked = attacked(board, king, them, enemy_d)
+        watch = KING_WATCH[king]
+        out: list[Move] = []
+        add = out.append
+        candidates: list[Move] = []
+        for c, pc in own:
             candidates.clear()
             self._piece_moves(pos, c, pc, candidates)
-            for m in candidates:
-                if self._legal_fast(pos, m, king, checked, enemy_d, exposes, watch):
-                    out.append(m)
-                    if first_only:
-                        return out
+            if not candidates:
+                continue
+            if c == king:
+                board[c] = None
+                for m in candidates:
+                    if not attacked(board, m.target, them, enemy_d):
+                        add(m)
+                board[c] = pc
+            elif checked:
+                for m in candidates:
+                    if self._safe_after(pos, m, me):
+                        add(m)
+            else:
+                exposed = c in watch and self.exposes(board, king, c, them)
+                for m in candidates:
+                    caps = m.captures
+                    if caps and (len(caps) > 1 or caps[0] != m.target):
+                        legal = self._safe_after(pos, m, me)  # bypass victims vacate cells
+                    elif not exposed or m.left is not None or m.kind == "promote":
+                        legal = True
+                    else:
+                        legal = self._safe_after(pos, m, me)
+                    if legal:
+                        add(m)
+            if first_only and out:
+                return out
         if not checked:
             out += self._castling_moves(pos, king, enemy_d)
         return out
-
-    def _legal_fast(self, pos: Position, m: Move, king: int, checked: bool, enemy_d: list[int],
-                    exposes: dict[int, bool], watch: frozenset[int]) -> bool:
-        """Is the pseudo-legal ``m`` legal?  Make/undo only when a line may open."""
-        board = pos.board
-        me = pos.turn
-        them = 1 - me
-        o = m.origin
-        if o == king:
-            board[o] = None
-            legal = not self.attacked(board, m.target, them, enemy_d)
-            board[o] = m.piece
-        elif checked or (m.captures and m.captures != (m.target,)):
-            legal = self._safe_after(pos, m, me)
-        elif m.left is not None or m.kind == "promote" or o not in watch:
-            # Not in check: only a vacated cell can open a line onto the King.
-            legal = True
-        else:
-            bad = exposes.get(o)
-            if bad is None:
-                saved = board[o]
-                board[o] = None
-                bad = exposes[o] = self.attacked(board, king, them, enemy_d)
-                board[o] = saved
-            legal = not bad or self._safe_after(pos, m, me)
-        return legal
 
     def _safe_after(self, pos: Position, m: Move, me: int) -> bool:
         pos.push(m, record=False)
