@@ -96,3 +96,41 @@ def test_perft_start_counts_are_stable():
     pos = GAME.start()
     assert GAME.perft(pos, 1) == 18
     assert GAME.perft(pos, 2) == 648  # 18 × (18 plain + 18 with the Cube)
+
+
+def _slow_cube_moves(pos):
+    """The Cube rule read literally: quiet, no check given, some legal second move."""
+    me = pos.turn
+    out = []
+    for m in GAME._legal_plain(pos):
+        if m.captures:
+            continue
+        cube = m._replace(token="cube")
+        pos.push(cube, record=False)
+        gives_check = GAME.attacked(pos.board, GAME._king(pos.board, 1 - me), me)
+        second = _brute_force_legal(pos)
+        pos.pop()
+        if not gives_check and second:
+            out.append(cube)
+    return out
+
+
+CUBE_HOLDERS = [
+    "r3k2r/e1e2e1e/2m2m2/1D4d1/1d4D1/2M2M2/E1E2E1E/R3K2R w KQkq w 0 15",
+    "r1d1k2r/eee2eee/2m1t33/3e4/3E4/2M1T33/EEE2EEE/R1D1K2R w KQkq w 0 10",
+    "7k/8/8/8/8/2t31r3/1M6/K7 w - w 0 1",
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CUBE_HOLDERS), st.lists(st.integers(0, 10_000), max_size=12))
+def test_cube_options_equal_the_literal_rule(start, choices):
+    pos = GAME.parse_position(start)
+    for choice in choices:
+        if pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second"):
+            fast = [m for m in GAME.legal_moves(pos) if m.token]
+            assert sorted(map(repr, fast)) == sorted(map(repr, _slow_cube_moves(pos)))
+        moves = [m for m in GAME.legal_moves(pos) if not m.token]
+        if not moves:
+            break
+        pos.push(moves[choice % len(moves)])

@@ -588,25 +588,67 @@ class Luotuoqi(Game):
 
     def _cube_moves(self, pos: Position, plain: list[Move]) -> list[Move]:
         """First moves of a Cube turn: quiet, non-checking, with a legal second move."""
-        me = pos.turn
+        me, them = pos.turn, 1 - pos.turn
         out = []
         my_d = self.bypassers(pos.board, me)
-        enemy_king = self._king(pos.board, 1 - me)
+        enemy_king = self._king(pos.board, them)
+        my_king = self._king(pos.board, me)
+        steppers = [c for c in range(N_CELLS) if (p := pos.board[c]) is not None
+                    and p.owner == me and (p.kind == "M" or p.kind == "E")]
+        board = pos.board
         for m in plain:
             if m.captures:
                 continue
-            cube_move = m._replace(token="cube")
-            pos.push(cube_move, record=False)
-            board = pos.board
+            # Apply the quiet move to the board only (no log): enough for attack tests.
+            o, t = m.origin, m.target
+            saved = [(o, board[o]), (t, board[t])] + [(a, board[a]) for pair in m.also
+                                                      for a in pair]
+            if m.kind == "promote":
+                board[o] = m.piece
+            else:
+                board[o] = m.left
+                board[t] = m.piece
+                for a, b in m.also:
+                    board[b], board[a] = board[a], None
             after_d = [c for c in my_d if board[c] is not None and board[c].kind == "D"]
             if m.piece.kind == "D":
-                after_d.append(m.target)
+                after_d.append(t)
             gives_check = self.attacked(board, enemy_king, me, after_d)
-            ok = not gives_check and bool(self._legal_plain(pos, first_only=True))
-            pos.pop()
-            if ok:
+            king = t if m.piece.kind == "K" else my_king
+            easy = not gives_check and self._easy_second_move(board, m, king, steppers)
+            for cell, piece in reversed(saved):
+                board[cell] = piece
+            if gives_check:
+                continue
+            cube_move = m._replace(token="cube")
+            if not easy:
+                pos.push(cube_move, record=False)
+                easy = bool(self._legal_plain(pos, first_only=True))
+                pos.pop()
+            if easy:
                 out.append(cube_move)
         return out
+
+    def _easy_second_move(self, board: list, first: Move, king: int,
+                          steppers: list[int]) -> bool:
+        """Cheap witness that a legal second move exists after the quiet, legal ``first``:
+        a Mule or Eaglet (not the piece that just moved) with a free target whose removal
+        does not expose the King.  False means "look properly", not "none"."""
+        if first.piece.kind == "K" or first.also:
+            return False
+        me = first.piece.owner
+        them = 1 - me
+        watch = KING_WATCH[king]
+        for c in steppers:
+            if c == first.origin or c == first.target:
+                continue
+            pc = board[c]
+            table = MULE_TARGETS if pc.kind == "M" else EAGLET_TARGETS[me]
+            for t in table[c]:
+                q = board[t]
+                if q is None or q.owner != me:
+                    return c not in watch or not self.exposes(board, king, c, them)
+        return False
 
     def outcome_before_moves(self, pos: Position) -> bool:
         """Repetition and the 50-move rule end the game before any move is listed."""
