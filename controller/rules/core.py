@@ -344,6 +344,7 @@ class Game:
             "to": cells[move.target] if move.target >= 0 else None,
             "captured": [cells[c] for c in move.captures],
             "kind": move.kind,
+            "promotion": move.promotion or None,
             "notation": self.move_text(pos, move),
         }
 
