@@ -458,7 +458,10 @@ def test_move_json_names_cells():
     pos = GAME.start()
     m = GAME.parse_move(pos, "Ce4")
     assert GAME.move_json(pos, m) == {"from": "f1", "to": "e4", "captured": [], "kind": "move",
-                                      "notation": "Ce4"}
+                                      "promotion": None, "notation": "Ce4"}
+    pos = GAME.parse_position("4k4/9/9/4P4/9/9/9/9/K8 w - - 0 1")
+    wazir = GAME.parse_move(pos, "e7=W")
+    assert GAME.move_json(pos, wazir)["promotion"] == "W"
 
 
 # -- position text ---------------------------------------------------------------------------
