@@ -1,0 +1,972 @@
+"""Printable files of a board layout: everything a kit builder prints, drills and solders by.
+
+``print_board`` turns one layout (``boards/layouts/<name>.toml``) into
+
+* ``<name>-surface.svg/.pdf/.png`` — the playing surface at 1:1 (cells with names, Rivers,
+  castles and towns, hexagons and triangles, pads), for the top sheet;
+* ``<name>-template.svg/.pdf/.png`` — the same with every sensor and LED position marked,
+  the drilling and assembly template;
+* ``<name>-wiring.svg/.png/.csv/.md`` — which spot sits on which matrix row/column, chain
+  bit or analog channel, and which LED index lights it;
+* ``<name>-bom.md/.csv`` — the bill of materials with the LED power budget worked out.
+
+The PDFs are tiled onto A4 or Letter pages with overlap strips, cut lines and registration
+crosses when the board is larger than a page.  Everything is computed from the layout;
+nothing here knows a particular board.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from controller.layout import Layout, Spot, load_layout
+
+#: paper sizes in mm (portrait)
+PAPERS: dict[str, tuple[float, float]] = {"A4": (210.0, 297.0), "Letter": (215.9, 279.4)}
+#: unprinted margin most printers need, mm
+PAGE_MARGIN_MM = 10.0
+#: strip shared by neighbouring pages, mm; the cut line runs down its middle
+OVERLAP_MM = 20.0
+#: registration crosses along every cut line, at most this far apart, mm
+CROSS_SPACING_MM = 60.0
+
+#: WS2812B at full white (datasheet worst case, see design/hardware.md)
+FULL_WHITE_MA = 60.0
+#: default software brightness cap assumed for the power supply: a fraction of full white
+BRIGHTNESS_CAP = 0.25
+#: supply rating margin over the computed load
+SUPPLY_HEADROOM = 1.2
+#: common 5 V supply ratings, A
+SUPPLY_SIZES_A = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20)
+#: electronics besides the LEDs, mA: microcontroller board and per-sensor supply currents
+#: (upper datasheet values: DRV5033 ≈ 3.5 mA, SS49E/DRV5055 ≈ 10 mA; reeds draw nothing)
+MCU_MA = 60.0
+SENSOR_MA = {"reed": 0.0, "digital-hall": 3.5, "linear-hall": 10.0}
+#: Raspberry Pi Pico: usable GPIO and ADC inputs
+PICO_GPIO = 26
+PICO_ADC = 3
+
+PREVIEW_PX_PER_MM = 2.0
+FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"
+PLAYER_NAMES = ("White", "Black", "Player 3", "Player 4")
+SENSOR_COLOUR = "#c8102e"
+LED_COLOUR = "#0057b8"
+REED_BODY_MM = (14.0, 2.4)
+HALL_BODY_MM = (4.5, 3.0)
+LED_BODY_MM = 5.0
+
+# print colours: light/dark squares, ring fields, castles and towns, Lotus cells, Rivers
+LIGHT, DARK = "#f0d9b5", "#c7a27c"
+FIELD_A, FIELD_B = "#fbf6ea", "#e9dec4"
+CASTLE, TOWN = "#e7a1a1", "#f6d7c6"
+LOTUS = {"hexagon": "#e3b564", "triangle": "#f6ead0", "rank_square": "#d5bd91",
+         "oblique_square": "#eadab3", "square": "#eadab3"}
+RIVER = "#2a7fd4"
+#: printed labels for cells with a meaning of their own
+HOME_CELLS = {"lotus39": {"e2": "White's home", "e6": "Black's home"}}
+
+
+def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4") -> list[Path]:
+    """Write every printable file of a layout into ``out_dir``; return their paths."""
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r} (one of {', '.join(PAPERS)})")
+    layout = load_layout(layout_name)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    name = layout.name
+    written: list[Path] = []
+
+    def write(suffix: str, text: str) -> Path:
+        path = out / f"{name}-{suffix}"
+        path.write_text(text, encoding="utf-8", newline="")
+        written.append(path)
+        return path
+
+    for kind, marks in (("surface", False), ("template", True)):
+        svg = board_svg(layout, marks=marks)
+        write(f"{kind}.svg", svg)
+        pdf = out / f"{name}-{kind}.pdf"
+        write_tiled_pdf(layout, pdf, paper, marks=marks)
+        written.append(pdf)
+        written.append(write_png(svg, out / f"{name}-{kind}.png", layout.size_mm[0]))
+    wiring = wiring_svg(layout)
+    write("wiring.svg", wiring)
+    written.append(write_png(wiring, out / f"{name}-wiring.png", _svg_width(wiring)))
+    write("wiring.csv", wiring_csv(layout))
+    write("wiring.md", wiring_markdown(layout))
+    write("bom.md", bom_markdown(layout))
+    write("bom.csv", bom_csv(layout))
+    return written
+
+
+# ---------------------------------------------------------------------------------
+# SVG primitives (user unit = 1 mm, y downward; layouts have y toward Black)
+
+
+def _n(v: float) -> str:
+    text = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+class _Flip:
+    """Board millimetres (y up) to SVG millimetres (y down)."""
+
+    def __init__(self, layout: Layout, dx: float = 0.0, dy: float = 0.0) -> None:
+        self.height = layout.size_mm[1]
+        self.dx, self.dy = dx, dy
+
+    def __call__(self, p: tuple[float, float]) -> tuple[float, float]:
+        return p[0] + self.dx, self.height - p[1] + self.dy
+
+    def path(self, outline: tuple[tuple[float, float], ...]) -> str:
+        pts = [self(p) for p in outline]
+        return "M" + " L".join(f"{_n(x)},{_n(y)}" for x, y in pts) + " Z"
+
+
+def _text(x: float, y: float, text: str, size: float, *, anchor: str = "middle",
+          fill: str = "#222", weight: str = "normal", cls: str = "",
+          rotate: float = 0.0) -> str:
+    extra = f' class="{cls}"' if cls else ""
+    if rotate:
+        extra += f' transform="rotate({_n(rotate)} {_n(x)} {_n(y)})"'
+    return (f'<text x="{_n(x)}" y="{_n(y)}" font-family="{FONT}" font-size="{_n(size)}" '
+            f'text-anchor="{anchor}" dominant-baseline="central" fill="{fill}" '
+            f'font-weight="{weight}"{extra}>{escape(text)}</text>')
+
+
+def _svg(width: float, height: float, body: list[str], title: str) -> str:
+    return "\n".join([
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}mm" '
+        f'height="{_n(height)}mm" viewBox="0 0 {_n(width)} {_n(height)}">',
+        f"<title>{escape(title)}</title>",
+        *body,
+        "</svg>",
+        "",
+    ])
+
+
+def _svg_width(svg: str) -> float:
+    start = svg.index('width="') + 7
+    return float(svg[start:svg.index("mm", start)])
+
+
+# ---------------------------------------------------------------------------------
+# The board drawing
+
+
+def _cell_fill(layout: Layout, c: int) -> str:
+    g = layout.geometry
+    if g.kind == "grid":
+        f, r = g.coords(c)
+        return DARK if (f + r) % 2 == 0 else LIGHT  # a1 is dark
+    if g.kind == "rings":
+        if c in g.tags["castle"]:
+            return CASTLE
+        if c in g.tags["town"]:
+            return TOWN
+        u0, u1 = g.attributes["span"][c]
+        return FIELD_A if (g.attributes["ring"][c] + u0 // (u1 - u0)) % 2 else FIELD_B
+    for tag in ("rank_square", "oblique_square"):
+        if c in g.tags.get(tag, ()):
+            return LOTUS[tag]
+    return LOTUS.get(g.shapes[c], FIELD_A)
+
+
+def _label_position(layout: Layout, spot: Spot) -> tuple[float, float, float]:
+    """Where a cell's name is printed (board mm) and its font size: clear of the marks."""
+    g = layout.geometry
+    s = layout.scale_mm
+    cx, cy = spot.centre_mm
+    if g.kind == "grid":
+        x0 = min(p[0] for p in spot.outline_mm)
+        y0 = min(p[1] for p in spot.outline_mm)
+        return x0 + 0.16 * s, y0 + 0.2 * s, 0.13 * s
+    if g.kind == "rings":
+        return cx, cy + 0.3 * s, 0.14 * s
+    return cx, cy + 0.16 * s, 0.1 * s
+
+
+def _rivers(layout: Layout, flip: _Flip) -> list[str]:
+    g = layout.geometry
+    out: list[str] = []
+    s, (ox, oy) = layout.scale_mm, layout.origin_mm
+    for k in g.rivers:
+        y = oy + k * s
+        x0, x1 = ox, ox + g.files * s
+        wave = 0.5 * s
+        n = max(1, round((x1 - x0) / wave))
+        step = (x1 - x0) / n
+        amp = 0.04 * s
+        sx, sy = flip((x0, y))
+        d = [f"M{_n(sx)},{_n(sy)}"]
+        for i in range(n):
+            px, py = flip((x0 + (i + 0.5) * step, y + (amp if i % 2 else -amp)))
+            qx, qy = flip((x0 + (i + 1) * step, y))
+            d.append(f"Q{_n(px)},{_n(py)} {_n(qx)},{_n(qy)}")
+        out.append(f'<path class="river" d="{" ".join(d)}" fill="none" stroke="{RIVER}" '
+                   f'stroke-width="{_n(0.06 * s)}" stroke-linecap="round"/>')
+        if ox >= 14:
+            lx, ly = flip((ox / 2, y))
+            out.append(_text(lx, ly, "River", min(4.0, ox * 0.2), fill=RIVER, weight="bold"))
+    return out
+
+
+def _pad(layout: Layout, spot: Spot, flip: _Flip, *, labels: bool = True) -> list[str]:
+    xs = [p[0] for p in spot.outline_mm]
+    ys = [p[1] for p in spot.outline_mm]
+    w, h = max(xs) - min(xs), max(ys) - min(ys)
+    x, y = flip((min(xs), max(ys)))
+    cx, cy = flip(spot.centre_mm)
+    owner = PLAYER_NAMES[spot.owner] if spot.owner is not None else ""
+    big, caption = {
+        "cube": ("Cube", owner),
+        "hand": (spot.piece or "", f"{owner} hand"),
+        "reserve": (spot.piece or "", f"{owner} reserve"),
+        "option": (spot.name.rsplit("-", 1)[-1], "option"),
+        "die": ("Die", "die roll"),
+    }[spot.role or "option"]
+    size = min(w, h)
+    # one letter fills 40 % of the pad; a word is scaled to fit its width
+    big_size = size * 0.4 if len(big) == 1 else size * 0.88 / len(big)
+    rotate = 180.0 if spot.owner == 1 else 0.0  # Black reads his pads from his side
+    fill = "#d9d9d9" if spot.owner == 1 else "#f7f7f7"
+    cap_y = cy - h * 0.36 if not rotate else cy + h * 0.36
+    out = [
+        f'<g class="pad" id={quoteattr("pad-" + spot.name)}>',
+        f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="{_n(size * 0.08)}" '
+        f'fill="{fill}" stroke="#444" stroke-width="0.5" stroke-dasharray="2 1"/>',
+    ]
+    if labels:
+        out.append(_text(cx, cy, big, big_size, fill="#555", weight="bold", rotate=rotate))
+        out.append(_text(cx, cap_y, caption, min(3.2, size * 0.1), fill="#333", rotate=rotate))
+    out.append("</g>")
+    return out
+
+
+def _sensor_mark(layout: Layout, spot: Spot, flip: _Flip) -> list[str]:
+    sx, sy = flip(spot.sensor_mm)
+    bw, bh = REED_BODY_MM if layout.sensor_kind == "reed" else HALL_BODY_MM
+    arm = 4.0
+    out = [
+        f'<g class="sensor-mark" data-spot={quoteattr(spot.name)}>',
+        f'<rect x="{_n(sx - bw / 2)}" y="{_n(sy - bh / 2)}" width="{_n(bw)}" height="{_n(bh)}" '
+        f'rx="{_n(bh / 2 if layout.sensor_kind == "reed" else 0.6)}" fill="none" '
+        f'stroke="{SENSOR_COLOUR}" stroke-width="0.35"/>',
+        f'<path d="M{_n(sx - arm)},{_n(sy)} H{_n(sx + arm)} M{_n(sx)},{_n(sy - arm)} '
+        f'V{_n(sy + arm)}" stroke="{SENSOR_COLOUR}" stroke-width="0.25"/>',
+    ]
+    if spot.sensor_mm != spot.centre_mm:  # where the magnet stands: the spot centre
+        mx, my = flip(spot.centre_mm)
+        out.append(f'<circle cx="{_n(mx)}" cy="{_n(my)}" r="1.2" fill="{SENSOR_COLOUR}"/>')
+    out.append("</g>")
+    return out
+
+
+def _led_mark(spot: Spot, flip: _Flip) -> list[str]:
+    lx, ly = flip(spot.led_mm)
+    half = LED_BODY_MM / 2
+    return [
+        f'<g class="led-mark" data-led="{spot.led}">',
+        f'<rect x="{_n(lx - half)}" y="{_n(ly - half)}" width="{_n(LED_BODY_MM)}" '
+        f'height="{_n(LED_BODY_MM)}" fill="#ffffff" fill-opacity="0.7" stroke="{LED_COLOUR}" '
+        f'stroke-width="0.35"/>',
+        f'<circle cx="{_n(lx)}" cy="{_n(ly)}" r="1" fill="none" stroke="{LED_COLOUR}" '
+        f'stroke-width="0.25"/>',
+        _text(lx, ly + half + 1.6, str(spot.led), 2.4, fill=LED_COLOUR, weight="bold"),
+        "</g>",
+    ]
+
+
+Box = tuple[float, float, float, float]
+
+
+def _visible(spot: Spot, view: Box | None, slack: float = 12.0) -> bool:
+    """Whether a spot (with its labels and marks) may show inside ``view`` (board mm)."""
+    if view is None:
+        return True
+    xs = [p[0] for p in spot.outline_mm]
+    ys = [p[1] for p in spot.outline_mm]
+    return not (max(xs) + slack < view[0] or min(xs) - slack > view[2]
+                or max(ys) + slack < view[1] or min(ys) - slack > view[3])
+
+
+def board_body(layout: Layout, *, marks: bool, flip: _Flip | None = None,
+               names: bool = True, faint: bool = False, view: Box | None = None) -> list[str]:
+    """SVG elements of the board drawn in board millimetres (shifted by ``flip``).
+
+    ``view`` (x0, y0, x1, y1 in board mm) leaves out spots that cannot show there: a page
+    of a tiled print then draws only its share, which keeps the PDF small and fast."""
+    flip = flip or _Flip(layout)
+    g = layout.geometry
+    shown = [_visible(s, view) for s in layout.spots]
+    w, h = layout.size_mm
+    x0, y0 = flip((0, h))
+    body = [f'<rect class="board-edge" x="{_n(x0)}" y="{_n(y0)}" width="{_n(w)}" '
+            f'height="{_n(h)}" fill="#ffffff" stroke="#000" stroke-width="0.3"/>']
+    opacity = ' fill-opacity="0.45"' if faint else ""
+    for c in range(len(g)):
+        spot = layout.spots[c]
+        if not shown[c]:
+            continue
+        body.append(f'<path class="cell" id={quoteattr("cell-" + spot.name)} '
+                    f'd="{flip.path(spot.outline_mm)}" fill="{_cell_fill(layout, c)}"{opacity} '
+                    f'stroke="#333" stroke-width="0.4" stroke-linejoin="round"/>')
+    body.extend(_rivers(layout, flip))
+    for i in range(len(g), len(layout.spots)):
+        if shown[i]:
+            body.extend(_pad(layout, layout.spots[i], flip, labels=names))
+    if names:
+        homes = HOME_CELLS.get(layout.shape, {})
+        for c, spot in enumerate(layout.spots[: len(g)]):
+            if not shown[c]:
+                continue
+            x, y, size = _label_position(layout, spot)
+            px, py = flip((x, y))
+            anchor = "start" if g.kind == "grid" else "middle"
+            body.append(_text(px, py, spot.name, size, anchor=anchor, fill="#333",
+                              cls="cell-name"))
+            if spot.name in homes:
+                hx, hy = flip((spot.centre_mm[0], spot.centre_mm[1] + 0.34 * layout.scale_mm))
+                body.append(_text(hx, hy, homes[spot.name], size * 0.75, fill="#5a3d00"))
+    if marks:
+        for i, spot in enumerate(layout.spots):
+            if shown[i]:
+                body.extend(_sensor_mark(layout, spot, flip))
+        for i, spot in enumerate(layout.spots):
+            if shown[i]:
+                body.extend(_led_mark(spot, flip))
+    return body
+
+
+def _captions(layout: Layout, flip: _Flip, marks: bool) -> list[str]:
+    """Title, 100 mm check bar and (on the template) the legend, in the board's margins."""
+    w, h = layout.size_mm
+    out: list[str] = []
+    tx, ty = flip((8, 5))
+    out.append(_text(tx, ty, f"{layout.title} — {layout.name} — print at 100 %: "
+                     "the bar is 100 mm", 3.2, anchor="start", fill="#444"))
+    bx0, by = flip((w - 108, 5))
+    out.append(f'<path class="scale-bar" d="M{_n(bx0)},{_n(by)} h100 M{_n(bx0)},{_n(by - 1.5)} '
+               f'v3 M{_n(bx0 + 100)},{_n(by - 1.5)} v3" stroke="#000" stroke-width="0.4"/>')
+    out.append(_text(bx0 + 50, by - 2.4, "100 mm", 2.6, fill="#000"))
+    if marks:
+        lx, ly = flip((8, h - 6))
+        body = REED_BODY_MM if layout.sensor_kind == "reed" else HALL_BODY_MM
+        kind = {
+            "reed": "reed switch under the plate (glass drawn, dot = magnet centre): "
+                    "pilot-drill Ø1.5 mm at cross and dot",
+            "digital-hall": "hall switch lying flat, marked face up, under the cross: "
+                            "pilot-drill Ø1.5 mm",
+            "linear-hall": "linear hall sensor lying flat, marked face up, under the cross: "
+                           "pilot-drill Ø1.5 mm",
+        }[layout.sensor_kind]
+        out.append(f'<rect x="{_n(lx)}" y="{_n(ly - body[1] / 2)}" width="{_n(body[0])}" '
+                   f'height="{_n(body[1])}" fill="none" stroke="{SENSOR_COLOUR}" '
+                   'stroke-width="0.35"/>')
+        out.append(_text(lx + body[0] + 2, ly, kind, 3, anchor="start", fill=SENSOR_COLOUR))
+        mx = lx + body[0] + 2 + 3 * 0.56 * len(kind) + 6
+        out.append(f'<rect x="{_n(mx)}" y="{_n(ly - 2.5)}" width="5" height="5" fill="none" '
+                   f'stroke="{LED_COLOUR}" stroke-width="0.35"/>')
+        out.append(_text(mx + 7, ly, "WS2812B LED under a Ø6 mm hole; number = chain index", 3,
+                         anchor="start", fill=LED_COLOUR))
+    return out
+
+
+def board_svg(layout: Layout, *, marks: bool) -> str:
+    """The whole board at 1:1 (user unit = 1 mm); ``marks`` adds sensors and LEDs."""
+    flip = _Flip(layout)
+    body = board_body(layout, marks=marks, flip=flip)
+    body.extend(_captions(layout, flip, marks))
+    kind = "drilling and assembly template" if marks else "playing surface"
+    return _svg(*layout.size_mm, body, f"{layout.title}: {kind}")
+
+
+# ---------------------------------------------------------------------------------
+# Tiling onto pages
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One printed page: the board region it shows (SVG mm, y down) and its place."""
+
+    row: int
+    column: int
+    x: float
+    y: float
+    rows: int
+    columns: int
+
+    @property
+    def label(self) -> str:
+        return f"{chr(ord('A') + self.row)}{self.column + 1}"
+
+
+def page_plan(size_mm: tuple[float, float], paper: str) -> tuple[tuple[float, float],
+                                                                    list[Tile]]:
+    """Page size (mm) and tiles covering a board; portrait or landscape, fewer pages wins."""
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r} (one of {', '.join(PAPERS)})")
+    w, h = size_mm
+    best: tuple[int, tuple[float, float], int, int] | None = None
+    pw0, ph0 = PAPERS[paper]
+    for pw, ph in ((pw0, ph0), (ph0, pw0)):
+        uw, uh = pw - 2 * PAGE_MARGIN_MM, ph - 2 * PAGE_MARGIN_MM
+        cols = 1 if w <= uw else 1 + math.ceil((w - uw) / (uw - OVERLAP_MM))
+        rows = 1 if h <= uh else 1 + math.ceil((h - uh) / (uh - OVERLAP_MM))
+        if best is None or cols * rows < best[0]:
+            best = (cols * rows, (pw, ph), rows, cols)
+    assert best is not None
+    _, (pw, ph), rows, cols = best
+    uw, uh = pw - 2 * PAGE_MARGIN_MM, ph - 2 * PAGE_MARGIN_MM
+    tiles = []
+    for r in range(rows):
+        for c in range(cols):
+            # centre the board on a single page; otherwise step by the page minus overlap
+            x = (w - uw) / 2 if cols == 1 else c * (uw - OVERLAP_MM)
+            y = (h - uh) / 2 if rows == 1 else r * (uh - OVERLAP_MM)
+            tiles.append(Tile(r, c, x, y, rows, cols))
+    return (pw, ph), tiles
+
+
+def _cut_lines(layout: Layout, tile: Tile, page: tuple[float, float]) -> tuple[list[float],
+                                                                                list[float]]:
+    """Board x of the vertical and board-SVG y of the horizontal cut lines."""
+    uw = page[0] - 2 * PAGE_MARGIN_MM
+    uh = page[1] - 2 * PAGE_MARGIN_MM
+    xs = [(c + 1) * (uw - OVERLAP_MM) + OVERLAP_MM / 2 for c in range(tile.columns - 1)]
+    ys = [(r + 1) * (uh - OVERLAP_MM) + OVERLAP_MM / 2 for r in range(tile.rows - 1)]
+    return xs, ys
+
+
+def page_svg(layout: Layout, tile: Tile, page: tuple[float, float], *, marks: bool) -> str:
+    """One page of the tiled print: its share of the board, cut lines, crosses, labels."""
+    pw, ph = page
+    m = PAGE_MARGIN_MM
+    uw, uh = pw - 2 * m, ph - 2 * m
+    dx, dy = m - tile.x, m - tile.y
+    flip = _Flip(layout, dx, dy)
+    w, h = layout.size_mm
+    body = [
+        '<defs><clipPath id="printable">'
+        f'<rect x="{_n(m)}" y="{_n(m)}" width="{_n(uw)}" height="{_n(uh)}"/></clipPath></defs>',
+        '<g clip-path="url(#printable)">',
+        *board_body(layout, marks=marks, flip=flip,
+                    view=(tile.x, h - tile.y - uh, tile.x + uw, h - tile.y)),
+        *_captions(layout, flip, marks),
+    ]
+    xs, ys = _cut_lines(layout, tile, page)
+    for x in xs:
+        px = x + dx
+        body.append(f'<path class="cut-line" d="M{_n(px)},{_n(dy)} v{_n(h)}" stroke="#000" '
+                    'stroke-width="0.3" stroke-dasharray="3 2"/>')
+        n = max(2, math.ceil(h / CROSS_SPACING_MM) + 1)
+        for k in range(n):
+            body.append(_cross(px, dy + h * (k + 0.5) / n))
+    for y in ys:
+        py = y + dy
+        body.append(f'<path class="cut-line" d="M{_n(dx)},{_n(py)} h{_n(w)}" stroke="#000" '
+                    'stroke-width="0.3" stroke-dasharray="3 2"/>')
+        n = max(2, math.ceil(w / CROSS_SPACING_MM) + 1)
+        for k in range(n):
+            body.append(_cross(dx + w * (k + 0.5) / n, py))
+    body.append("</g>")
+    # page frame corners and labels in the margin
+    for cx, cy, sx, sy in ((m, m, 1, 1), (pw - m, m, -1, 1), (m, ph - m, 1, -1),
+                           (pw - m, ph - m, -1, -1)):
+        body.append(f'<path class="corner" d="M{_n(cx + 6 * sx)},{_n(cy)} H{_n(cx)} '
+                    f'V{_n(cy + 6 * sy)}" fill="none" stroke="#888" stroke-width="0.3"/>')
+    # a 50 mm check bar on every page: measure it to be sure the printer did not scale
+    bx = pw - m - 50
+    body.append(f'<path class="check-bar" d="M{_n(bx)},{_n(m / 2)} h50 M{_n(bx)},'
+                f'{_n(m / 2 - 1.5)} v3 M{_n(bx + 50)},{_n(m / 2 - 1.5)} v3" stroke="#000" '
+                'stroke-width="0.4"/>')
+    body.append(_text(bx - 2, m / 2, "50 mm", 2.6, anchor="end", fill="#000"))
+    neighbours = []
+    if tile.column > 0:
+        neighbours.append(f"left: {chr(65 + tile.row)}{tile.column}")
+    if tile.column < tile.columns - 1:
+        neighbours.append(f"right: {chr(65 + tile.row)}{tile.column + 2}")
+    if tile.row > 0:
+        neighbours.append(f"above: {chr(64 + tile.row)}{tile.column + 1}")
+    if tile.row < tile.rows - 1:
+        neighbours.append(f"below: {chr(66 + tile.row)}{tile.column + 1}")
+    total = tile.rows * tile.columns
+    number = tile.row * tile.columns + tile.column + 1
+    body.append(_text(m, m / 2, f"{layout.name} {'template' if marks else 'surface'} — "
+                      f"page {tile.label} ({number} of {total}) — print at 100 %", 3,
+                      anchor="start", fill="#333", cls="page-label"))
+    if total > 1:
+        body.append(_text(m, ph - m / 2, "Trim the left and top edges along the dashed lines; "
+                          "lay each page on its neighbour so the crosses meet. "
+                          + " · ".join(neighbours), 2.6, anchor="start", fill="#333"))
+    return _svg(pw, ph, body, f"{layout.title}: page {tile.label}")
+
+
+def _cross(x: float, y: float) -> str:
+    return (f'<g class="registration"><circle cx="{_n(x)}" cy="{_n(y)}" r="2.5" fill="none" '
+            f'stroke="#000" stroke-width="0.25"/><path d="M{_n(x - 4)},{_n(y)} h8 '
+            f'M{_n(x)},{_n(y - 4)} v8" stroke="#000" stroke-width="0.25"/></g>')
+
+
+def write_tiled_pdf(layout: Layout, path: Path, paper: str = "A4", *, marks: bool) -> Path:
+    """A multi-page PDF of the board at 1:1, drawn page by page onto one cairo surface."""
+    import cairocffi
+    from cairosvg.parser import Tree
+    from cairosvg.surface import PDFSurface
+
+    page, tiles = page_plan(layout.size_mm, paper)
+    points = (page[0] / 25.4 * 72, page[1] / 25.4 * 72)
+    pdf = cairocffi.PDFSurface(str(path), *points)
+
+    class _SharedPage(PDFSurface):
+        """cairosvg draws each page SVG onto the one PDF surface instead of a new file."""
+
+        def _create_surface(self, width: float, height: float) -> tuple:
+            pdf.set_size(width, height)
+            return pdf, width, height
+
+    try:
+        for tile in tiles:
+            svg = page_svg(layout, tile, page, marks=marks)
+            _SharedPage(Tree(bytestring=svg.encode("utf-8")), None, 96)
+            pdf.show_page()
+    finally:
+        pdf.finish()
+    return path
+
+
+def write_png(svg: str, path: Path, width_mm: float,
+              px_per_mm: float = PREVIEW_PX_PER_MM) -> Path:
+    """A raster preview of an SVG at ``px_per_mm``, on white."""
+    import cairosvg
+
+    cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(path),
+                     output_width=round(width_mm * px_per_mm), background_color="white")
+    return path
+
+
+# ---------------------------------------------------------------------------------
+# Wiring
+
+
+def sensor_text(layout: Layout, spot: Spot) -> str:
+    """Short sensor address as printed on the wiring diagram."""
+    w = spot.sensor
+    if layout.sensing == "matrix":
+        return f"R{w.row} C{w.column}"
+    if layout.sensing == "shift-register":
+        return f"bit {w.chain}"
+    return f"ch {w.channel}"
+
+
+def _chip_input(layout: Layout, spot: Spot) -> str:
+    """Chip and pin of a chain bit or analog channel (matrix: empty)."""
+    w = spot.sensor
+    if w.chain is not None:
+        return f"U{w.chain // 8 + 1} {'HGFEDCBA'[w.chain % 8]}"
+    if w.channel is not None:
+        return f"MUX{w.channel // 16 + 1} C{w.channel % 16}"
+    return ""
+
+
+WIRING_FIELDS = ("spot", "name", "kind", "role", "owner", "piece", "x_mm", "y_mm", "row",
+                 "column", "chain_bit", "channel", "chip_input", "sensor_x_mm", "sensor_y_mm",
+                 "led", "led_x_mm", "led_y_mm")
+
+
+def wiring_rows(layout: Layout) -> list[dict[str, object]]:
+    """One row per spot: position, sensor address and LED index."""
+    rows = []
+    for i, s in enumerate(layout.spots):
+        rows.append({
+            "spot": i, "name": s.name, "kind": s.kind, "role": s.role or "",
+            "owner": "" if s.owner is None else s.owner, "piece": s.piece or "",
+            "x_mm": _n(s.centre_mm[0]), "y_mm": _n(s.centre_mm[1]),
+            "row": "" if s.sensor.row is None else s.sensor.row,
+            "column": "" if s.sensor.column is None else s.sensor.column,
+            "chain_bit": "" if s.sensor.chain is None else s.sensor.chain,
+            "channel": "" if s.sensor.channel is None else s.sensor.channel,
+            "chip_input": _chip_input(layout, s),
+            "sensor_x_mm": _n(s.sensor_mm[0]), "sensor_y_mm": _n(s.sensor_mm[1]),
+            "led": s.led, "led_x_mm": _n(s.led_mm[0]), "led_y_mm": _n(s.led_mm[1]),
+        })
+    return rows
+
+
+def wiring_csv(layout: Layout) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=WIRING_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(wiring_rows(layout))
+    return buf.getvalue()
+
+
+def sensor_grid(layout: Layout) -> tuple[list[str], list[str], list[list[int]]]:
+    """The sensor inputs as a table: row labels, column labels, spot index or -1."""
+    if layout.sensing == "matrix":
+        return ([f"row {r}" for r in range(layout.matrix_rows)],
+                [f"col {c}" for c in range(layout.matrix_columns)],
+                [list(r) for r in layout.matrix_table()])
+    if layout.sensing == "shift-register":
+        table = layout.chain_table()
+        chips = layout.chain_length // 8
+        return ([f"U{k + 1} (bits {8 * k}–{8 * k + 7})" for k in range(chips)], list("HGFEDCBA"),
+                [list(table[8 * k: 8 * k + 8]) for k in range(chips)])
+    table = layout.channel_table()
+    muxes = math.ceil(layout.channel_count / 16)
+    grid = [list(table[16 * k: 16 * k + 16]) for k in range(muxes)]
+    for row in grid:
+        row.extend([-1] * (16 - len(row)))
+    return ([f"MUX{k + 1} (ch {16 * k}–{16 * k + 15})" for k in range(muxes)],
+            [f"C{k}" for k in range(16)], grid)
+
+
+def _sensing_summary(layout: Layout) -> str:
+    if layout.sensing == "matrix":
+        return (f"diode matrix of {layout.matrix_rows} rows × {layout.matrix_columns} columns "
+                f"({layout.matrix_rows * layout.matrix_columns} positions, "
+                f"{len(layout.spots)} used)")
+    if layout.sensing == "shift-register":
+        return (f"chain of {layout.chain_length // 8} × 74HC165 ({layout.chain_length} bits, "
+                f"{len(layout.spots)} used)")
+    return (f"{math.ceil(layout.channel_count / 16)} × CD74HC4067 analog multiplexers "
+            f"({layout.channel_count} channels, {len(layout.spots)} used)")
+
+
+def wiring_markdown(layout: Layout) -> str:
+    row_labels, col_labels, grid = sensor_grid(layout)
+    lines = [
+        f"# Wiring of {layout.name}: {layout.title}",
+        "",
+        f"Generated by `fairyboard board print {layout.name}` from "
+        f"`boards/layouts/{layout.name}.toml`; do not edit by hand.",
+        "",
+        f"- Sensors: {layout.sensor_kind}, {_sensing_summary(layout)}; "
+        f"cells wired by the rule `{layout.sensor_rule}`.",
+        f"- LEDs: {layout.led_count} WS2812B in one chain, cells by the rule "
+        f"`{layout.led_rule}`, then the pads.",
+        "- Coordinates: mm from the board's lower-left corner (White's left), y toward Black.",
+        "",
+        "## Sensor inputs",
+        "",
+        "| | " + " | ".join(col_labels) + " |",
+        "|---|" + "---|" * len(col_labels),
+    ]
+    for label, row in zip(row_labels, grid, strict=True):
+        names = [layout.spots[i].name if i >= 0 else "·" for i in row]
+        lines.append(f"| {label} | " + " | ".join(names) + " |")
+    lines += ["", "## Raspberry Pi Pico pins (the firmware's default config.py)", ""]
+    lines += pico_pin_lines(layout)
+    lines += ["", "## Every spot", "",
+              "| spot | name | kind | sensor | chip input | LED | centre x, y mm | "
+              "sensor x, y mm | LED x, y mm |",
+              "|---:|---|---|---|---|---:|---|---|---|"]
+    for i, s in enumerate(layout.spots):
+        kind = s.kind if s.kind == "cell" else f"{s.role} pad"
+        lines.append(f"| {i} | {s.name} | {kind} | {sensor_text(layout, s)} | "
+                     f"{_chip_input(layout, s) or '—'} | {s.led} | "
+                     f"{_n(s.centre_mm[0])}, {_n(s.centre_mm[1])} | "
+                     f"{_n(s.sensor_mm[0])}, {_n(s.sensor_mm[1])} | "
+                     f"{_n(s.led_mm[0])}, {_n(s.led_mm[1])} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def pico_pin_lines(layout: Layout) -> list[str]:
+    """Markdown table of the Pico pins the default firmware configuration expects.
+
+    The pin choice is the firmware's (``controller.sensing.fwconfig``); this only shows it
+    next to the wiring so the builder solders what the firmware reads."""
+    from controller.sensing.fwconfig import firmware_settings
+
+    fw = firmware_settings(layout)
+    rows = ["| signal | Pico pin |", "|---|---|"]
+    if layout.sensing == "matrix":
+        anodes = fw.get("DIODE_ANODES", "rows")
+        for k, pin in enumerate(fw["MATRIX_ROWS"]):
+            rows.append(f"| matrix row {k} | {pin} |")
+        for k, pin in enumerate(fw["MATRIX_COLUMNS"]):
+            rows.append(f"| matrix column {k} | {pin} |")
+        note = (f"Diodes: anode (plain end) toward the {anodes[:-1]} line, cathode (ringed end) "
+                "toward the switch; set DIODE_ANODES in config.py if you wire them the other "
+                "way.")
+    elif layout.sensing == "shift-register":
+        rows += [f"| 74HC165 CLK (pin 2, all chips) | {fw['SHIFT_CLOCK']} |",
+                 f"| 74HC165 PL (pin 1, all chips) | {fw['SHIFT_LATCH']} |",
+                 f"| QH (pin 9) of U1, the chip nearest the Pico | {fw['SHIFT_DATA']} |"]
+        note = ("Chain: QH of U(k+1) → SER (pin 10) of U(k); SER of the last chip to GND; "
+                "CLK INH (pin 15) to GND.")
+    else:
+        for k, pin in enumerate(fw["MUX_SELECT"]):
+            rows.append(f"| CD74HC4067 S{k} (all multiplexers) | {pin} |")
+        for k, pin in enumerate(fw["MUX_SIGNALS"]):
+            rows.append(f"| MUX{k + 1} SIG (common) | {pin} (ADC) |")
+        note = "EN (pin 15) of every multiplexer to GND; sensors powered from 3V3."
+    rows.append(f"| LED data → 74AHCT125 → 330 Ω → DIN of LED 0 | {fw['NEOPIXEL_PIN']} |")
+    return [*rows, "", note]
+
+
+def wiring_svg(layout: Layout) -> str:
+    """Board with each spot's sensor address and LED index, the LED chain, and the
+    sensor input table."""
+    w, h = layout.size_mm
+    margin, top = 10.0, 22.0
+    flip = _Flip(layout, margin, top)
+    body = board_body(layout, marks=False, flip=flip, names=False, faint=True)
+    # LED chain
+    order = layout.led_spots()
+    pts = [flip(layout.spots[i].led_mm) for i in order]
+    body.append('<polyline class="led-chain" points="'
+                + " ".join(f"{_n(x)},{_n(y)}" for x, y in pts)
+                + f'" fill="none" stroke="{LED_COLOUR}" stroke-width="0.5" '
+                'stroke-opacity="0.55"/>')
+    sx, sy = pts[0]
+    body.append(f'<circle cx="{_n(sx)}" cy="{_n(sy)}" r="2.2" fill="{LED_COLOUR}"/>')
+    body.append(_text(sx - 3.5, sy, "DIN", 3, anchor="end", fill=LED_COLOUR, weight="bold"))
+    for s in layout.spots:
+        cx, cy = flip(s.centre_mm)
+        lx, ly = flip(s.led_mm)
+        size = min(3.0, layout.scale_mm * 0.08)
+        body.append(f'<g class="spot-wiring" data-spot={quoteattr(s.name)}>'
+                    + _text(cx, cy - size * 0.7, s.name, size, fill="#222", weight="bold")
+                    + _text(cx, cy + size * 0.7, sensor_text(layout, s), size * 0.9,
+                            fill=SENSOR_COLOUR)
+                    + f'<circle cx="{_n(lx)}" cy="{_n(ly)}" r="1.1" fill="{LED_COLOUR}"/>'
+                    + _text(lx + 1.6, ly, str(s.led), size * 0.85, anchor="start",
+                            fill=LED_COLOUR)
+                    + "</g>")
+    # sensor input table
+    row_labels, col_labels, grid = sensor_grid(layout)
+    label_w = 50.0 if layout.sensing != "matrix" else 20.0
+    cell_w = 22.0 if len(col_labels) > 10 else 30.0
+    cell_h = 11.0
+    tx0, ty0 = margin + w + 20, top + 8
+    body.append(_text(tx0, top + 2, f"Sensor inputs: {_sensing_summary(layout)}", 5,
+                      anchor="start", weight="bold"))
+    for k, label in enumerate(col_labels):
+        body.append(_text(tx0 + label_w + (k + 0.5) * cell_w, ty0 + cell_h / 2, label, 3.8,
+                          weight="bold"))
+    for r, (label, row) in enumerate(zip(row_labels, grid, strict=True)):
+        y = ty0 + (r + 1) * cell_h
+        body.append(_text(tx0 + label_w - 2, y + cell_h / 2, label, 3.8, anchor="end",
+                          weight="bold"))
+        for k, i in enumerate(row):
+            x = tx0 + label_w + k * cell_w
+            spot = layout.spots[i] if i >= 0 else None
+            fill = "#ffffff" if spot is None else ("#eef3fb" if spot.kind == "cell"
+                                                   else "#fdeccf")
+            body.append(f'<rect class="sensor-input" x="{_n(x)}" y="{_n(y)}" '
+                        f'width="{_n(cell_w)}" height="{_n(cell_h)}" fill="{fill}" '
+                        'stroke="#777" stroke-width="0.25"/>')
+            if spot is not None:
+                text = spot.name if len(spot.name) <= 8 else _short_pad_name(spot)
+                body.append(_text(x + cell_w / 2, y + cell_h / 2, text, 3.4))
+    table_w = label_w + cell_w * len(col_labels)
+    table_h = cell_h * (len(row_labels) + 1)
+    notes = [
+        f"LED chain: {layout.led_count} WS2812B, DIN at LED 0 ({layout.spots[order[0]].name}), "
+        f"cells by '{layout.led_rule}', then the pads.",
+        f"Cells wired by the rule '{layout.sensor_rule}'; pads (orange) as listed in the layout.",
+        "Red: sensor input; blue: LED index. Full table: "
+        f"{layout.name}-wiring.md / .csv.",
+    ]
+    for k, line in enumerate(notes):
+        body.append(_text(tx0, ty0 + table_h + 10 + k * 7, line, 4, anchor="start"))
+    body.insert(0, _text(margin, 10, f"Wiring of {layout.name}: {layout.title}", 6,
+                         anchor="start", weight="bold"))
+    width = tx0 + max(table_w, 150) + margin
+    height = max(top + h, ty0 + table_h + 10 + len(notes) * 7) + margin
+    body.insert(0, f'<rect x="0" y="0" width="{_n(width)}" height="{_n(height)}" '
+                'fill="#ffffff"/>')
+    return _svg(width, height, body, f"Wiring of {layout.name}")
+
+
+def _short_pad_name(spot: Spot) -> str:
+    owner = "WB34"[spot.owner] if spot.owner is not None else ""
+    if spot.role in ("hand", "reserve"):
+        return f"{owner} {spot.role} {spot.piece}"
+    if spot.role == "cube":
+        return f"{owner} cube"
+    return spot.name[:8]
+
+
+# ---------------------------------------------------------------------------------
+# Bill of materials
+
+
+@dataclass(frozen=True)
+class PowerBudget:
+    """The 5 V supply worked out from the LED count, the brightness cap and the
+    electronics."""
+
+    leds: int
+    full_white_a: float
+    cap: float
+    led_a: float
+    electronics_a: float
+    load_a: float
+    supply_a: int
+
+    def explanation(self, sensors: int, sensor_ma: float) -> list[str]:
+        """The arithmetic, step by step, in mA (exact: no rounding between the steps)."""
+        full = self.leds * FULL_WHITE_MA
+        capped = full * self.cap
+        electronics = MCU_MA + sensors * sensor_ma
+        load = capped + electronics
+        sensor_part = f" + {sensors} sensors × {sensor_ma:g} mA" if sensor_ma else ""
+        return [
+            f"LEDs at full white: {self.leds} × {FULL_WHITE_MA:g} mA = {full:g} mA",
+            f"brightness capped at {self.cap:.0%} of full white: {full:g} mA × {self.cap:g} = "
+            f"{capped:g} mA",
+            f"electronics: microcontroller {MCU_MA:g} mA{sensor_part} = {electronics:g} mA",
+            f"load: {capped:g} mA + {electronics:g} mA = {load:g} mA; × {SUPPLY_HEADROOM:g} "
+            f"headroom = {load * SUPPLY_HEADROOM:.6g} mA → a 5 V {self.supply_a} A supply",
+            f"uncapped full white would need {full + electronics:g} mA: never raise the cap "
+            "above what the supply gives",
+        ]
+
+
+def power_budget(layout: Layout, cap: float = BRIGHTNESS_CAP) -> PowerBudget:
+    if not 0 < cap <= 1:
+        raise ValueError(f"brightness cap must be in (0, 1], got {cap}")
+    full = layout.led_count * FULL_WHITE_MA / 1000
+    led = full * cap
+    electronics = (MCU_MA + SENSOR_MA[layout.sensor_kind] * len(layout.spots)) / 1000
+    load = led + electronics
+    need = load * SUPPLY_HEADROOM
+    supply = next((s for s in SUPPLY_SIZES_A if s >= need), math.ceil(need))
+    return PowerBudget(layout.led_count, full, cap, led, electronics, load, supply)
+
+
+@dataclass(frozen=True)
+class BomLine:
+    group: str
+    item: str
+    quantity: int
+    note: str = ""
+
+
+def gpio_needed(layout: Layout) -> tuple[int, int]:
+    """(GPIO pins, of which ADC inputs) the microcontroller needs, LED data included."""
+    if layout.sensing == "matrix":
+        return layout.matrix_rows + layout.matrix_columns + 1, 0
+    if layout.sensing == "shift-register":
+        return 3 + 1, 0  # clock, latch (PL), data (QH) + LED data
+    muxes = math.ceil(layout.channel_count / 16)
+    return 4 + muxes + 1, muxes  # 4 select lines, one ADC input per multiplexer, LED data
+
+
+def bill_of_materials(layout: Layout) -> list[BomLine]:
+    n = len(layout.spots)
+    lines: list[BomLine] = []
+    add = lines.append
+    if layout.sensor_kind == "reed":
+        add(BomLine("sensing", "Reed switch, normally open, glass body about 14 mm", n,
+                    "one per cell and pad; buy ~10 % spare: the glass breaks when bent "
+                    "close to the body"))
+    elif layout.sensor_kind == "digital-hall":
+        add(BomLine("sensing", "Digital hall switch, omnipolar, open drain (DRV5033, TO-92)",
+                    n, "A3144 also works but is unipolar: all magnets the same way up"))
+    else:
+        add(BomLine("sensing", "Linear hall sensor, ratiometric, 3.3 V (SS49E or DRV5055, "
+                    "TO-92)", n, "output near half supply without a field"))
+    if layout.sensor_kind != "reed":
+        add(BomLine("sensing", "Ceramic capacitor 100 nF (bypass at each hall sensor)", n))
+    if layout.sensing == "matrix":
+        add(BomLine("sensing", "Signal diode 1N4148", n,
+                    "one in series with every switch: without it three pieces on the corners "
+                    "of a rectangle fake a fourth (ghosting)"))
+    elif layout.sensing == "shift-register":
+        chips = layout.chain_length // 8
+        add(BomLine("sensing", "74HC165 8-bit parallel-in shift register", chips,
+                    f"{layout.chain_length} inputs, read through SPI or keypad"))
+        add(BomLine("sensing", "Ceramic capacitor 100 nF (one per 74HC165)", chips))
+        if layout.sensor_kind == "digital-hall":
+            add(BomLine("sensing", "Resistor network 8 × 10 kΩ bussed (9-pin SIP)", chips,
+                        "pull-ups for the open-drain hall outputs, one per chip"))
+    else:
+        muxes = math.ceil(layout.channel_count / 16)
+        add(BomLine("sensing", "CD74HC4067 16-channel analog multiplexer", muxes,
+                    "each on its own ADC input, select lines shared"))
+        add(BomLine("sensing", "Ceramic capacitor 100 nF (one per multiplexer)", muxes))
+    magnets = int(layout.kit.get("magnets", layout.cell_count))
+    magnet = str(layout.kit.get("magnet", "10×1 mm neodymium disc"))
+    add(BomLine("pieces", f"Magnet: {magnet}", magnets, "one in the base of every piece, "
+                "stone and token, all the same pole down unless noted"))
+    add(BomLine("LEDs", "WS2812B addressable RGB LED (5050), or cut from a strip",
+                layout.led_count, "one per cell and pad, chained in index order"))
+    add(BomLine("LEDs", "Ceramic capacitor 100 nF (one per LED; already on strips and "
+                "modules)", layout.led_count))
+    add(BomLine("LEDs", "74AHCT125 level shifter (3.3 V data → 5 V)", 1))
+    add(BomLine("LEDs", "Resistor 330 Ω in the LED data line", 1, "300–500 Ω"))
+    add(BomLine("LEDs", "Electrolytic capacitor 1000 µF 10 V across the LED supply", 1,
+                "500–1000 µF, at the start of the chain"))
+    budget = power_budget(layout)
+    add(BomLine("power", f"5 V power supply, {budget.supply_a} A or more", 1,
+                f"{layout.led_count} LEDs × {FULL_WHITE_MA:g} mA × {budget.cap:g} cap + "
+                f"electronics = {budget.load_a:.2f} A, +{SUPPLY_HEADROOM - 1:.0%}"))
+    pins, adc = gpio_needed(layout)
+    add(BomLine("controller", "RP2040 board (Raspberry Pi Pico or similar) with CircuitPython",
+                1, f"{pins} GPIO needed" + (f", {adc} of them ADC inputs" if adc else "")
+                + f" (the Pico has {PICO_GPIO} GPIO, {PICO_ADC} ADC)"))
+    add(BomLine("controller", "USB cable to the computer or Raspberry Pi running fairyboard",
+                1))
+    w, h = layout.size_mm
+    add(BomLine("board", f"Top plate, 3 mm plywood or MDF, {_n(w)} × {_n(h)} mm", 1,
+                "sensors glued under it at the template's marks, a Ø6 mm hole over each "
+                "LED"))
+    add(BomLine("board", f"Printed surface ({layout.name}-surface.pdf at 100 %), laminated",
+                1))
+    return lines
+
+
+def bom_csv(layout: Layout) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["group", "item", "quantity", "note"])
+    for line in bill_of_materials(layout):
+        writer.writerow([line.group, line.item, line.quantity, line.note])
+    return buf.getvalue()
+
+
+def bom_markdown(layout: Layout) -> str:
+    budget = power_budget(layout)
+    pins, adc = gpio_needed(layout)
+    lines = [
+        f"# Bill of materials: {layout.name}",
+        "",
+        f"{layout.title}. Generated by `fairyboard board print {layout.name}` from "
+        f"`boards/layouts/{layout.name}.toml`; do not edit by hand.",
+        "",
+        f"- Board {_n(layout.size_mm[0])} × {_n(layout.size_mm[1])} mm, "
+        f"{layout.cell_count} cells + {len(layout.pad_spots)} pads = {len(layout.spots)} "
+        "sensed spots",
+        f"- Sensors: {layout.sensor_kind}, {_sensing_summary(layout)}",
+        f"- Microcontroller pins: {pins} GPIO" + (f" ({adc} ADC)" if adc else ""),
+        "",
+        "| group | item | qty | note |",
+        "|---|---|---:|---|",
+    ]
+    for line in bill_of_materials(layout):
+        lines.append(f"| {line.group} | {line.item} | {line.quantity} | {line.note} |")
+    lines += ["", "## LED power budget", ""]
+    lines += [f"- {text}" for text in budget.explanation(
+        len(layout.spots), SENSOR_MA[layout.sensor_kind])]
+    led_budget_ma = budget.supply_a * 1000 - round(budget.electronics_a * 1000)
+    lines += [
+        "",
+        f"The firmware's `MAX_BRIGHTNESS = {round(255 * budget.cap)}` (of 255) is this cap; on "
+        f"the host keep `leds.current_budget_ma` at or below {led_budget_ma} mA (the supply "
+        "minus the electronics) so the renderer dims scenes that would draw more.",
+        "",
+        "Feed 5 V into both ends of a long LED chain (thin wires drop voltage); join the "
+        "grounds of the LED supply and the microcontroller.",
+        "",
+    ]
+    return "\n".join(lines)
