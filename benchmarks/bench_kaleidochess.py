@@ -10,12 +10,13 @@ and perft nodes per second from the start position.
 from __future__ import annotations
 
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchtools import per_call  # noqa: E402
 
 from controller.rules.core import Piece, Position  # noqa: E402
 from controller.rules.kaleidochess import (  # noqa: E402
@@ -28,23 +29,6 @@ from controller.rules.kaleidochess import (  # noqa: E402
 RING = G.attributes["ring"]
 
 
-def per_call(fn, min_time: float = 0.3) -> float:
-    """Median seconds per call over five batches."""
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 > min_time / 5:
-            break
-        n *= 2
-    samples = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        samples.append((time.perf_counter() - t0) / n)
-    return statistics.median(samples)
 
 
 def played(game: KaleidoChess, seed: int, plies: int) -> Position:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchtools import chess_perft, per_call  # noqa: E402
+
 from controller.rules.luotuoqi import Luotuoqi  # noqa: E402
 
 POSITIONS = {
@@ -36,23 +38,6 @@ CHESS = {
 }
 
 
-def per_call(fn, min_time: float = 0.3) -> float:
-    """Median seconds per call over several batches."""
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 > min_time / 5:
-            break
-        n *= 2
-    samples = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        samples.append((time.perf_counter() - t0) / n)
-    return statistics.median(samples)
 
 
 def main() -> None:
@@ -87,15 +72,6 @@ def main() -> None:
     ours = time.perf_counter() - t0
     board = chess.Board()
 
-    def chess_perft(b: chess.Board, depth: int) -> int:
-        if depth == 1:
-            return b.legal_moves.count()
-        total = 0
-        for m in b.legal_moves:
-            b.push(m)
-            total += chess_perft(b, depth - 1)
-            b.pop()
-        return total
 
     t0 = time.perf_counter()
     cnodes = chess_perft(board, 4)
