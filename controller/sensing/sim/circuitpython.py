@@ -1,0 +1,411 @@
+"""Small CircuitPython shims so the firmware in ``firmware/`` runs on the host.
+
+:class:`CircuitPythonShims` gathers module-like objects — ``board``, ``digitalio``,
+``analogio``, ``keypad``, ``neopixel``, ``usb_cdc``, ``supervisor``, ``time``, ``os`` —
+bound to one simulated microcontroller: its pins are a
+:class:`~controller.sensing.sim.electrical.PinBank` (so ``keypad`` scans the emulated
+matrix or 74HC165 chain pin by pin, the way CircuitPython's C code does), its clock is
+the simulated clock.  Only what the firmware uses is modelled, with CircuitPython's
+names and semantics.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from controller.sensing.sim.electrical import PinBank
+
+TICKS_MASK = (1 << 29) - 1
+
+
+class Pin:
+    """A microcontroller pin (``board.GP0``); the bank knows it by name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"board.{self.name}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pin) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("pin", self.name))
+
+
+class _Direction:
+    INPUT = "input"
+    OUTPUT = "output"
+
+
+class _Pull:
+    UP = "up"
+    DOWN = "down"
+
+
+class _DriveMode:
+    PUSH_PULL = "push-pull"
+    OPEN_DRAIN = "open-drain"
+
+
+class _Claims:
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def claim(self, pin: Pin) -> None:
+        if not isinstance(pin, Pin):
+            raise TypeError(f"expected a board pin, got {pin!r}")
+        if pin.name in self.used:
+            raise ValueError(f"{pin.name} in use")
+        self.used.add(pin.name)
+
+    def release(self, pin: Pin) -> None:
+        self.used.discard(pin.name)
+
+
+def _digitalio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
+    class DigitalInOut:
+        def __init__(self, pin: Pin) -> None:
+            claims.claim(pin)
+            self._pin = pin
+            self._direction = _Direction.INPUT
+            self._pull: str | None = None
+            bank.set_input(pin.name, None)
+
+        def deinit(self) -> None:
+            claims.release(self._pin)
+            bank.set_input(self._pin.name, None)
+
+        @property
+        def direction(self) -> str:
+            return self._direction
+
+        @direction.setter
+        def direction(self, value: str) -> None:
+            if value == _Direction.OUTPUT:
+                self.switch_to_output()
+            else:
+                self.switch_to_input()
+
+        def switch_to_output(self, value: bool = False,
+                             drive_mode: str = _DriveMode.PUSH_PULL) -> None:
+            self._direction = _Direction.OUTPUT
+            self._pull = None
+            bank.set_output(self._pin.name, bool(value))
+
+        def switch_to_input(self, pull: str | None = None) -> None:
+            self._direction = _Direction.INPUT
+            self._pull = pull
+            bank.set_input(self._pin.name, pull)
+
+        @property
+        def value(self) -> bool:
+            return bank.read(self._pin.name)
+
+        @value.setter
+        def value(self, v: bool) -> None:
+            if self._direction != _Direction.OUTPUT:
+                raise AttributeError("Cannot set value when direction is input.")
+            bank.write(self._pin.name, bool(v))
+
+        @property
+        def pull(self) -> str | None:
+            return self._pull
+
+        @pull.setter
+        def pull(self, p: str | None) -> None:
+            if self._direction == _Direction.OUTPUT:
+                raise AttributeError("Pull not used when direction is output.")
+            self.switch_to_input(p)
+
+    return SimpleNamespace(DigitalInOut=DigitalInOut, Direction=_Direction, Pull=_Pull,
+                           DriveMode=_DriveMode)
+
+
+def _analogio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
+    class AnalogIn:
+        """RP2040/RP2350 ADC: 12 bits scaled to 0..65535 like CircuitPython."""
+
+        reference_voltage = 3.3
+
+        def __init__(self, pin: Pin) -> None:
+            claims.claim(pin)
+            self._pin = pin
+
+        @property
+        def value(self) -> int:
+            v = bank.voltage(self._pin.name)
+            raw = max(0, min(4095, int(v / self.reference_voltage * 4095 + 0.5)))
+            return (raw << 4) | (raw >> 8)
+
+        def deinit(self) -> None:
+            claims.release(self._pin)
+
+    return SimpleNamespace(AnalogIn=AnalogIn)
+
+
+class _Event:
+    def __init__(self, key_number: int = 0, pressed: bool = True,
+                 timestamp: int | None = None) -> None:
+        self.key_number = key_number
+        self.pressed = pressed
+        self.timestamp = timestamp
+
+    @property
+    def released(self) -> bool:
+        return not self.pressed
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, _Event) and other.key_number == self.key_number
+                and other.pressed == self.pressed)
+
+    def __repr__(self) -> str:
+        return (f"<Event: key_number {self.key_number} "
+                f"{'pressed' if self.pressed else 'released'}>")
+
+
+class _EventQueue:
+    def __init__(self, max_events: int) -> None:
+        self._q: deque[tuple[int, bool, int]] = deque()
+        self._max = max_events
+        self.overflowed = False
+
+    def _record(self, key: int, pressed: bool, ts: int) -> None:
+        if len(self._q) >= self._max:
+            self.overflowed = True
+            return
+        self._q.append((key, pressed, ts))
+
+    def get(self) -> _Event | None:
+        if not self._q:
+            return None
+        return _Event(*self._q.popleft())
+
+    def get_into(self, event: _Event) -> bool:
+        if not self._q:
+            return False
+        event.key_number, event.pressed, event.timestamp = self._q.popleft()
+        return True
+
+    def clear(self) -> None:
+        self._q.clear()
+        self.overflowed = False
+
+    def __len__(self) -> int:
+        return len(self._q)
+
+    def __bool__(self) -> bool:
+        return bool(self._q)
+
+
+class _Scanner:
+    """Background scanning: the simulated MCU calls :meth:`_service` every tick and the
+    scanner scans whenever its interval has passed, like CircuitPython's tick hook."""
+
+    def __init__(self, key_count: int, interval: float, max_events: int,
+                 debounce_threshold: int, ticks_ms: Callable[[], int],
+                 now_us: Callable[[], int]) -> None:
+        if debounce_threshold < 1 or debounce_threshold > 127:
+            raise ValueError("debounce_threshold must be 1..127")
+        self.key_count = key_count
+        self.events = _EventQueue(max_events)
+        self._interval_us = max(1, round(interval * 1e6))
+        self._threshold = debounce_threshold
+        self._ticks_ms = ticks_ms
+        self._now_us = now_us
+        self._next_us = now_us()
+        self._state = [False] * key_count
+        self._count = [0] * key_count
+        self.scans = 0
+        self._alive = True
+
+    def reset(self) -> None:
+        """All keys are taken as released; pressed ones report again at the next scan."""
+        self._state = [False] * self.key_count
+        self._count = [0] * self.key_count
+
+    def deinit(self) -> None:
+        self._alive = False
+
+    def _service(self) -> None:
+        if not self._alive:
+            return
+        now = self._now_us()
+        if now < self._next_us:
+            return
+        self._next_us = now + self._interval_us
+        current = self._read_keys()
+        ts = self._ticks_ms()
+        self.scans += 1
+        for k, pressed in enumerate(current):
+            if pressed == self._state[k]:
+                self._count[k] = 0
+                continue
+            self._count[k] += 1
+            if self._count[k] >= self._threshold:
+                self._state[k] = pressed
+                self._count[k] = 0
+                self.events._record(k, pressed, ts)
+
+    def _read_keys(self) -> list[bool]:
+        raise NotImplementedError
+
+
+def _keypad(dio: SimpleNamespace, ticks_ms: Callable[[], int], now_us: Callable[[], int],
+            registry: list) -> SimpleNamespace:
+    class KeyMatrix(_Scanner):
+        def __init__(self, row_pins: Sequence[Pin], column_pins: Sequence[Pin],
+                     columns_to_anodes: bool = True, interval: float = 0.02,
+                     max_events: int = 64, debounce_threshold: int = 1) -> None:
+            super().__init__(len(row_pins) * len(column_pins), interval, max_events,
+                             debounce_threshold, ticks_ms, now_us)
+            self._c2a = columns_to_anodes
+            pull = _Pull.UP if columns_to_anodes else _Pull.DOWN
+            self._rows = [dio.DigitalInOut(p) for p in row_pins]
+            self._cols = [dio.DigitalInOut(p) for p in column_pins]
+            for io in self._rows + self._cols:
+                io.switch_to_input(pull=pull)
+            self._pull = pull
+            registry.append(self)
+
+        def key_number_to_row_column(self, key_number: int) -> tuple[int, int]:
+            return divmod(key_number, len(self._cols))
+
+        def row_column_to_key_number(self, row: int, column: int) -> int:
+            return row * len(self._cols) + column
+
+        def _read_keys(self) -> list[bool]:
+            out = []
+            for row in self._rows:
+                row.switch_to_output(value=not self._c2a)
+                out.extend(col.value != self._c2a for col in self._cols)
+                row.switch_to_input(pull=self._pull)
+            return out
+
+    class ShiftRegisterKeys(_Scanner):
+        def __init__(self, *, clock: Pin, data: Pin, latch: Pin, value_to_latch: bool = True,
+                     key_count: int, value_when_pressed: bool, interval: float = 0.02,
+                     max_events: int = 64, debounce_threshold: int = 1) -> None:
+            super().__init__(key_count, interval, max_events, debounce_threshold, ticks_ms,
+                             now_us)
+            self._clock = dio.DigitalInOut(clock)
+            self._clock.switch_to_output(value=False)
+            self._data = dio.DigitalInOut(data)
+            self._data.switch_to_input()
+            self._latch = dio.DigitalInOut(latch)
+            self._latch.switch_to_output(value=not value_to_latch)
+            self._v2l = value_to_latch
+            self._when = value_when_pressed
+            registry.append(self)
+
+        def _read_keys(self) -> list[bool]:
+            self._latch.value = self._v2l  # freeze the inputs
+            out = []
+            for _ in range(self.key_count):
+                self._clock.value = False
+                out.append(self._data.value == self._when)
+                self._clock.value = True  # rising edge: next bit to QH
+            self._latch.value = not self._v2l
+            return out
+
+    return SimpleNamespace(KeyMatrix=KeyMatrix, ShiftRegisterKeys=ShiftRegisterKeys,
+                           Event=_Event, EventQueue=_EventQueue)
+
+
+class _NeoPixel:
+    def __init__(self, pin: Pin, n: int, *, bpp: int = 3, brightness: float = 1.0,
+                 auto_write: bool = True, pixel_order: Any = None) -> None:
+        self.pin = pin
+        self.n = n
+        self.brightness = brightness
+        self.auto_write = auto_write
+        self._buf: list[tuple[int, ...]] = [(0, 0, 0)] * n
+        self.shown: tuple[tuple[int, ...], ...] = tuple(self._buf)
+        self.shows = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        if isinstance(index, slice):
+            for i, v in zip(range(*index.indices(self.n)), value, strict=True):
+                self._buf[i] = tuple(v)
+        else:
+            if not -self.n <= index < self.n:
+                raise IndexError("Index out of range")
+            self._buf[index] = tuple(value)
+        if self.auto_write:
+            self.show()
+
+    def __getitem__(self, index: int) -> tuple[int, ...]:
+        return self._buf[index]
+
+    def fill(self, colour: tuple[int, int, int]) -> None:
+        self._buf = [tuple(colour)] * self.n
+        if self.auto_write:
+            self.show()
+
+    def show(self) -> None:
+        b = self.brightness
+        self.shown = tuple(tuple(int(c * b) for c in px) for px in self._buf)
+        self.shows += 1
+
+    def deinit(self) -> None:
+        pass
+
+
+class CircuitPythonShims:
+    """The module objects of one simulated microcontroller.
+
+    ``serial`` is the object behind ``usb_cdc.data`` (the simulated MCU provides it);
+    ``ticks_offset_ms`` starts ``supervisor.ticks_ms()`` elsewhere than 0, e.g. just
+    before its 2**29 wrap."""
+
+    def __init__(self, bank: PinBank, now_us: Callable[[], int], serial: Any,
+                 pin_names: Sequence[str], *, seed: int = 0, ticks_offset_ms: int = 0) -> None:
+        self.bank = bank
+        self.now_us = now_us
+        claims = _Claims()
+        self.claims = claims
+        self.ticks_offset_ms = ticks_offset_ms
+        self.scanners: list[_Scanner] = []
+        self.board = SimpleNamespace(**{n: Pin(n) for n in pin_names})
+        self.digitalio = _digitalio(bank, claims)
+        self.analogio = _analogio(bank, claims)
+        self.keypad = _keypad(self.digitalio, self.ticks_ms, now_us, self.scanners)
+        pixels: list[_NeoPixel] = []
+        self.pixels = pixels
+
+        def make_pixels(*args: Any, **kw: Any) -> _NeoPixel:
+            p = _NeoPixel(*args, **kw)
+            pixels.append(p)
+            return p
+
+        self.neopixel = SimpleNamespace(NeoPixel=make_pixels, GRB="GRB", RGB="RGB")
+        self.usb_cdc = SimpleNamespace(data=serial, console=None)
+        self.supervisor = SimpleNamespace(ticks_ms=self.ticks_ms)
+        self.slept = 0.0
+        rng = random.Random(seed)
+        self.os = SimpleNamespace(urandom=lambda n: bytes(rng.getrandbits(8) for _ in range(n)))
+        self.time = SimpleNamespace(monotonic=lambda: now_us() / 1e6, sleep=self._sleep)
+
+    def _sleep(self, seconds: float) -> None:
+        self.slept += seconds  # simulated time moves only between loop passes
+
+    def ticks_ms(self) -> int:
+        return (self.now_us() // 1000 + self.ticks_offset_ms) & TICKS_MASK
+
+    def service(self) -> None:
+        """Run the background keypad scans that are due (CircuitPython's tick hook)."""
+        for s in self.scanners:
+            s._service()
+
+    def modules(self) -> dict[str, Any]:
+        return {"board": self.board, "digitalio": self.digitalio, "analogio": self.analogio,
+                "keypad": self.keypad, "neopixel": self.neopixel, "usb_cdc": self.usb_cdc,
+                "supervisor": self.supervisor, "time": self.time, "os": self.os}
