@@ -25,5 +25,5 @@ STREAM_INTERVAL_MS = 10      # analog: one readings snapshot per period
 
 NEOPIXEL_PIN = "GP22"
 LED_COUNT = 82
-MAX_BRIGHTNESS = 64          # 0..255 cap: 82 LEDs at full white would draw ~5 A
+MAX_BRIGHTNESS = 255         # 0..255 failsafe; the host already caps colours to the supply
 LED_MIN_INTERVAL_MS = 20     # at most 50 LED refreshes a second

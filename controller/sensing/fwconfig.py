@@ -28,7 +28,7 @@ def firmware_settings(layout, *, diodes: str = "rows", scan_interval_s: float = 
         "LAYOUT": layout.name, "SENSING": layout.sensing, "SENSOR_KIND": layout.sensor_kind,
         "SCAN_INTERVAL_S": scan_interval_s, "DEBOUNCE_SCANS": debounce_scans,
         "SNAPSHOT_INTERVAL_MS": 1000, "STREAM_INTERVAL_MS": 10,
-        "NEOPIXEL_PIN": NEOPIXEL_PIN, "LED_COUNT": layout.led_count, "MAX_BRIGHTNESS": 64,
+        "NEOPIXEL_PIN": NEOPIXEL_PIN, "LED_COUNT": layout.led_count, "MAX_BRIGHTNESS": 255,
         "LED_MIN_INTERVAL_MS": 20,
     }
     free = [p for p in HEADER_PINS if p != NEOPIXEL_PIN and p not in ADC_PINS]

@@ -31,7 +31,7 @@ class Firmware:
         self.snapshot_interval = _cfg(config, "SNAPSHOT_INTERVAL_MS", 1000)
         self.stream_interval = _cfg(config, "STREAM_INTERVAL_MS", 10)
         self.led_min_interval = _cfg(config, "LED_MIN_INTERVAL_MS", 20)
-        self.max_brightness = _cfg(config, "MAX_BRIGHTNESS", 64)
+        self.max_brightness = _cfg(config, "MAX_BRIGHTNESS", 255)
         self.history_size = _cfg(config, "HISTORY", 64)
         self.serial = hw.usb_cdc.data
         if self.serial is None:

@@ -1,0 +1,342 @@
+"""LED drivers: one small interface, ``show(frame)``, in front of every way to light a chain.
+
+* :class:`NeoPixelLeds` — Raspberry Pi ≤ 4, ``adafruit-circuitpython-neopixel``
+  (rpi_ws281x underneath) on GPIO18 (PWM, needs root) or GPIO10 (SPI);
+* :class:`NeoPixelSpiLeds` — ``adafruit-circuitpython-neopixel-spi`` on the SPI bus (the
+  way for a Raspberry Pi 5, works on any Pi);
+* :class:`LinkLeds` — frames to the microcontroller through a ``send_frame(bytes)``
+  callable (the LED_FRAME payload of docs/protocol.md), so it never depends on the link;
+* :class:`~controller.leds.simulated.SimulatedChain` — records frames, draws SVG/PNG.
+
+:class:`ThrottledLeds` wraps any of them: it sends only frames whose pixels changed and
+at most ``max_fps`` writes a second, never losing the newest frame.  :func:`make_driver`
+builds the configured driver already wrapped.  Hardware modules (``board``, ``busio``,
+``neopixel``, ``neopixel_spi``) are imported inside the driver that needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import struct
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Protocol
+
+from controller.leds.palette import OFF, RGB, LedError, LedSettings
+from controller.leds.scene import LedFrame
+
+PI_EXTRA = "pip install fairyboard[pi]"
+#: channel orders of 3-channel chips (WS2812B is GRB)
+PIXEL_ORDERS = tuple("".join(p) for p in itertools.permutations("RGB"))
+#: GPIOs rpi_ws281x can drive: PWM0 (12, 18), PCM (21), SPI0 MOSI (10)
+NEOPIXEL_PINS = ("D18", "D12", "D21", "D10")
+
+
+class LedDriver(Protocol):
+    """Anything that can show a frame on a chain of ``led_count`` LEDs."""
+
+    led_count: int
+
+    def show(self, frame: LedFrame) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ChainDriver:
+    """Common checks: a frame must have exactly one colour per LED of the chain."""
+
+    name = "chain"
+
+    def __init__(self, led_count: int):
+        if not (isinstance(led_count, int) and led_count > 0):
+            raise LedError(f"{self.name} LED driver: led_count must be a positive integer, "
+                           f"got {led_count!r}")
+        self.led_count = led_count
+        self.closed = False
+
+    def show(self, frame: LedFrame) -> None:
+        if self.closed:
+            raise LedError(f"{self.name} LED driver is closed")
+        if len(frame.pixels) != self.led_count:
+            raise LedError(f"{self.name} LED driver: frame has {len(frame.pixels)} colours, "
+                           f"the chain has {self.led_count} LEDs")
+        self.write(frame.pixels)
+
+    def write(self, pixels: tuple[RGB, ...]) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Turn the chain dark and release it."""
+        if not self.closed:
+            self.write((OFF,) * self.led_count)
+            self.closed = True
+
+
+def _require(module: str, package: str, driver: str) -> ModuleType:
+    """Import a hardware module lazily; a missing one names the pip extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise LedError(f"the {driver} LED driver needs the Python module {module!r} "
+                       f"(package {package}), which is not installed ({exc}); on the Pi: "
+                       f"{PI_EXTRA}") from None
+    except (NotImplementedError, RuntimeError) as exc:  # Blinka on a board it cannot drive
+        raise LedError(f"the {driver} LED driver cannot use {module!r} on this machine: "
+                       f"{exc}") from None
+
+
+def _pixel_order(order: str, driver: str) -> str:
+    order = str(order).upper()
+    if order not in PIXEL_ORDERS:
+        raise LedError(f"{driver} LED driver: pixel_order must be one of "
+                       f"{', '.join(PIXEL_ORDERS)} (WS2812B: GRB), got {order!r}")
+    return order
+
+
+class NeoPixelLeds(ChainDriver):
+    """Raspberry Pi ≤ 4 through ``adafruit-circuitpython-neopixel`` (rpi_ws281x).
+
+    GPIO18 (``D18``, PWM) needs root; GPIO10 (``D10``, SPI) works for a member of the
+    ``spi`` and ``gpio`` groups once the core clock is pinned (docs/leds.md).  Brightness
+    is applied by the renderer, so the library's own brightness stays at 1.0, and
+    ``auto_write`` is off so a frame is one transfer, not one per LED."""
+
+    name = "neopixel"
+
+    def __init__(self, led_count: int, pin: str = "D18", pixel_order: str = "GRB"):
+        super().__init__(led_count)
+        pin = str(pin).upper()
+        if pin not in NEOPIXEL_PINS:
+            raise LedError(f"neopixel LED driver: pin must be one of {', '.join(NEOPIXEL_PINS)} "
+                           f"(GPIO18 PWM or GPIO10 SPI recommended), got {pin!r}")
+        self.pin = pin
+        self.pixel_order = _pixel_order(pixel_order, self.name)
+        board = _require("board", "Adafruit-Blinka", self.name)
+        neopixel = _require("neopixel", "adafruit-circuitpython-neopixel", self.name)
+        try:
+            self.pixels = neopixel.NeoPixel(getattr(board, pin), led_count, brightness=1.0,
+                                            auto_write=False, pixel_order=self.pixel_order)
+        except (RuntimeError, OSError, ValueError) as exc:
+            hint = (" (GPIO18 needs root: run as root, or use pin D10 as a member of the "
+                    "spi/gpio groups, or let the microcontroller drive the LEDs)"
+                    if pin != "D10" else "")
+            raise LedError(f"neopixel LED driver: cannot open {pin}: {exc}{hint}") from None
+
+    def write(self, pixels: tuple[RGB, ...]) -> None:
+        self.pixels[:] = list(pixels)
+        self.pixels.show()
+
+    def close(self) -> None:
+        if not self.closed:
+            super().close()
+            deinit = getattr(self.pixels, "deinit", None)
+            if deinit is not None:
+                deinit()
+
+
+class NeoPixelSpiLeds(ChainDriver):
+    """Any Raspberry Pi (the way for a Pi 5) through ``adafruit-circuitpython-neopixel-spi``:
+    the data line is SPI0 MOSI (GPIO10); each data bit becomes one SPI byte."""
+
+    name = "neopixel-spi"
+
+    def __init__(self, led_count: int, pixel_order: str = "GRB", frequency: int = 6_400_000):
+        super().__init__(led_count)
+        self.pixel_order = _pixel_order(pixel_order, self.name)
+        if not (isinstance(frequency, int) and 1_000_000 <= frequency <= 20_000_000):
+            raise LedError(f"neopixel-spi LED driver: frequency must be an SPI clock in Hz "
+                           f"(6400000 for 800 kHz LEDs), got {frequency!r}")
+        board = _require("board", "Adafruit-Blinka", self.name)
+        busio = _require("busio", "Adafruit-Blinka", self.name)
+        neopixel_spi = _require("neopixel_spi", "adafruit-circuitpython-neopixel-spi", self.name)
+        try:
+            self.spi = busio.SPI(board.SCK, MOSI=board.MOSI)
+            self.pixels = neopixel_spi.NeoPixel_SPI(
+                self.spi, led_count, brightness=1.0, auto_write=False,
+                pixel_order=self.pixel_order, frequency=frequency)
+        except (RuntimeError, OSError, ValueError) as exc:
+            raise LedError(f"neopixel-spi LED driver: cannot open the SPI bus: {exc} (enable "
+                           "SPI with dtparam=spi=on; the user needs the spi group)") from None
+
+    def write(self, pixels: tuple[RGB, ...]) -> None:
+        self.pixels[:] = list(pixels)
+        self.pixels.show()
+
+    def close(self) -> None:
+        if not self.closed:
+            super().close()
+            deinit = getattr(self.spi, "deinit", None)
+            if deinit is not None:
+                deinit()
+
+
+# --- the microcontroller link ------------------------------------------------------
+
+#: LED_FRAME payload header: first LED (u16), brightness (u8), count (u16), little-endian
+LED_FRAME_HEADER = struct.Struct("<HBH")
+#: LEDs per LED_FRAME packet: keeps a packet under the link's 1024-byte limit
+LINK_CHUNK = 300
+
+
+def encode_led_frame(colours: Sequence[RGB], first: int = 0, brightness: int = 255) -> bytes:
+    """The LED_FRAME payload: header, then ``r g b`` per LED from ``first`` on.
+
+    ``brightness`` 255 = the firmware shows the levels as sent (the host already dimmed
+    and capped them)."""
+    if not 0 <= first <= 0xFFFF or not 0 <= brightness <= 255 or len(colours) > 0xFFFF:
+        raise LedError(f"LED_FRAME out of range: first {first}, brightness {brightness}, "
+                       f"{len(colours)} colours")
+    out = bytearray(LED_FRAME_HEADER.pack(first, brightness, len(colours)))
+    for r, g, b in colours:
+        out += bytes((r, g, b))
+    return bytes(out)
+
+
+def decode_led_frame(payload: bytes) -> tuple[int, int, list[RGB]]:
+    """Inverse of :func:`encode_led_frame`: ``(first, brightness, colours)``."""
+    if len(payload) < LED_FRAME_HEADER.size:
+        raise LedError("LED_FRAME payload shorter than its 5-byte header")
+    first, brightness, count = LED_FRAME_HEADER.unpack_from(payload)
+    if len(payload) != LED_FRAME_HEADER.size + 3 * count:
+        raise LedError(f"LED_FRAME payload of {len(payload)} bytes does not hold {count} colours")
+    body = payload[LED_FRAME_HEADER.size:]
+    return first, brightness, [tuple(body[i:i + 3]) for i in range(0, 3 * count, 3)]  # type: ignore[misc]
+
+
+class LinkLeds(ChainDriver):
+    """LED frames to the microcontroller, which drives the chain with exact timing.
+
+    ``send_frame`` takes one LED_FRAME payload (the link adds type, sequence number, CRC
+    and framing).  Long chains go as several payloads, each with its first LED index."""
+
+    name = "link"
+
+    def __init__(self, send_frame: Callable[[bytes], Any], led_count: int,
+                 chunk: int = LINK_CHUNK):
+        super().__init__(led_count)
+        if not callable(send_frame):
+            raise LedError("link LED driver: send_frame must be a callable taking bytes")
+        if not 1 <= chunk <= LINK_CHUNK:
+            raise LedError(f"link LED driver: chunk must be 1..{LINK_CHUNK}, got {chunk}")
+        self.send_frame = send_frame
+        self.chunk = chunk
+
+    def write(self, pixels: tuple[RGB, ...]) -> None:
+        for first in range(0, len(pixels), self.chunk):
+            self.send_frame(encode_led_frame(pixels[first:first + self.chunk], first))
+
+
+# --- rate limit and change detection -----------------------------------------------
+
+
+class ThrottledLeds:
+    """Sends a frame only when its pixels differ from the last one sent, and at most
+    ``max_fps`` times a second.  A frame that arrives too early is held and sent by the
+    next :meth:`show` or :meth:`poll` once the interval has passed; a newer frame
+    replaces a held one (the newest always wins, nothing older is sent late)."""
+
+    def __init__(self, driver: LedDriver, max_fps: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic):
+        if not (max_fps > 0):
+            raise LedError(f"max_fps must be positive, got {max_fps!r}")
+        self.driver = driver
+        self.led_count = driver.led_count
+        self.interval = 1.0 / max_fps
+        self.clock = clock
+        self._sent: tuple[RGB, ...] | None = None
+        self._last: float | None = None
+        self._pending: LedFrame | None = None
+        self.offered = self.written = self.unchanged = self.superseded = 0
+
+    def _due(self, now: float) -> bool:
+        return self._last is None or now - self._last >= self.interval - 1e-9
+
+    def _write(self, frame: LedFrame, now: float) -> None:
+        self.driver.show(frame)
+        self._sent = frame.pixels
+        self._last = now
+        self._pending = None
+        self.written += 1
+
+    def show(self, frame: LedFrame) -> bool:
+        """Offer a frame; True if it went to the chain now."""
+        now = self.clock()
+        self.offered += 1
+        if frame.pixels == self._sent:
+            self.unchanged += 1
+            if self._pending is not None:  # the chain already shows the newest frame
+                self._pending = None
+                self.superseded += 1
+            return False
+        if self._due(now):
+            self._write(frame, now)
+            return True
+        if self._pending is not None:
+            self.superseded += 1
+        self._pending = frame
+        return False
+
+    def poll(self) -> bool:
+        """Send a held frame if its time has come; True if one was sent."""
+        if self._pending is None:
+            return False
+        now = self.clock()
+        if self._due(now):
+            self._write(self._pending, now)
+            return True
+        return False
+
+    def next_due(self) -> float | None:
+        """Clock time at which a held frame may be sent (None: nothing held)."""
+        if self._pending is None:
+            return None
+        return self.clock() if self._last is None else self._last + self.interval
+
+    @property
+    def pending(self) -> LedFrame | None:
+        return self._pending
+
+    def close(self) -> None:
+        """Drop any held frame and turn the chain dark."""
+        self._pending = None
+        self.driver.close()
+
+
+# --- configuration -----------------------------------------------------------------
+
+DRIVERS = ("simulated", "neopixel", "neopixel-spi", "link")
+
+
+def make_driver(config: Mapping[str, Any] | None, led_count: int, *,
+                layout: Any = None, send_frame: Callable[[bytes], Any] | None = None,
+                clock: Callable[[], float] = time.monotonic) -> ThrottledLeds:
+    """The driver named by the ``[leds]`` table (``driver = "neopixel"`` …), throttled.
+
+    Keys: ``driver``, ``pin`` (neopixel), ``pixel_order``, ``spi_frequency``
+    (neopixel-spi), ``max_fps``.  ``link`` needs ``send_frame``; ``simulated`` uses
+    ``layout`` for its pictures."""
+    config = dict(config or {})
+    kind = config.get("driver", "simulated")
+    settings = LedSettings.from_config(config)
+    order = config.get("pixel_order", "GRB")
+    driver: LedDriver
+    if kind == "simulated":
+        from controller.leds.simulated import SimulatedChain
+
+        if layout is None:
+            raise LedError("the simulated LED chain needs the layout")
+        driver = SimulatedChain(layout)
+    elif kind == "neopixel":
+        driver = NeoPixelLeds(led_count, pin=config.get("pin", "D18"), pixel_order=order)
+    elif kind == "neopixel-spi":
+        driver = NeoPixelSpiLeds(led_count, pixel_order=order,
+                                 frequency=config.get("spi_frequency", 6_400_000))
+    elif kind == "link":
+        if send_frame is None:
+            raise LedError("the link LED driver needs the microcontroller link (send_frame)")
+        driver = LinkLeds(send_frame, led_count)
+    else:
+        raise LedError(f"leds.driver: unknown driver {kind!r} (one of {', '.join(DRIVERS)})")
+    return ThrottledLeds(driver, settings.max_fps, clock)
