@@ -1,3 +1,3 @@
-"""fairyboard: the controller that turns a sensor board with LEDs into a referee for five chess variants."""
+"""fairyboard: turns a sensor board with LEDs into a referee for five chess variants."""
 
 __version__ = "0.1.0"

@@ -66,12 +66,18 @@ class LedSettings:
     brightness: float = 0.3
     #: supply budget for the whole chain in mA; the renderer caps brightness to stay below it
     current_budget_ma: float = 2000.0
-    #: dim cells that have nothing to show (0 = off)
+    #: faint glow of cells that have nothing to show (0 = off; never under fog of war)
     dark_level: float = 0.0
+    #: brightness of LEDs under the board's dark squares relative to light ones
+    dark_square_level: float = 1.0
+    #: colour order of the LED chips (WS2812B: GRB)
+    pixel_order: str = "GRB"
+    #: neopixel-spi: SPI clock in Hz
+    spi_frequency: int = 6_400_000
     #: most LED frames written per second
     max_fps: float = 30.0
-    #: colour overrides: name = [r, g, b] (see docs/leds.md for the names)
-    palette: dict[str, list[int]] = field(default_factory=dict)
+    #: colour overrides: name = [r, g, b], options = [[r, g, b], …] (names: docs/leds.md)
+    palette: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -124,10 +130,13 @@ CHOICES = {
     "leds.driver": ("simulated", "neopixel", "neopixel-spi", "serial", "none"),
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
+    "leds.pixel_order": ("GRB", "RGB", "BRG", "BGR", "GBR", "RBG"),
 }
 RANGES = {
     "leds.brightness": (0.0, 1.0),
     "leds.dark_level": (0.0, 1.0),
+    "leds.dark_square_level": (0.0, 1.0),
+    "leds.spi_frequency": (800_000, 20_000_000),
     "leds.current_budget_ma": (50.0, 100_000.0),
     "leds.max_fps": (1.0, 240.0),
     "leds.pin": (0, 27),
@@ -199,11 +208,12 @@ def _check_consistency(config: Config, source: str) -> None:
     if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
         raise ConfigError(f"{source}: sensing.row_pins and sensing.column_pins are needed "
                           "for the gpio-matrix back end")
-    for name, rgb in config.leds.palette.items():
-        if (not isinstance(rgb, list) or len(rgb) != 3
-                or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb)):
-            raise ConfigError(f"{source}: leds.palette.{name}: expected [r, g, b] with "
-                              f"values 0-255, got {rgb!r}")
+    from controller.leds.palette import LedError, Palette  # the palette's one validator
+
+    try:
+        Palette.from_config(config.leds.palette)
+    except LedError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     if len(config.players.names) < 2:
         raise ConfigError(f"{source}: players.names: need at least two names")
 

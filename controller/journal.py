@@ -112,11 +112,15 @@ class Journal:
                  now: float | None = None) -> GameWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-        path = self.folder / f"{stamp}-{game}.jsonl"
-        n = 1
+        # File names sort in creation order (games() and unfinished() rely on it): a
+        # later game of the same second is "{stamp}~02-{game}" ('~' sorts after '-').
+        same_second = len(list(self.folder.glob(f"{stamp}[-~]*.jsonl")))
+        n = same_second + 1
+        path = self.folder / (f"{stamp}-{game}.jsonl" if n == 1 else
+                              f"{stamp}~{n:02d}-{game}.jsonl")
         while path.exists():
             n += 1
-            path = self.folder / f"{stamp}-{game}-{n}.jsonl"
+            path = self.folder / f"{stamp}~{n:02d}-{game}.jsonl"
         writer = GameWriter(path)
         _fsync_dir(self.folder)
         writer._append({
@@ -126,6 +130,18 @@ class Journal:
         return writer
 
     def continue_game(self, record: GameRecord) -> GameWriter:
+        """Append to a game read back.  A torn last line (a record whose write never
+        returned, so a move never acknowledged) is cut off first: the next record must
+        start on a line of its own."""
+        if record.torn_tail:
+            keep = record.path.read_bytes().rfind(b"\n") + 1
+            fd = os.open(record.path, os.O_WRONLY)
+            try:
+                os.ftruncate(fd, keep)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            record.torn_tail = False
         return GameWriter(record.path)
 
     def games(self) -> list[GameRecord]:
@@ -170,8 +186,9 @@ def read_game(path: Path) -> GameRecord:
         kind = entry.get("type")
         if kind == "move":
             record.moves.append(entry["move"])
-        elif kind == "takeback":
+        elif kind == "takeback":  # also after an end record: the game goes on
             del record.moves[len(record.moves) - entry.get("plies", 1):]
+            record.result = record.reason = None
         elif kind == "end":
             record.result, record.reason = entry["result"], entry.get("reason")
         else:

@@ -46,8 +46,9 @@ class Move(NamedTuple):
     ``kind`` is one of ``move`` (step, slide, leap or path move), ``split``, ``merge``,
     ``drop`` (from a hand), ``place`` (from the reserve), ``promote`` (in place),
     ``castle``, ``pass`` (its ``captures`` may remove the pieces of a player who is out),
-    ``roll`` (a die roll: ``token="die:N"``, no board change).  ``captures`` lists every cell whose piece is removed,
-    including the target of an ordinary capture and the victims of a bypass.
+    ``roll`` (a die roll: ``token="die:N"``, no board change).  ``captures`` lists every
+    cell whose piece is removed, including the target of an ordinary capture and the
+    victims of a bypass.
     """
 
     kind: str
