@@ -1,0 +1,920 @@
+"""``fairyboard run``: the board service.
+
+One process, one asyncio loop.  The loop polls the sensing back end at its scan rate and
+pushes every frame through the pipeline — debounce → settle gate → board state machine
+(:class:`controller.board.Board`, which asks the reconciler) → LED scene → LED driver;
+uvicorn serves the companion page from the same loop, so a page request and a board scan
+never run at the same time and nothing needs a lock.
+
+The default configuration is the simulated board, so ``fairyboard run`` works on any
+computer: the page is then also the simulator's user interface, and its actions go
+through the pipeline a physical board uses (SimulatedBoard → emulated electronics → the
+production scanner code → frames).
+
+Durability: a committed move is written to the journal (``GameWriter.move``, fsync-ed) in
+the state machine's move callback, which runs before the machine publishes the
+interaction that shows the move as done — so neither the LEDs nor the page can show a
+move the journal does not hold.  If the journal cannot be written the service stops.
+On start the last unfinished game is resumed: the board first guides the player until it
+matches the saved position (set-up verification); the page offers a new game instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.board import NEW_GAME, NEXT_GAME, Board, BoardOptions
+from controller.config import Config, ConfigError, apply_overrides, load_config
+from controller.interaction import Interaction
+from controller.journal import GameRecord, GameWriter, Journal, JournalError
+from controller.layout import Layout, LayoutError, load_layout
+from controller.leds.palette import LedError, LedSettings, Palette
+from controller.leds.scene import LedFrame, SceneRenderer
+from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
+from controller.sensing.debounce import DebounceConfig, SensingPipeline
+from controller.sensing.frame import Frame, SensingError
+
+log = logging.getLogger("fairyboard.service")
+
+EXIT_BAD_CONFIG = 2
+#: the simulated board catches up with real time in steps of at most this much
+MAX_CATCH_UP_S = 0.5
+
+#: Errors that mean "this configuration cannot run": one line, exit status 2.
+STARTUP_ERRORS = (ConfigError, LayoutError, LedError, RulesError, SensingError, JournalError,
+                  OSError, ValueError)
+
+
+class ServiceError(ValueError):
+    """A request the service cannot carry out (bad game name, no choice open, …)."""
+
+
+# ---------------------------------------------------------------------------------
+# logging: one JSON object per line on stderr (journald keeps them as they are)
+
+_RESERVED = frozenset(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime",
+                                                                 "color_message"}
+
+
+def _extra(record: logging.LogRecord) -> dict[str, Any]:
+    return {k: v for k, v in record.__dict__.items()
+            if k not in _RESERVED and not k.startswith("_")}
+
+
+class JsonFormatter(logging.Formatter):
+    """``{"ts": …, "level": …, "logger": …, "msg": …, <extra fields>}`` per record."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        out.update(_extra(record))
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+class TextFormatter(logging.Formatter):
+    """``time level logger: message  key=value …`` for a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        stamp = time.strftime("%H:%M:%S", time.localtime(record.created))
+        line = f"{stamp} {record.levelname.lower():<7} {record.name}: {record.getMessage()}"
+        extra = " ".join(f"{k}={v}" for k, v in _extra(record).items())
+        if extra:
+            line += f"  {extra}"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def setup_logging(level: str = "info", fmt: str = "json",
+                  stream: Any = None) -> logging.Handler:
+    """Route our records and uvicorn's through one handler on stderr (returned, so a
+    caller running in process can remove it again)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    root.addHandler(handler)
+    root.setLevel(getattr(logging, level.upper()))
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        lg = logging.getLogger(name)
+        lg.handlers.clear()
+        lg.propagate = True
+    # one line per HTTP request is noise at info level
+    logging.getLogger("uvicorn.access").setLevel(
+        logging.DEBUG if level == "debug" else logging.WARNING)
+    return handler
+
+
+# ---------------------------------------------------------------------------------
+# configuration → sensing
+
+
+class Sensing:
+    """A sensing back end with its pipeline, as the service sees it.
+
+    ``pipeline`` yields committed frames; ``clock`` is the time they are stamped with (the
+    simulator's clock for the simulated board, ``time.monotonic`` otherwise);
+    ``catch_up()`` lets simulated time follow real time in the live loop."""
+
+    def __init__(self, name: str, pipeline: SensingPipeline, clock: Callable[[], float],
+                 period: float, *, sim: Any = None, rig: Any = None, link: Any = None,
+                 backend: Any = None) -> None:
+        self.name = name
+        self.pipeline = pipeline
+        self.clock = clock
+        self.period = period
+        self.sim = sim
+        self.rig = rig
+        self.link = link
+        self.backend = backend if backend is not None else pipeline.backend
+        self._real = time.monotonic()
+
+    def catch_up(self) -> None:
+        """Simulated board: advance its clock by the real time since the last call (the
+        emulated scanner runs meanwhile).  Hardware: read the back end once."""
+        if self.sim is None:
+            self.pipeline.update()
+            return
+        now = time.monotonic()
+        self.sim.advance(min(MAX_CATCH_UP_S, max(0.0, now - self._real)))
+        self._real = now
+
+    def problem(self) -> str:
+        """Empty when the back end works; otherwise what is wrong (shown by /health)."""
+        if self.link is not None and not self.link.connected:
+            return f"microcontroller link {self.link.state}" + (
+                f": {self.link.problem}" if self.link.problem else "")
+        return ""
+
+    def send_led_frame(self, payload: bytes) -> None:
+        """LED frames to the microcontroller (``leds.driver = "serial"``)."""
+        if self.link is None:
+            raise LedError('leds.driver = "serial" needs sensing.backend = "serial"')
+        from controller.leds.drivers import decode_led_frame
+
+        first, brightness, colours = decode_led_frame(payload)
+        self.link.send_leds(colours, first, brightness)
+
+    def close(self) -> None:
+        if self.rig is not None:
+            self.rig.close()
+        else:
+            self.pipeline.close()
+
+
+def _debounce(config: Config) -> DebounceConfig:
+    return DebounceConfig(scans=2, stable_s=config.sensing.debounce_ms / 1000.0)
+
+
+def simulated_backend_name(config: Config, layout: Layout) -> str:
+    """The emulated circuit for the layout's own sensing (see ``controller.sensing.sim``)."""
+    s = config.sensing
+    if layout.sensing == "matrix":
+        return "gpio-matrix" if s.simulate_diodes else "gpio-matrix-no-diodes"
+    if layout.sensing == "shift-register":
+        return "gpio-shift-spi" if s.use_spi else "gpio-shift-bitbang"
+    return "gpio-analog"
+
+
+def open_sensing(config: Config, layout: Layout, is_extendable: Callable[[Frame], bool],
+                 seed: int = 0) -> Sensing:
+    """The configured back end (``[sensing]``) behind a debounce + settle pipeline."""
+    s = config.sensing
+    settle = s.settle_ms / 1000.0
+    period = 1.0 / s.scan_hz
+    if s.backend == "simulated":
+        from controller.sensing.sim import SimulatedBoard, SimulatedSensing
+
+        sim = SimulatedBoard(layout, seed=seed)
+        name = simulated_backend_name(config, layout)
+        rig = SimulatedSensing(sim, name, debounce=_debounce(config), settle_s=settle,
+                               is_extendable=is_extendable, period_s=period, seed=seed)
+        return Sensing(f"simulated ({name})", rig.pipeline, sim.clock, period, sim=sim,
+                       rig=rig)
+    clock = time.monotonic
+    if s.backend == "gpio-matrix":
+        from controller.sensing.gpio import MatrixPins, MatrixScanner
+
+        backend: Any = MatrixScanner(layout, MatrixPins(tuple(s.row_pins),
+                                                        tuple(s.column_pins)), clock=clock)
+        pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
+                                   is_extendable=is_extendable, settle_s=settle)
+        return Sensing("gpio-matrix", pipeline, clock, period)
+    if s.backend == "gpio-shift-register":
+        from controller.sensing.gpio import ShiftRegisterPins, ShiftRegisterScanner
+
+        pins = (ShiftRegisterPins(load=s.load_pin, spi_bus=0) if s.use_spi else
+                ShiftRegisterPins(load=s.load_pin, clock=s.clock_pin, data=s.data_pin))
+        backend = ShiftRegisterScanner(layout, pins, clock=clock)
+        pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
+                                   is_extendable=is_extendable, settle_s=settle)
+        return Sensing("gpio-shift-register", pipeline, clock, period)
+    # serial: the microcontroller scans and debounces; frames arrive already stable
+    from controller.sensing.serial_link import SerialConfig, SerialLink
+
+    link = SerialLink(layout, SerialConfig(port=None if s.port == "auto" else s.port,
+                                           baudrate=s.baudrate), clock=clock)
+    pipeline = SensingPipeline(link, clock, is_extendable=is_extendable, settle_s=settle)
+    return Sensing("serial", pipeline, clock, min(period, 0.005), link=link)
+
+
+def led_settings(config: Config) -> LedSettings:
+    """The renderer's settings from the ``[leds]`` section."""
+    c = config.leds
+    return LedSettings(brightness=c.brightness, budget_ma=c.current_budget_ma,
+                       max_fps=c.max_fps, dark_level=c.dark_level,
+                       dark_square_level=c.dark_square_level)
+
+
+def led_driver_table(config: Config) -> dict[str, Any]:
+    """``[leds]`` in the form :func:`controller.leds.drivers.make_driver` reads."""
+    c = config.leds
+    return {"driver": {"serial": "link"}.get(c.driver, c.driver), "pin": f"D{c.pin}",
+            "max_fps": c.max_fps, "brightness": c.brightness, "pixel_order": c.pixel_order,
+            "spi_frequency": c.spi_frequency}
+
+
+# ---------------------------------------------------------------------------------
+# the service
+
+
+@dataclass
+class GameSession:
+    """The game being played and its journal file.  The position itself is the state
+    machine's (``board.position``): one truth."""
+
+    game: Game
+    setup: str
+    options: dict[str, Any]
+    writer: GameWriter
+    #: (player, notation) per committed ply, in journal order
+    plies: list[tuple[int, str]] = field(default_factory=list)
+    #: the end record is written
+    ended: bool = False
+
+    @property
+    def game_id(self) -> str:
+        return self.writer.path.stem
+
+
+class BoardService:
+    """The running board: sensing, state machine, LEDs, journal and the page's API."""
+
+    def __init__(self, config: Config, *, seed: int | None = None) -> None:
+        """``seed`` makes the virtual die and the simulator's magnets repeatable."""
+        self.config = config
+        self.started = time.monotonic()
+        self.stopping = False
+        self.version = 0          # bumped on every change the page shows
+        self.led_version = 0      # bumped when the LED colours change
+        self.listeners: set[Callable[[], None]] = set()
+        self.rng = random.Random(seed)
+        self.layout: Layout = load_layout(config.board.layout)
+        self._check_game(config.board.game)
+        self.base_palette = Palette.from_config(config.leds.palette)
+        self.settings = led_settings(config)
+        self.settings.check_chain(self.layout.led_count)
+        if config.leds.driver == "serial" and config.sensing.backend != "serial":
+            raise ConfigError('leds.driver = "serial" sends the LED frames to the '
+                              'microcontroller: it needs sensing.backend = "serial"')
+        self.journal = Journal(config.journal.path)
+        self.journal.folder.mkdir(parents=True, exist_ok=True)
+        self.board: Board | None = None
+        self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
+        try:
+            self._set_up(config)
+        except BaseException:
+            self.sensing.close()
+            raise
+
+    def _set_up(self, config: Config) -> None:
+        self.sim = self.sensing.sim
+        self.clock = self.sensing.clock
+        self.last_raw_time: float | None = None
+        self._scans_seen = 0
+        self.sensing_problem = ""
+        self._previewed: Frame | None = None
+        from controller.leds.drivers import make_driver
+
+        self.leds = None if config.leds.driver == "none" else make_driver(
+            led_driver_table(config), self.layout.led_count, layout=self.layout,
+            send_frame=self.sensing.send_led_frame, clock=self.clock)
+        self.led_frame: LedFrame | None = None
+        self._lit: tuple[Any, Any, float | None] = (None, None, None)
+        self._glow: list[list[Any]] = [["#000000", 0.0]] * len(self.layout.spots)
+
+        from controller.web.state import games_json, layout_json
+        self.layout_json = layout_json(self.layout)
+        self.games = games_json(self.layout, _game_class)
+        self.resume_offer: dict[str, Any] | None = None
+        self._state_cache: dict[Any, dict[str, Any]] = {}
+        self._restart: str | None = None
+        self.session = self._resume_or_start()
+        self._light(self.clock())
+
+    # -- games and the journal ---------------------------------------------------------
+    def _check_game(self, name: str) -> None:
+        if name not in GAMES:
+            raise ConfigError(f"board.game: unknown game {name!r} (known: {', '.join(GAMES)})")
+        if name not in self.layout.games:
+            raise ConfigError(f"board.game: layout {self.layout.name} is not made for "
+                              f"{name} (it serves {', '.join(self.layout.games)})")
+
+    def _resume_or_start(self) -> GameSession:
+        record = None
+        try:
+            record = self.journal.unfinished()
+        except JournalError as exc:
+            log.warning("journal unreadable; starting a new game", extra={"problem": str(exc)})
+        if record is not None and record.game in self.layout.games:
+            try:
+                return self._resume(record)
+            except (JournalError, RulesError) as exc:
+                log.warning("cannot resume the unfinished game; starting a new one",
+                            extra={"game_id": record.id, "problem": str(exc)})
+        c = self.config.board
+        return self._start(c.game, dict(c.options), None)
+
+    def _resume(self, record: GameRecord) -> GameSession:
+        game, pos = record.replay()  # with its whole history: takebacks, repetitions
+        plies = _plies_of(game, record)
+        writer = self.journal.continue_game(record)
+        session = GameSession(game, record.setup, dict(record.options), writer, plies)
+        self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
+                             "date": record.date.replace("T", " ")}
+        log.info("resuming unfinished game", extra={
+            "game_id": record.id, "game": record.game, "plies": len(plies),
+            "torn_tail": record.torn_tail})
+        self._install(session, pos)
+        return session
+
+    def _start(self, name: str, options: dict[str, Any], setup: str | None,
+               game: Game | None = None) -> GameSession:
+        self._check_game(name)
+        game = game or get_game(name, **options)
+        pos = game.parse_position(setup) if setup else game.start()
+        setup_text = game.position_text(pos)
+        writer = self.journal.new_game(name, options, setup_text, self._player_names(game))
+        session = GameSession(game, setup_text, options, writer)
+        log.info("new game", extra={"game_id": session.game_id, "game": name,
+                                    "options": options, "setup": setup_text})
+        self._install(session, pos)
+        return session
+
+    def _player_names(self, game: Game) -> list[str]:
+        names = list(self.config.players.names)
+        names += list(game.player_names[len(names):])
+        return names[:game.players]
+
+    def _install(self, session: GameSession, pos: Position) -> None:
+        """Put a session on the board: set-up verification of ``pos`` starts."""
+        self.session = session
+        game = session.game
+        self.palette = self.base_palette.for_players(game.player_names)
+        self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
+        from controller.web.state import supply_names
+        self.supply = supply_names(game, pos)
+        if self.board is None:
+            self.board = Board(
+                game, self.layout, pos,
+                BoardOptions(takeback=self.config.board.takeback,
+                             guide_delay=self.config.timing.correction_s),
+                games=[g for g in self.layout.games if g in GAMES],
+                on_move=self._on_move, on_takeback=self._on_takeback,
+                on_command=self._on_command, on_game_over=self._on_game_over)
+        else:
+            self.board.new_game(game, pos)
+        self._changed()
+
+    def _on_move(self, move: Move) -> None:
+        """A move is committed (already on ``board.position``): journal it before the
+        board publishes it.  Raises OSError when the disk refuses — nothing is shown."""
+        s = self.session
+        pos = self.position
+        game = s.game
+        last = pos.pop()  # notation is written in the position before the move
+        try:
+            text = game.move_text(pos, move)
+            long = game.long_move_text(pos, move)
+            player = game.ply_mover(pos)
+        finally:
+            pos.push(last)
+        s.writer.move(text, long)  # returns only once the record is on disk
+        s.plies.append((player, text))
+        log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": text,
+                                "player": game.player_names[player]})
+        self._changed()
+
+    def _on_takeback(self, moves: list[Move]) -> None:
+        s = self.session
+        s.writer.takeback(len(moves))
+        del s.plies[len(s.plies) - len(moves):]
+        if s.ended:  # a takeback after the end reopens the game (the journal agrees)
+            s.ended = False
+        log.info("takeback", extra={"game_id": s.game_id, "plies": len(moves)})
+        self._changed()
+
+    def _on_game_over(self, outcome: Outcome) -> None:
+        s = self.session
+        if not s.ended:
+            s.writer.end(outcome.result, outcome.reason)
+            s.ended = True
+        log.info("game over", extra={"game_id": s.game_id, "result": outcome.result,
+                                     "reason": outcome.reason})
+        self._changed()
+
+    def _on_command(self, name: str, player: int | None) -> None:
+        log.info("command", extra={"command": name, "player": player})
+        if name in (NEW_GAME, NEXT_GAME):
+            self._restart = name  # the board resets itself; the journal follows
+
+    def _follow_board_restart(self) -> None:
+        """After the board's own new-game / next-game command: a new journal game."""
+        if self._restart is None:
+            return
+        self._restart = None
+        assert self.board is not None
+        self._abandon_current()
+        self.resume_offer = None
+        game = self.board.game
+        options = self.session.options if game is self.session.game else {}
+        pos = self.board.position
+        setup = game.position_text(pos)
+        writer = self.journal.new_game(game.name, options, setup, self._player_names(game))
+        self.session = GameSession(game, setup, options, writer)
+        self.palette = self.base_palette.for_players(game.player_names)
+        self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
+        from controller.web.state import supply_names
+        self.supply = supply_names(game, pos)
+        log.info("new game", extra={"game_id": self.session.game_id, "game": game.name,
+                                    "setup": setup, "from": "board"})
+        self._changed()
+
+    def _abandon_current(self) -> None:
+        s = self.session
+        if not s.ended:
+            s.writer.end("*", "abandoned")
+            s.ended = True
+            log.info("game abandoned", extra={"game_id": s.game_id, "plies": len(s.plies)})
+        s.writer.close()
+
+    # -- the loop ----------------------------------------------------------------------
+    def _is_extendable(self, frame: Frame) -> bool:
+        return self.board is not None and self.board.is_extendable(frame)
+
+    def tick(self) -> None:
+        """One poll: committed frames to the state machine, held ones as a preview, the
+        LEDs lit.  The back end was read by :meth:`Sensing.catch_up` (or by the emulated
+        scanner while simulated time advanced)."""
+        board = self.board
+        assert board is not None
+        now = self.clock()
+        pipeline = self.sensing.pipeline
+        if pipeline.scans != self._scans_seen:
+            self._scans_seen = pipeline.scans
+            self.last_raw_time = now
+        problem = self.sensing.problem()
+        if problem != self.sensing_problem:
+            self.sensing_problem = problem
+            (log.warning if problem else log.info)(
+                "sensing " + ("problem" if problem else "ok"),
+                extra={"backend": self.sensing.name, "problem": problem})
+            self._changed()
+        before = board.interaction
+        for frame in pipeline.frames(now):
+            board.feed(frame)
+            self._follow_board_restart()
+        held = pipeline.gate.queue[0] if pipeline.gate.queue else None
+        if held is not None and held is not self._previewed:
+            self._previewed = held
+            board.preview(held)
+        board.tick(now)
+        if board.interaction != before:
+            self._changed()
+        self._light(now)
+
+    def _light(self, now: float) -> None:
+        """Render the LED scene when the interaction changed or a blink edge is due;
+        otherwise only let the throttled driver send a held frame."""
+        assert self.board is not None
+        it = self.board.interaction
+        if (it is self._lit[0] and self.renderer is self._lit[1]
+                and (self._lit[2] is None or now < self._lit[2])):
+            if self.leds is not None:
+                self.leds.poll()
+            return
+        frame = self.renderer.render(it, now)
+        self._lit = (it, self.renderer, frame.next_change(now))
+        self.led_frame = frame
+        if self.leds is not None:
+            self.leds.show(frame)
+            self.leds.poll()
+        from controller.leds.simulated import glow
+        spot_at_led = self.layout.led_spots()
+        colours: list[list[Any]] = [["#000000", 0.0]] * len(self.layout.spots)
+        gain = 1.0 / max(self.settings.brightness, 0.05) ** 0.5  # show dim LEDs legibly
+        for led, rgb in enumerate(frame.pixels):
+            hue, opacity = glow(rgb, gain)
+            colours[spot_at_led[led]] = [f"#{hue[0]:02x}{hue[1]:02x}{hue[2]:02x}",
+                                         round(opacity, 3)]
+        if colours != self._glow:
+            self._glow = colours
+            self.led_version += 1
+            self._notify()
+
+    def step(self, seconds: float) -> None:
+        """Simulated board only: let ``seconds`` of simulated time pass, polling once per
+        scan period as the live loop does (tests and benchmarks)."""
+        if self.sim is None:
+            raise ServiceError("step() needs the simulated board")
+        period_us = round(self.sensing.period * 1e6)
+        end = self.sim.clock.us + round(seconds * 1e6)
+        while self.sim.clock.us < end:
+            self.sim.advance(min(period_us, end - self.sim.clock.us) / 1e6)
+            self.tick()
+
+    # -- notifications ----------------------------------------------------------------
+    def _changed(self) -> None:
+        self.version += 1
+        self._state_cache.clear()
+        self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(self.listeners):
+            listener()
+
+    # -- what the page reads -----------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    @property
+    def position(self) -> Position:
+        assert self.board is not None
+        return self.board.position
+
+    def expected_position(self) -> Position:
+        """What the board should show: the committed position."""
+        return self.position
+
+    @property
+    def plies(self) -> list[tuple[int, str]]:
+        return self.session.plies
+
+    @property
+    def setup(self) -> str:
+        return self.session.setup
+
+    @property
+    def game_options(self) -> dict[str, Any]:
+        return self.session.options
+
+    @property
+    def game_id(self) -> str:
+        return self.session.game_id
+
+    @property
+    def interaction(self) -> Interaction:
+        assert self.board is not None
+        return self.board.interaction
+
+    @property
+    def outcome(self) -> Outcome | None:
+        assert self.board is not None
+        return self.board.outcome
+
+    def choice_labels(self) -> list[str]:
+        """Every option of the open choice (the pads show one page of them)."""
+        choice = getattr(self.board, "_choice", None)  # see the report: needs an accessor
+        return list(choice.labels) if choice is not None else []
+
+    def led_glow(self) -> list[list[Any]]:
+        """Per spot: display colour and opacity of its LED now."""
+        return self._glow
+
+    def state_json(self, viewer: int | None = None) -> dict[str, Any]:
+        key = (self.version, viewer)
+        cached = self._state_cache.get(key)
+        if cached is None:
+            from controller.web.state import build_state
+            cached = build_state(self, viewer)
+            self._state_cache[key] = cached
+        return dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
+                    health=self.health())
+
+    def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
+        from controller.web.state import visible_leds
+        return visible_leds(self, viewer)
+
+    def die_expected(self) -> bool:
+        """Whether the player to move must roll the die now (KaleidoChess dice)."""
+        if self.outcome is not None:
+            return False
+        moves = self.game.legal_moves(self.position)
+        return bool(moves) and all(m.kind == "roll" for m in moves)
+
+    def health(self) -> dict[str, Any]:
+        now = self.clock()
+        age = (None if self.last_raw_time is None
+               else round(max(0.0, now - self.last_raw_time), 3))
+        if self.sensing_problem:
+            state = self.sensing_problem
+        elif age is None:
+            state = "starting"
+        elif age > max(1.0, 10 * self.sensing.period):
+            state = "stale"
+        else:
+            state = "ok"
+        return {
+            "status": "ok" if state in ("ok", "starting") else "degraded",
+            "uptime_s": round(time.monotonic() - self.started, 1),
+            "sensing": {"backend": self.sensing.name, "state": state,
+                        "last_frame_age_s": age, "scans": self.sensing.pipeline.scans},
+            "journal": str(self.session.writer.path),
+            "game": self.game.name,
+            "game_id": self.game_id,
+            "layout": self.layout.name,
+            "phase": self.interaction.phase,
+        }
+
+    # -- what the page asks --------------------------------------------------------------
+    def answer_choice(self, index: int) -> None:
+        """Answer the open choice with option ``index`` of :meth:`choice_labels`."""
+        assert self.board is not None
+        labels = self.choice_labels()
+        if not labels:
+            raise ServiceError("there is no choice to answer")
+        if not 0 <= index < len(labels):
+            raise ServiceError(f"choice {index} does not exist (0..{len(labels) - 1})")
+        self.board.answer_choice(index)
+        self._follow_board_restart()
+        self._changed()
+
+    #: commands the page may give for the player to move
+    COMMANDS = ("offer draw", "accept draw", "resign")
+
+    def command(self, name: str) -> None:
+        """``offer draw``, ``accept draw`` or ``resign`` for the player to move (the same
+        commands as the board's own menu; the journal follows through the callbacks)."""
+        assert self.board is not None
+        if name not in self.COMMANDS:
+            raise ServiceError(f"unknown command {name!r} (one of {', '.join(self.COMMANDS)})")
+        if self.outcome is not None:
+            raise ServiceError("the game is over")
+        try:
+            if name == "resign":
+                self.board.resign()
+            elif name == "offer draw":
+                self.board.offer_draw()
+            else:
+                self.board.accept_draw()
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
+        self._changed()
+
+    def roll_die(self) -> int:
+        """The page's virtual die: a random face, entered as the roll move."""
+        assert self.board is not None
+        if not self.die_expected():
+            raise ServiceError("no die roll is expected now")
+        move = self.rng.choice(self.game.legal_moves(self.position))
+        self.board.execute(move)
+        self._changed()
+        return int(move.token.split(":")[1])
+
+    def new_game(self, name: str, options: dict[str, Any] | None = None,
+                 setup: str | None = None) -> None:
+        """End the current game (unfinished: result ``*``) and start ``name``."""
+        options = dict(options or {})
+        try:
+            self._check_game(name)
+        except ConfigError as exc:
+            raise ServiceError(str(exc).removeprefix("board.game: ")) from None
+        game = get_game(name, **options)  # bad options fail before the journal changes
+        if setup:
+            game.parse_position(setup)
+        self._abandon_current()
+        self.resume_offer = None
+        self._start(name, options, setup, game)
+
+    def decide_resume(self, keep: bool) -> None:
+        """The page's answer to the resume prompt."""
+        if self.resume_offer is None:
+            raise ServiceError("no resumed game is waiting for an answer")
+        if keep:
+            self.resume_offer = None
+            self._changed()
+            return
+        s = self.session
+        self.new_game(s.game.name, s.options, None)
+
+    def sim_action(self, action: dict[str, Any]) -> None:
+        """A human action on the simulated board (the page's simulator)."""
+        if self.sim is None:
+            raise ServiceError("the board is not simulated: move the real pieces")
+        from controller.web.simulator import perform
+        perform(self, action)
+        self._changed()
+
+    # -- shutdown ----------------------------------------------------------------------
+    def close(self) -> None:
+        self.stopping = True
+        self._notify()
+        with contextlib.suppress(Exception):
+            if self.leds is not None:
+                self.leds.close()
+        with contextlib.suppress(Exception):
+            self.sensing.close()
+        self.session.writer.close()
+
+
+def _game_class(name: str) -> type:
+    from importlib import import_module
+
+    module, cls = GAMES[name].split(":")
+    return getattr(import_module(module), cls)
+
+
+def _plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:
+    pos = game.parse_position(record.setup)
+    out = []
+    for text in record.moves:
+        player = game.ply_mover(pos)
+        move = game.parse_move(pos, text)
+        out.append((player, game.move_text(pos, move)))
+        pos.push(move)
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# run
+
+
+def _fail(message: str) -> int:
+    print(f"fairyboard: error: {message}", file=sys.stderr)
+    return EXIT_BAD_CONFIG
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(text.split())  # one line, whatever the error text holds
+
+
+def run_service(args: Any) -> int:
+    """``fairyboard run``: start, serve until SIGINT/SIGTERM, shut down cleanly."""
+    try:
+        config = load_config(getattr(args, "config", None))
+        apply_overrides(config, layout=getattr(args, "layout", None),
+                        game=getattr(args, "game", None),
+                        web_port=getattr(args, "web_port", None),
+                        web_host=getattr(args, "web_host", None))
+    except ConfigError as exc:
+        return _fail(_message(exc))
+    web = config.web
+    try:
+        sock = _listen(web.host, web.port) if web.enabled else None
+    except OSError as exc:
+        return _fail(f"web: cannot listen on {web.host}:{web.port}: "
+                     f"{exc.strerror or exc}")
+    handler = setup_logging(config.log.level, config.log.format)
+    try:
+        try:
+            service = BoardService(config)
+        except STARTUP_ERRORS as exc:
+            return _fail(_message(exc))
+        try:
+            status = asyncio.run(_serve(service, sock))
+        finally:
+            service.close()
+            log.info("stopped", extra={"game_id": service.game_id})
+        return status
+    finally:
+        logging.getLogger().removeHandler(handler)
+        if sock is not None:
+            sock.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The page's listening socket, bound before anything starts: a busy port or a bad
+    address is a start-up error (one line, exit status 2), not a crash later."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(False)
+    return sock
+
+
+async def _serve(service: BoardService, sock: socket.socket | None = None) -> int:
+    """Run until a signal (exit status 0) or a failure of the board loop (1); the page is
+    served on ``sock`` (none: no web page)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    server: Any = None
+
+    def request_stop(sig: int) -> None:
+        log.info("stopping", extra={"signal": signal.Signals(sig).name})
+        service.stopping = True
+        stop.set()
+        if server is not None:
+            server.should_exit = True
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, request_stop, sig)
+
+    tasks = [asyncio.create_task(_poll(service, stop))]
+    if sock is not None:
+        server = _make_server(service)
+        tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
+        tasks.append(asyncio.create_task(_announce(server)))
+    log.info("started", extra={
+        "layout": service.layout.name, "game": service.game.name,
+        "game_id": service.game_id, "sensing": service.sensing.name,
+        "leds": service.config.leds.driver, "journal": str(service.journal.folder),
+        "resumed": service.resume_offer is not None})
+    await stop.wait()
+    if server is not None:
+        server.should_exit = True
+    done, pending = await asyncio.wait(tasks, timeout=5.0)
+    for task in pending:
+        task.cancel()
+    status = 0
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("task failed", exc_info=task.exception())
+            status = 1
+    return status
+
+
+async def _poll(service: BoardService, stop: asyncio.Event) -> None:
+    """Poll at the scan rate; a journal that cannot be written stops the service."""
+    period = service.sensing.period
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            service.sensing.catch_up()
+            service.tick()
+        except OSError as exc:
+            log.error("journal write failed; stopping", extra={"problem": str(exc)})
+            stop.set()
+            raise
+        except SensingError as exc:
+            log.warning("sensing error", extra={"problem": str(exc)})
+        except Exception:
+            log.exception("board loop error")
+        await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
+
+
+def _make_server(service: BoardService) -> Any:
+    import uvicorn
+
+    from controller.web.app import create_app
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self):  # the service handles SIGINT/SIGTERM itself
+            yield
+
+    config = uvicorn.Config(create_app(service), log_config=None, access_log=False,
+                            lifespan="off", timeout_graceful_shutdown=2)
+    return Server(config)
+
+
+async def _announce(server: Any) -> None:
+    """Log the page's address once the socket is bound (port 0 picks a free one)."""
+    while not server.started:
+        if server.should_exit:
+            return
+        await asyncio.sleep(0.02)
+    for s in server.servers:
+        for sock in s.sockets:
+            host, port = sock.getsockname()[:2]
+            log.info("web page", extra={"url": f"http://{host}:{port}/", "port": port})
+
+
+__all__ = ["BoardService", "JsonFormatter", "ServiceError", "open_sensing", "run_service",
+           "setup_logging"]

@@ -1,0 +1,203 @@
+"""The companion web page's server: a Starlette app around a running board service.
+
+Routes (all JSON except ``/`` and ``/static``):
+
+* ``GET /`` — the page; ``GET /static/*`` — its script and style (no CDN, works offline);
+* ``GET /api/layout`` — drawing data of the board (spot outlines in mm, LEDs);
+* ``GET /api/state?viewer=N`` — the live state (``viewer`` picks the player whose view a
+  hidden-information game shows; default: the side to move);
+* ``POST /api/sim`` — a human action on the simulated board (lift, place, slide, …);
+  answers with the new state;
+* ``POST /api/choice`` — answer the board's open choice (``{"index": i}``);
+* ``POST /api/new-game`` — ``{"game", "options", "setup"}``;
+* ``POST /api/resume`` — ``{"resume": true|false}``: keep the resumed game or start anew;
+* ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
+* ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
+  the player to move;
+* ``GET /health`` — status, uptime, sensing back end, last frame age, journal path;
+* ``WS /ws`` — live updates: ``{"type": "state", "state": …}`` on every change and
+  ``{"type": "leds", "leds": …}`` when only the LEDs changed; the client may send
+  ``{"type": "viewer", "viewer": N|null}``.
+
+The app never touches the pipeline itself: it calls the service's methods, which run in
+the same event loop as the board's polling, so no locking is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: at most this many state pushes per second to one page
+MAX_PUSH_HZ = 30.0
+
+
+class RequestError(ValueError):
+    """A request the service cannot carry out; answered with HTTP 400 and the message."""
+
+
+def _viewer(value: Any) -> int | None:
+    if value in (None, "", "auto", "null"):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise RequestError(f"viewer must be a player number, got {value!r}") from None
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise RequestError("request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise RequestError("request body must be a JSON object")
+    return data
+
+
+def create_app(service: Any) -> Starlette:
+    """The Starlette app serving ``service`` (a :class:`controller.service.BoardService`)."""
+
+    def guarded(handler):
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except (RequestError, ValueError) as exc:
+                return JSONResponse({"error": str(exc)}, status_code=400)
+        return endpoint
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def layout(request: Request) -> Response:
+        return JSONResponse(service.layout_json)
+
+    async def state(request: Request) -> Response:
+        return JSONResponse(service.state_json(_viewer(request.query_params.get("viewer"))))
+
+    async def sim(request: Request) -> Response:
+        data = await _body(request)
+        service.sim_action(data)
+        # the new state at once, so the page decides its next gesture on fresh data
+        return JSONResponse({"ok": True, "state": service.state_json(_viewer(data.get("viewer")))})
+
+    async def choice(request: Request) -> Response:
+        data = await _body(request)
+        index = data.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise RequestError(f"choice index must be a whole number, got {index!r}")
+        service.answer_choice(index)
+        return JSONResponse({"ok": True})
+
+    async def new_game(request: Request) -> Response:
+        data = await _body(request)
+        game = data.get("game")
+        options = data.get("options") or {}
+        setup = data.get("setup")
+        if not isinstance(game, str):
+            raise RequestError("new game: 'game' must name a game")
+        if not isinstance(options, dict):
+            raise RequestError("new game: 'options' must be an object")
+        if setup is not None and not isinstance(setup, str):
+            raise RequestError("new game: 'setup' must be a position text")
+        service.new_game(game, options, setup or None)
+        return JSONResponse({"ok": True, "id": service.game_id})
+
+    async def resume(request: Request) -> Response:
+        data = await _body(request)
+        keep = data.get("resume")
+        if not isinstance(keep, bool):
+            raise RequestError("resume: expected {\"resume\": true or false}")
+        service.decide_resume(keep)
+        return JSONResponse({"ok": True, "id": service.game_id})
+
+    async def command(request: Request) -> Response:
+        data = await _body(request)
+        name = data.get("command")
+        if not isinstance(name, str):
+            raise RequestError("command: expected {\"command\": \"resign\"} or similar")
+        service.command(name)
+        return JSONResponse({"ok": True})
+
+    async def roll(request: Request) -> Response:
+        face = service.roll_die()
+        return JSONResponse({"ok": True, "face": face})
+
+    async def health(request: Request) -> Response:
+        report = service.health()
+        return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
+
+    async def live(websocket: WebSocket) -> None:
+        await websocket.accept()
+        changed = asyncio.Event()
+        service.listeners.add(changed.set)
+        viewer: list[int | None] = [None]
+        force = [True]
+
+        async def receive() -> None:
+            while True:
+                message = await websocket.receive_text()
+                try:
+                    data = json.loads(message)
+                    if isinstance(data, dict) and data.get("type") == "viewer":
+                        viewer[0] = _viewer(data.get("viewer"))
+                        force[0] = True
+                        changed.set()
+                except (ValueError, RequestError):
+                    continue
+
+        reader = asyncio.create_task(receive())
+        sent_state = sent_leds = -1
+        try:
+            while not service.stopping:
+                if reader.done():
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), timeout=1.0)
+                changed.clear()
+                if service.version != sent_state or force[0]:
+                    force[0] = False
+                    sent_state, sent_leds = service.version, service.led_version
+                    await websocket.send_json({"type": "state",
+                                               "state": service.state_json(viewer[0])})
+                elif service.led_version != sent_leds:
+                    sent_leds = service.led_version
+                    await websocket.send_json({"type": "leds", "led_seq": sent_leds,
+                                               "leds": service.leds_json(viewer[0])})
+                await asyncio.sleep(1.0 / MAX_PUSH_HZ)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            service.listeners.discard(changed.set)
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1001)
+
+    routes = [
+        Route("/", index),
+        Route("/api/layout", guarded(layout)),
+        Route("/api/state", guarded(state)),
+        Route("/api/sim", guarded(sim), methods=["POST"]),
+        Route("/api/choice", guarded(choice), methods=["POST"]),
+        Route("/api/new-game", guarded(new_game), methods=["POST"]),
+        Route("/api/resume", guarded(resume), methods=["POST"]),
+        Route("/api/roll", guarded(roll), methods=["POST"]),
+        Route("/api/command", guarded(command), methods=["POST"]),
+        Route("/health", health),
+        WebSocketRoute("/ws", live),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes)

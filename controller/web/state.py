@@ -1,0 +1,378 @@
+"""What the companion page is sent: the layout drawing data and the live state as JSON.
+
+Everything the page shows is built here from the service's game position, the board state
+machine's :class:`~controller.interaction.Interaction`, the LED frame and (with the
+simulated board) the physical truth of the simulator.  Hidden information is filtered
+here and nowhere else: for Lao Tzu Chess every output goes through :func:`player_view`
+(``controller.rules.laotzu.view``), so the page can never show more than the chosen
+player may know.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from controller.layout import Layout
+from controller.leds.palette import RGB, Palette
+from controller.leds.scene import dark_cells
+from controller.rules import GAMES, Game, Piece, Position
+
+#: cell and pad colours of the drawing (those of the printed board pictures)
+LIGHT, DARK, PLAIN, PAD = "#c9bda8", "#8c7d6a", "#b9ad98", "#6b625a"
+TAG_FILLS = {"castle": "#b3a283", "town": "#a7b08f", "hexagon": "#c9bda8",
+             "triangle": "#a99a84", "square": "#b9ad98"}
+CUBE = "cube"
+
+#: games whose players may not see everything; the page needs a viewer for them
+HIDDEN_INFORMATION_GAMES = frozenset({"laotzu"})
+
+
+# ---------------------------------------------------------------------------------
+# hidden information
+
+
+def player_view(game: Game, pos: Position, player: int) -> Any:
+    """The Lao Tzu player's view (``controller.rules.laotzu.view``): the one way in."""
+    from controller.rules.laotzu import view  # lazy: only Lao Tzu needs it
+
+    return view(pos, player)
+
+
+def has_hidden_information(game: Game) -> bool:
+    return game.name in HIDDEN_INFORMATION_GAMES
+
+
+# ---------------------------------------------------------------------------------
+# objects: what stands on a spot, by name ("white-K", "black-T", "cube")
+
+
+def object_name(game: Game, piece: Piece) -> str:
+    """Physical object for one piece (one stone of a Tower): owner colour + kind letter."""
+    return f"{game.player_names[piece.owner].lower()}-{piece.kind}"
+
+
+def object_json(name: str, lying: bool = False) -> dict[str, Any]:
+    if name == CUBE:
+        return {"name": name, "colour": "cube", "kind": "cube", "lying": lying}
+    colour, _, kind = name.partition("-")
+    return {"name": name, "colour": colour if kind else "other", "kind": kind or name[:2],
+            "lying": lying}
+
+
+def position_objects(game: Game, pos: Position, layout: Layout) -> dict[int, list[str]]:
+    """Spot -> objects (bottom first) of a game position, on the layout's cells and pads:
+    a Tower of height n is n stones, hands and reserves lie on their pads, the Cube on
+    its holder's pad."""
+    out: dict[int, list[str]] = {}
+    for cell, piece in enumerate(pos.board):
+        if piece is not None:
+            out[cell] = [object_name(game, piece)] * max(1, piece.height)
+    for role, stores in (("hand", pos.hands), ("reserve", pos.reserves)):
+        for player, store in enumerate(stores):
+            for kind, count in store.items():
+                if count <= 0:
+                    continue
+                pad = _pad_index(layout, role, player, kind)
+                if pad is None:
+                    raise ValueError(f"layout {layout.name} has no {role} pad of "
+                                     f"{game.player_names[player]} for {kind}")
+                out.setdefault(pad, []).extend(
+                    [object_name(game, Piece(player, kind))] * count)
+    for token, holder in pos.tokens.items():
+        if token == CUBE and holder is not None:
+            pad = _pad_index(layout, "cube", holder, None)
+            if pad is None:
+                raise ValueError(f"layout {layout.name} has no Cube pad of "
+                                 f"{game.player_names[holder]}")
+            out.setdefault(pad, []).append(CUBE)
+    return out
+
+
+def _pad_index(layout: Layout, role: str, owner: int, piece: str | None) -> int | None:
+    for i in range(layout.cell_count, len(layout.spots)):
+        s = layout.spots[i]
+        if s.role == role and s.owner == owner and (piece is None or s.piece == piece):
+            return i
+    return None
+
+
+def supply_names(game: Game, pos: Position) -> list[str]:
+    """Objects a player may need from the box: every kind of every player in the game's
+    starting position, its reserves and hands (promotions, drops, reserve Knights)."""
+    start = game.start()
+    kinds: dict[int, set[str]] = {p: set() for p in range(game.players)}
+    for position in (start, pos):
+        for piece in position.board:
+            if piece is not None:
+                kinds[piece.owner].add(piece.kind)
+        for stores in (position.hands, position.reserves):
+            for player, store in enumerate(stores):
+                kinds[player].update(store)
+    names = [object_name(game, Piece(p, k)) for p in sorted(kinds) for k in sorted(kinds[p])]
+    if CUBE in start.tokens or CUBE in pos.tokens:
+        names.append(CUBE)
+    return names
+
+
+# ---------------------------------------------------------------------------------
+# layout
+
+
+def _spot_label(spot) -> str:
+    if spot.role == "cube":
+        return "Cube"
+    if spot.role in ("hand", "reserve"):
+        return f"{spot.role} {spot.piece}"
+    if spot.role == "option":
+        return spot.name.replace("option-", "option ")
+    return spot.name.replace("-", " ")
+
+
+def layout_json(layout: Layout) -> dict[str, Any]:
+    """Drawing data: every spot's outline in mm (cells first, then pads) and its LED."""
+    g = layout.geometry
+    dark = dark_cells(layout)
+    spots = []
+    for i, s in enumerate(layout.spots):
+        if s.kind == "pad":
+            fill = PAD
+        elif g.kind == "grid":
+            fill = DARK if i in dark else LIGHT
+        else:
+            fill = next((TAG_FILLS[t] for t in TAG_FILLS if i in g.tags.get(t, ())), PLAIN)
+        spots.append({
+            "name": s.name, "kind": s.kind, "role": s.role, "owner": s.owner,
+            "piece": s.piece, "outline": [list(p) for p in s.outline_mm],
+            "centre": list(s.centre_mm), "led": s.led, "led_mm": list(s.led_mm),
+            "fill": fill, "label": _spot_label(s),
+        })
+    rivers = []
+    if g.kind == "grid" and g.rivers:
+        ox, oy = layout.origin_mm
+        for k in g.rivers:
+            y = oy + k * layout.scale_mm
+            rivers.append([ox, y, ox + g.files * layout.scale_mm, y])
+    return {"name": layout.name, "title": layout.title, "shape": layout.shape,
+            "size": list(layout.size_mm), "cell_count": layout.cell_count,
+            "spots": spots, "rivers": rivers, "games": list(layout.games)}
+
+
+# ---------------------------------------------------------------------------------
+# games and their options (the new-game form)
+
+
+def _option_type(annotation: Any, default: Any) -> str:
+    if isinstance(annotation, str):
+        text = annotation
+    else:
+        args = typing.get_args(annotation) if isinstance(annotation, types.UnionType) else ()
+        text = " ".join(getattr(a, "__name__", str(a)) for a in (args or (annotation,)))
+    if "bool" in text or isinstance(default, bool):
+        return "bool"
+    if "int" in text or isinstance(default, int):
+        return "int"
+    return "str"
+
+
+def game_options(game_class: type) -> list[dict[str, Any]]:
+    """The named options of a game class (its constructor's keyword parameters)."""
+    out = []
+    for p in inspect.signature(game_class).parameters.values():
+        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or p.name == "self":
+            continue
+        default = None if p.default is inspect.Parameter.empty else p.default
+        out.append({"name": p.name, "type": _option_type(p.annotation, default),
+                    "default": default})
+    return out
+
+
+def games_json(layout: Layout, load: Callable[[str], type]) -> list[dict[str, Any]]:
+    """The games this board can play (``layout.games``) that are implemented."""
+    out = []
+    for name in layout.games:
+        if name not in GAMES:
+            continue
+        try:
+            cls = load(name)
+        except Exception:  # a game still being written must not break the page
+            continue
+        out.append({"name": name, "title": cls.title, "provisional": cls.provisional,
+                    "options": game_options(cls)})
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# the live state
+
+
+def hex_colour(c: RGB) -> str:
+    return f"#{c[0]:02x}{c[1]:02x}{c[2]:02x}"
+
+
+def palette_json(palette: Palette) -> list[tuple[str, str]]:
+    return [(name, hex_colour(c)) for name, c in palette.swatches()]
+
+
+class _Sight:
+    """Who looks, and what of the board's output that viewer may see."""
+
+    def __init__(self, svc: Any, viewer: int | None):
+        game: Game = svc.game
+        pos: Position = svc.position
+        it = svc.interaction
+        self.view: Any = None
+        self.viewer: int | None = None
+        self.allowed: set[int] | None = None  # spots whose LEDs may show; None: all
+        self.show_board_output = True  # choices, messages
+        if not has_hidden_information(game):
+            return
+        if viewer is None or not 0 <= viewer < game.players:
+            viewer = game.ply_mover(pos)
+        self.viewer = viewer
+        self.view = player_view(game, pos, viewer)
+        layout: Layout = svc.layout
+        # the board serves the side to move (single board: its LEDs show that player's
+        # view); another viewer sees none of it
+        serves = it.viewer if it.viewer is not None else game.ply_mover(pos)
+        self.show_board_output = serves == viewer
+        self.allowed = ((set(self.view.visible) | set(range(layout.cell_count,
+                                                             len(layout.spots))))
+                        if self.show_board_output else set())
+        self.fog = [c for c in range(layout.cell_count) if c not in self.view.visible]
+        self.fog_names = {layout.spots[c].name for c in self.fog}
+
+    def message(self, text: str) -> str:
+        """A message naming a cell the viewer cannot see is not shown."""
+        if self.view is None:
+            return text
+        if not self.show_board_output:
+            return ""
+        words = set(text.replace(",", " ").replace(":", " ").split())
+        return "" if words & self.fog_names else text
+
+
+#: game options that reveal hidden pieces (Lao Tzu's independent Chess960 arrays)
+HIDDEN_OPTIONS = frozenset({"white_array", "black_array", "seed"})
+
+#: LED roles a hidden-information view never shows: where the opponent's last move
+#: went is not part of what a player may know (only what is visible now)
+HIDDEN_ROLES = frozenset({"last_move"})
+
+
+def visible_leds(svc: Any, viewer: int | None = None) -> list[list[Any]]:
+    """Per spot ``[colour, opacity]`` of the LEDs the viewer may see (dark otherwise)."""
+    sight = _Sight(svc, viewer)
+    leds = svc.led_glow()
+    if sight.allowed is None:
+        return leds
+    allowed = set(sight.allowed)
+    frame = svc.led_frame
+    if frame is not None:
+        spot_at_led = svc.layout.led_spots()
+        allowed -= {spot_at_led[k] for k, role in enumerate(frame.roles) if role in HIDDEN_ROLES}
+    return [c if i in allowed else ["#000000", 0.0] for i, c in enumerate(leds)]
+
+
+def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
+    """The page's state for one viewer (``None``: the side to move in a hidden-information
+    game, everything otherwise).  ``svc`` is the running :class:`BoardService`."""
+    game: Game = svc.game
+    pos: Position = svc.position
+    layout: Layout = svc.layout
+    it = svc.interaction
+    outcome = svc.outcome
+    sight = _Sight(svc, viewer)
+    view = sight.view
+    viewer = sight.viewer
+    mover = game.ply_mover(pos) if outcome is None else None
+
+    # pieces: the simulator's physical truth, or the game position for a real board
+    if svc.sim is not None:
+        pieces = {i: [object_json(t.name, t.lying) for t in pile]
+                  for i, pile in enumerate(svc.sim.piles) if pile}
+        held = [object_json(n) for n in svc.sim.held]
+        boxed: dict[str, int] = {}
+        for name in svc.sim.set_aside_objects:
+            boxed[name] = boxed.get(name, 0) + 1
+        names = svc.supply + [n for n in boxed if n not in svc.supply]
+        supply = [dict(object_json(n), in_box=boxed.get(n, 0)) for n in names]
+    else:
+        pieces = {i: [object_json(n) for n in objs]
+                  for i, objs in position_objects(game, pos, layout).items()}
+        held, supply = [], []
+
+    fog: list[int] = []
+    check = bool(outcome is None and game.in_check(pos))
+    result = outcome
+    if view is not None:
+        fog = sight.fog
+        if svc.sim is None:  # a real board: only what the view knows
+            pieces = {}
+            for cell, piece in (*view.own, *view.enemies):
+                pieces[cell] = [object_json(object_name(game, piece))] * max(1, piece.height)
+            for player, hand in enumerate(view.hands):
+                for kind, count in hand:
+                    pad = _pad_index(layout, "hand", player, kind)
+                    if pad is not None:
+                        pieces[pad] = [object_json(object_name(game, Piece(player, kind)))
+                                       ] * count
+        else:
+            visible = set(view.visible)
+            pieces = {i: p for i, p in pieces.items()
+                      if i >= layout.cell_count or i in visible}
+        check = bool(view.in_check)
+        result = view.result
+
+    moves = [{"player": player, "text": text if view is None or player == viewer else None}
+             for player, text in svc.plies]
+
+    choice = []
+    if sight.show_board_output:
+        on_pads = {o.label: o for o in it.options}
+        for k, label in enumerate(svc.choice_labels()):
+            o = on_pads.get(label)
+            choice.append({"index": k, "label": label,
+                           "spot": o.spot if o is not None else None,
+                           "colour": hex_colour(svc.palette.option(o.slot))
+                           if o is not None else "#777777"})
+
+    options, setup = svc.game_options, svc.setup
+    if view is not None:  # the set-up and the array numbers show the hidden back ranks
+        options = {k: v for k, v in options.items() if k not in HIDDEN_OPTIONS}
+        setup = None
+    return {
+        "seq": svc.version,
+        "game": {"name": game.name, "title": game.title, "provisional": game.provisional,
+                 "players": list(game.player_names), "options": options,
+                 "setup": setup, "id": svc.game_id},
+        "games": svc.games,
+        "phase": it.phase,
+        "message": sight.message(it.message),
+        "mover": mover,
+        "check": check,
+        "result": (None if result is None else
+                   {"text": result.result, "reason": result.reason,
+                    "winners": list(result.winners)}),
+        "moves": moves,
+        "pieces": pieces,
+        "fog": fog,
+        "viewer": viewer,
+        "viewers": list(game.player_names) if view is not None else None,
+        "choice": choice,
+        "die": bool(svc.die_expected()),
+        "sim": svc.sim is not None,
+        "held": held,
+        "supply": supply,
+        "resume": svc.resume_offer,
+        "palette": palette_json(svc.palette),
+    }
+
+
+__all__ = [
+    "build_state", "games_json", "has_hidden_information", "layout_json", "object_json",
+    "object_name", "player_view", "position_objects", "supply_names", "visible_leds",
+]

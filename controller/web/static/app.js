@@ -1,0 +1,744 @@
+// fairyboard companion page: draws the board from the layout (mm outlines of every spot),
+// shows the game and the live LEDs, and drives the simulated board.  Plain JavaScript, no
+// build step, no external resources.
+"use strict";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+// piece colours by owner colour name: [fill, letter]
+const PIECE_COLOURS = {
+  white: ["#f3eee4", "#2a2420"],
+  black: ["#2c2724", "#f0eadf"],
+  red: ["#c63a2f", "#fff4ee"],
+  green: ["#2f8c57", "#f0fff4"],
+  cube: ["#e0a030", "#2a2420"],
+  other: ["#888", "#111"],
+};
+const PHASE_TEXT = {
+  setup: "Set up the board: put the pieces where the lit cells ask",
+  turn: "Waiting for a move",
+  lifted: "Piece lifted: its legal targets are lit",
+  settling: "Move sensed: waiting for the board to settle",
+  choice: "Several moves fit: choose one (option pads or below)",
+  correction: "The board does not match: fix the lit cells",
+  execute: "Execute the move shown on the board",
+  takeback: "Restoring an earlier position (takeback)",
+  game_over: "Game over",
+  paused: "Paused",
+};
+
+const ui = {
+  layout: null,        // layout JSON (static)
+  state: null,         // latest state JSON
+  leds: null,          // [[hex, opacity] per spot]
+  flipped: false,
+  viewer: "auto",      // hidden-information games: "auto" (side to move) or a player index
+  ws: null,
+  hover: null,         // spot under the pointer
+  press: null,         // {spot, tool} of a pointer press in progress
+  path: [],            // slide path (spot indices)
+  pointer: null,       // last pointer position in board mm (for the held ghost)
+  nodes: {},           // svg groups
+};
+
+// ---------------------------------------------------------------------------------
+// geometry: layout mm (y toward Black) -> svg user units (y down)
+
+function pt(p) {
+  const [w, h] = ui.layout.size;
+  return ui.flipped ? [w - p[0], p[1]] : [p[0], h - p[1]];
+}
+function ptStr(poly) { return poly.map((p) => pt(p).join(",")).join(" "); }
+function spotRadius(i) {
+  const s = ui.layout.spots[i];
+  let r = Infinity;
+  const [cx, cy] = s.centre;
+  // distance from the centre to each edge's midpoint gives a safe inscribed size
+  for (let k = 0; k < s.outline.length; k++) {
+    const a = s.outline[k], b = s.outline[(k + 1) % s.outline.length];
+    const d = distToSegment([cx, cy], a, b);
+    r = Math.min(r, d);
+  }
+  return Math.max(4, r);
+}
+function distToSegment(p, a, b) {
+  const dx = b[0] - a[0], dy = b[1] - a[1];
+  const len2 = dx * dx + dy * dy || 1;
+  let t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2;
+  t = Math.max(0, Math.min(1, t));
+  return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
+}
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// ---------------------------------------------------------------------------------
+// drawing the board (static part rebuilt on flip)
+
+function buildBoard() {
+  const L = ui.layout;
+  const svg = $("board");
+  svg.innerHTML = "";
+  const [w, h] = L.size;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  const defs = el("defs", {}, svg);
+  const f = el("filter", { id: "glow", x: "-150%", y: "-150%", width: "400%", height: "400%" }, defs);
+  el("feGaussianBlur", { stdDeviation: "2.2" }, f);
+  const shadow = el("filter", { id: "shadow", x: "-50%", y: "-50%", width: "200%", height: "200%" }, defs);
+  el("feDropShadow", { dx: "0.6", dy: "1", stdDeviation: "0.8", "flood-opacity": "0.55" }, shadow);
+
+  el("rect", { x: 0, y: 0, width: w, height: h, rx: 6, fill: "#4a4440" }, svg);
+  const g = (name) => (ui.nodes[name] = el("g", { class: name }, svg));
+  g("spots"); g("ledfill"); g("rivers"); g("names"); g("fog"); g("leddots");
+  g("options"); g("pieces"); g("path"); g("ghost");
+
+  L.spots.forEach((s, i) => {
+    el("polygon", {
+      points: ptStr(s.outline), fill: s.fill, class: `spot ${s.kind}`, "data-spot": i,
+      "data-name": s.name,
+    }, ui.nodes.spots);
+    el("polygon", { points: ptStr(s.outline), class: "ledfill", fill: "none", "data-led": i },
+      ui.nodes.ledfill);
+    const [lx, ly] = pt(s.led_mm);
+    el("circle", { cx: lx, cy: ly, r: 3.2, class: "leddot", fill: "none", "data-dot": i,
+      filter: "url(#glow)" }, ui.nodes.leddots);
+    const r = spotRadius(i);
+    if (s.kind === "cell") {
+      const [x, y] = pt([s.centre[0] - r * 0.92, s.centre[1] - r * 0.92]);
+      const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
+      t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
+      t.textContent = s.name;
+    } else {
+      const [x, y] = pt([s.centre[0], s.centre[1] - r * 0.98]);
+      const t = el("text", { x, y: y - 1, class: "pad-name", "text-anchor": "middle" }, ui.nodes.names);
+      t.textContent = s.label;
+    }
+  });
+  for (const [x1, y1, x2, y2] of L.rivers || []) {
+    const a = pt([x1, y1]), b = pt([x2, y2]);
+    el("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "river" }, ui.nodes.rivers);
+  }
+  if (ui.state) renderState();
+  if (ui.leds) renderLeds();
+}
+
+function renderLeds() {
+  if (!ui.layout || !ui.leds) return;
+  const fills = ui.nodes.ledfill.children, dots = ui.nodes.leddots.children;
+  ui.leds.forEach(([hex, op], i) => {
+    if (op > 0) {
+      fills[i].setAttribute("fill", hex);
+      fills[i].setAttribute("fill-opacity", (0.12 + 0.33 * op).toFixed(3));
+      dots[i].setAttribute("fill", hex);
+      dots[i].setAttribute("fill-opacity", Math.min(1, 0.35 + op).toFixed(3));
+    } else {
+      fills[i].setAttribute("fill", "none");
+      dots[i].setAttribute("fill", "none");
+    }
+  });
+}
+
+function pieceColours(obj) { return PIECE_COLOURS[obj.colour] || PIECE_COLOURS.other; }
+
+// Draw one pile (bottom first) centred on a point of radius r (mm)
+function drawPile(parent, objects, c, r, title) {
+  const g = el("g", {}, parent);
+  if (title) { const t = el("title", {}, g); t.textContent = title; }
+  if (!objects.length) return g;
+  const top = objects[objects.length - 1];
+  // how many of the same object form the top of the pile (a Tower, a Pawn stack)
+  let same = 0;
+  for (let k = objects.length - 1; k >= 0 && objects[k].name === top.name; k--) same++;
+  const below = objects.length - same;
+  const [x, y] = c;
+  const rad = r * 0.72;
+  if (top.kind === "cube") {
+    const s = rad * 1.5;
+    el("rect", { x: x - s / 2, y: y - s / 2, width: s, height: s, rx: 2, fill: "#e0a030",
+      stroke: "#3a2a10", "stroke-width": 0.8, filter: "url(#shadow)",
+      transform: `rotate(${top.lying ? 30 : 0} ${x} ${y})` }, g);
+    const t = el("text", { x, y, class: "piece-letter", fill: "#3a2a10" }, g);
+    t.style.fontSize = `${rad * 0.55}px`;
+    t.textContent = "Cube";
+    return g;
+  }
+  const [fill, ink] = pieceColours(top);
+  const layers = Math.min(objects.length, 4);
+  for (let k = layers - 1; k >= 1; k--) {  // stones under the top one, offset upward
+    const obj = objects[objects.length - 1 - k];
+    const [f2] = pieceColours(obj);
+    el("circle", { cx: x, cy: y + k * rad * 0.12, r: rad, fill: f2, stroke: "#0009",
+      "stroke-width": 0.7 }, g);
+  }
+  if (top.lying) {
+    el("ellipse", { cx: x, cy: y, rx: rad * 1.05, ry: rad * 0.55, fill, stroke: "#000a",
+      "stroke-width": 0.8, "stroke-dasharray": "2 1.2", transform: `rotate(-25 ${x} ${y})`,
+      filter: "url(#shadow)" }, g);
+  } else {
+    el("circle", { cx: x, cy: y, r: rad, fill, stroke: "#000b", "stroke-width": 0.8,
+      filter: "url(#shadow)" }, g);
+    el("circle", { cx: x, cy: y, r: rad * 0.8, fill: "none", stroke: ink,
+      "stroke-opacity": 0.25, "stroke-width": 0.6 }, g);
+  }
+  const letter = el("text", { x, y: y + rad * 0.02, class: "piece-letter", fill: ink }, g);
+  letter.style.fontSize = `${rad * 1.05}px`;
+  letter.textContent = top.kind;
+  if (objects.length > 1) {
+    const bx = x + rad * 0.78, by = y - rad * 0.78, br = rad * 0.42;
+    el("circle", { cx: bx, cy: by, r: br, fill: "#b03a2e", stroke: "#0009", "stroke-width": 0.5 }, g);
+    const n = el("text", { x: bx, y: by, class: "badge" }, g);
+    n.style.fontSize = `${br * 1.35}px`;
+    n.textContent = below ? `${same}+${below}` : String(same);
+    if (below) n.style.fontSize = `${br * 0.9}px`;
+  }
+  return g;
+}
+
+function objectText(objects) {
+  // bottom first; runs of the same object as "white-T ×8"
+  const runs = [];
+  for (const o of objects) {
+    const last = runs[runs.length - 1];
+    if (last && last[0] === o.name) last[1]++; else runs.push([o.name, 1]);
+  }
+  return runs.map(([n, k]) => (k > 1 ? `${n} ×${k}` : n)).join(", ");
+}
+
+// ---------------------------------------------------------------------------------
+// state rendering
+
+let lastViewer = null;
+function renderState() {
+  const S = ui.state, L = ui.layout;
+  if (!S || !L) return;
+  if (S.viewers && S.viewer !== lastViewer) {
+    // a hidden-information game: turn the board to the player whose view it is
+    lastViewer = S.viewer;
+    const flip = S.viewer === 1;
+    if (flip !== ui.flipped) { ui.flipped = flip; buildBoard(); return; }
+  }
+  // title and banners
+  $("game-title").textContent = S.game.title + (S.game.id ? `  ·  ${S.game.id}` : "");
+  const prov = $("provisional");
+  prov.hidden = !S.game.provisional;
+  prov.textContent = S.game.provisional ? `Note: ${S.game.provisional}` : "";
+  const res = $("resume");
+  res.hidden = !S.resume;
+  if (S.resume) {
+    $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game from ` +
+      `${S.resume.date} (${S.resume.plies} moves). Set up the board as lit to continue.`;
+  }
+
+  // status
+  const names = S.game.players;
+  const dot = $("turn-dot");
+  if (S.result) {
+    $("turn-text").innerHTML = "";
+    const span = document.createElement("span");
+    span.className = "result";
+    span.textContent = `${S.result.text} — ${S.result.reason}`;
+    $("turn-text").appendChild(span);
+    dot.style.background = "transparent";
+  } else if (S.mover !== null && S.mover !== undefined) {
+    $("turn-text").textContent = `${names[S.mover]} to move` + (S.check ? " — check!" : "");
+    dot.style.background = PIECE_COLOURS[names[S.mover].toLowerCase()]?.[0] || "#888";
+  } else {
+    $("turn-text").textContent = "";
+  }
+  $("phase").textContent = PHASE_TEXT[S.phase] || S.phase;
+  $("commands").hidden = !!S.result || S.phase === "setup";
+  const msg = $("message");
+  msg.textContent = S.message || "";
+  msg.className = "message" + (S.phase === "correction" || S.check ? " alert" : "");
+
+  // viewer selection (hidden-information games)
+  const vb = $("viewer-box");
+  vb.hidden = !S.viewers;
+  if (S.viewers) {
+    const box = $("viewer-buttons");
+    box.innerHTML = "";
+    const opts = [["auto", "side to move"], ...S.viewers.map((n, i) => [String(i), n])];
+    for (const [value, text] of opts) {
+      const lab = document.createElement("label");
+      const inp = document.createElement("input");
+      inp.type = "radio"; inp.name = "viewer"; inp.value = value;
+      inp.checked = String(ui.viewer) === value;
+      inp.addEventListener("change", () => setViewer(value));
+      lab.append(inp, " " + text);
+      box.appendChild(lab);
+    }
+  }
+
+  // pieces
+  const pg = ui.nodes.pieces;
+  pg.innerHTML = "";
+  for (const [spot, objects] of Object.entries(S.pieces)) {
+    const i = Number(spot);
+    drawPile(pg, objects, pt(L.spots[i].centre), spotRadius(i), `${L.spots[i].name}: ${objectText(objects)}`);
+  }
+  // fog of war
+  const fg = ui.nodes.fog;
+  fg.innerHTML = "";
+  for (const i of S.fog || []) {
+    el("polygon", { points: ptStr(L.spots[i].outline), class: "fog", "fill-opacity": 0.82 }, fg);
+  }
+  // choice options on their pads
+  const og = ui.nodes.options;
+  og.innerHTML = "";
+  for (const o of S.choice || []) {
+    if (o.spot === null || o.spot === undefined) continue;
+    const s = L.spots[o.spot];
+    const [x, y] = pt(s.centre);
+    const t = el("text", { x, y, class: "option-label" }, og);
+    t.textContent = `${o.index + 1}: ${o.label}`;
+    t.style.fontSize = `${Math.max(3.5, Math.min(7, spotRadius(o.spot) * 0.32))}px`;
+  }
+
+  // choice card
+  const ch = $("choice");
+  ch.hidden = !(S.choice && S.choice.length);
+  const co = $("choice-options");
+  co.innerHTML = "";
+  for (const o of S.choice || []) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "secondary";
+    b.dataset.index = o.index;
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = o.colour;
+    b.append(sw, `${o.index + 1}. ${o.label}`);
+    b.addEventListener("click", () => post("/api/choice", { index: o.index }));
+    co.appendChild(b);
+  }
+  $("die").hidden = !S.die;
+
+  // moves
+  const ml = $("moves");
+  ml.innerHTML = "";
+  S.moves.forEach((m) => {
+    const li = document.createElement("li");
+    const d = document.createElement("span");
+    d.className = "dot";
+    d.style.background = PIECE_COLOURS[(names[m.player] || "").toLowerCase()]?.[0] || "#888";
+    d.style.width = d.style.height = ".7rem";
+    d.style.minWidth = "0";
+    d.style.marginRight = ".4rem";
+    const t = document.createElement("span");
+    t.textContent = m.text === null ? "(hidden)" : m.text;
+    if (m.text === null) t.className = "hidden-move";
+    li.append(d, t);
+    ml.appendChild(li);
+  });
+  ml.scrollTop = ml.scrollHeight;
+
+  // simulator panel
+  $("sim").hidden = !S.sim;
+  $("tools").hidden = !S.sim;
+  if (S.sim) renderSim();
+  renderGhost();
+  showHint(ui.hover);
+  renderNewGame();
+  renderLegend();
+  renderHealth();
+}
+
+function chip(obj, extra) {
+  const c = document.createElement("span");
+  const [fill, ink] = pieceColours(obj);
+  c.className = "chip" + (extra ? " count" : "");
+  c.style.background = fill;
+  c.style.color = ink;
+  c.textContent = obj.kind === "cube" ? "▣" : obj.kind;
+  c.title = obj.name;
+  if (extra) { const n = document.createElement("span"); n.className = "n"; n.textContent = extra; c.appendChild(n); }
+  return c;
+}
+
+function renderSim() {
+  const S = ui.state;
+  const held = $("held");
+  held.innerHTML = "";
+  held.classList.toggle("empty", !S.held.length);
+  if (!S.held.length) held.textContent = "nothing";
+  for (const o of S.held) held.appendChild(chip(o));
+  $("to-box").disabled = !S.held.length;
+  const sup = $("supply");
+  sup.innerHTML = "";
+  for (const o of S.supply) {
+    const c = chip(o, o.in_box ? `×${o.in_box}` : "");
+    c.title = `take ${o.name}` + (o.in_box ? ` (${o.in_box} in the box)` : " (spare)");
+    c.addEventListener("click", () => enqueue(() => sim({ action: "take", object: o.name })));
+    sup.appendChild(c);
+  }
+}
+
+function renderGhost() {
+  const g = ui.nodes.ghost;
+  if (!g) return;
+  g.innerHTML = "";
+  const S = ui.state;
+  if (!S || !S.sim || !S.held.length || !ui.pointer) return;
+  const r = ui.hover !== null ? spotRadius(ui.hover) : 14;
+  const pile = drawPile(g, S.held, ui.pointer, r);
+  pile.setAttribute("opacity", "0.8");
+}
+
+let newGameKey = "";
+function renderNewGame() {
+  const S = ui.state;
+  const key = JSON.stringify(S.games.map((g) => g.name));
+  const sel = $("ng-game");
+  if (key !== newGameKey) {
+    newGameKey = key;
+    sel.innerHTML = "";
+    for (const g of S.games) {
+      const o = document.createElement("option");
+      o.value = g.name;
+      o.textContent = g.title + (g.provisional ? " (provisional)" : "");
+      sel.appendChild(o);
+    }
+    sel.value = S.game.name;
+    renderGameOptions();
+  }
+}
+function renderGameOptions() {
+  const S = ui.state;
+  const g = S.games.find((x) => x.name === $("ng-game").value);
+  const box = $("ng-options");
+  box.innerHTML = "";
+  if (!g) return;
+  for (const opt of g.options) {
+    const lab = document.createElement("label");
+    const inp = document.createElement("input");
+    inp.name = opt.name;
+    inp.dataset.type = opt.type;
+    if (opt.type === "bool") {
+      inp.type = "checkbox";
+      inp.checked = !!opt.default;
+      lab.append(inp, " " + opt.name.replaceAll("_", " "));
+    } else {
+      inp.type = opt.type === "int" ? "number" : "text";
+      if (opt.default !== null && opt.default !== undefined) inp.value = opt.default;
+      inp.placeholder = opt.default === null ? "default" : "";
+      lab.append(opt.name.replaceAll("_", " ") + " ", inp);
+    }
+    box.appendChild(lab);
+  }
+}
+
+let legendDone = false;
+function renderLegend() {
+  if (legendDone || !ui.state.palette) return;
+  legendDone = true;
+  const box = $("legend");
+  for (const [name, hex] of ui.state.palette) {
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = hex;
+    const t = document.createElement("span");
+    t.textContent = name.replaceAll("_", " ");
+    box.append(sw, t);
+  }
+}
+
+function renderHealth() {
+  const h = ui.state.health;
+  if (!h) return;
+  const f = $("health");
+  f.innerHTML = "";
+  const s = document.createElement("div");
+  const age = h.sensing.last_frame_age_s;
+  s.textContent = `Sensing: ${h.sensing.backend} (${h.sensing.state}` +
+    (age === null ? ")" : `, last scan ${age.toFixed(2)} s ago)`);
+  if (h.sensing.state !== "ok") s.className = "bad";
+  const j = document.createElement("div");
+  j.textContent = `Journal: ${h.journal || "—"}`;
+  f.append(s, j);
+}
+
+// ---------------------------------------------------------------------------------
+// talking to the service
+
+async function post(url, body) {
+  try {
+    const r = await fetch(url, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) toast(data.error || `${url}: HTTP ${r.status}`);
+    return data;
+  } catch (e) {
+    toast(`${url}: ${e}`);
+    return {};
+  }
+}
+
+let toastTimer = null;
+function toast(text) {
+  const t = $("toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 3500);
+}
+
+// Simulator gestures run one after another, each decided on the state the previous
+// one produced (a fast second click must not be judged on a stale hand).
+let simQueue = Promise.resolve();
+function enqueue(job) {
+  simQueue = simQueue.then(job).catch((e) => toast(String(e)));
+  return simQueue;
+}
+async function sim(body) {
+  body.viewer = ui.viewer === "auto" ? null : Number(ui.viewer);
+  const data = await post("/api/sim", body);
+  if (data.state) acceptState(data.state);
+  return data;
+}
+
+// States and LED frames come over two connections (this answer and the websocket):
+// show only what is newer than what is shown.
+function acceptState(state) {
+  if (ui.state && state.seq < ui.state.seq) return;
+  ui.state = state;
+  renderState();
+  acceptLeds(state.leds, state.led_seq);
+}
+let ledSeq = -1;
+function acceptLeds(leds, seq) {
+  if (seq < ledSeq) return;
+  ledSeq = seq;
+  ui.leds = leds;
+  renderLeds();
+}
+
+function setViewer(value) {
+  ui.viewer = value;
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
+    ui.ws.send(JSON.stringify({ type: "viewer", viewer: value === "auto" ? null : Number(value) }));
+  }
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${proto}://${location.host}/ws`);
+  ui.ws = ws;
+  const conn = $("connection");
+  ws.onopen = () => {
+    conn.textContent = "live"; conn.className = "connection live";
+    // a restarted service counts from zero again
+    if (ui.state) ui.state.seq = -1;
+    ledSeq = -1;
+    if (ui.viewer !== "auto") setViewer(ui.viewer);
+  };
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.type === "state") acceptState(m.state);
+    else if (m.type === "leds") acceptLeds(m.leds, m.led_seq);
+  };
+  ws.onclose = () => {
+    conn.textContent = "connection lost — retrying"; conn.className = "connection lost";
+    setTimeout(connect, 1000);
+  };
+}
+
+// ---------------------------------------------------------------------------------
+// the simulator: pointer gestures on the board
+
+function spotAt(clientX, clientY) {
+  const e = document.elementFromPoint(clientX, clientY);
+  const p = e && e.closest ? e.closest("[data-spot]") : null;
+  return p ? Number(p.dataset.spot) : null;
+}
+function boardPoint(ev) {
+  const svg = $("board");
+  const p = svg.createSVGPoint();
+  p.x = ev.clientX; p.y = ev.clientY;
+  const q = p.matrixTransform(svg.getScreenCTM().inverse());
+  return [q.x, q.y];
+}
+function tool() { return document.querySelector("input[name=tool]:checked").value; }
+function pile(i) { return (ui.state && ui.state.pieces[i]) || []; }
+function spotName(i) { return ui.layout.spots[i].name; }
+
+function setHover(i) {
+  if (ui.hover === i) return;
+  const spots = ui.nodes.spots.children;
+  if (ui.hover !== null && spots[ui.hover]) spots[ui.hover].classList.remove("hover");
+  ui.hover = i;
+  if (i !== null && spots[i]) spots[i].classList.add("hover");
+  showHint(i);
+}
+
+function showHint(i) {
+  const hint = $("hint");
+  if (i === null) { hint.textContent = ""; return; }
+  const objects = pile(i);
+  hint.textContent = `${spotName(i)}` + (objects.length ? `: ${objectText(objects)}` : " (empty)");
+}
+
+function countPopup(ev, max, verb, done) {
+  const pop = $("count-popup");
+  pop.innerHTML = "";
+  const lab = document.createElement("span");
+  lab.textContent = `${verb} how many?`;
+  pop.appendChild(lab);
+  for (let k = 1; k <= max; k++) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = k === max ? `${k} (all)` : String(k);
+    b.dataset.count = k;
+    b.addEventListener("click", () => { pop.hidden = true; done(k); });
+    pop.appendChild(b);
+  }
+  const cancel = document.createElement("button");
+  cancel.type = "button"; cancel.className = "secondary"; cancel.textContent = "✕";
+  cancel.addEventListener("click", () => { pop.hidden = true; });
+  pop.appendChild(cancel);
+  const wrap = $("board-wrap").getBoundingClientRect();
+  pop.style.left = `${Math.max(0, ev.clientX - wrap.left - 40)}px`;
+  pop.style.top = `${Math.max(0, ev.clientY - wrap.top + 14)}px`;
+  pop.hidden = false;
+}
+
+function onPointerDown(ev) {
+  if (!ui.state || !ui.state.sim || ev.button > 0) return;
+  const i = spotAt(ev.clientX, ev.clientY);
+  $("count-popup").hidden = true;
+  if (i === null) return;
+  ev.preventDefault();
+  const t = tool();
+  const shift = ev.shiftKey;
+  const at = { clientX: ev.clientX, clientY: ev.clientY };
+  ui.press = { spot: i, tool: t };
+  if (t === "slide") { ui.path = [i]; drawPath(); }
+  if (t !== "move") return;
+  const press = ui.press;
+  enqueue(async () => {
+    const held = ui.state.held;
+    const objects = pile(i);
+    if (held.length) {
+      press.placed = true;  // this press puts down; its release does nothing more
+      if (shift && held.length > 1) {
+        countPopup(at, held.length, "Place", (k) => enqueue(() => sim({ action: "place", spot: spotName(i), count: k })));
+      } else {
+        await sim({ action: "place", spot: spotName(i) });
+      }
+      return;
+    }
+    if (!objects.length) return;
+    if (objects.length > 1) {
+      press.placed = true;
+      countPopup(at, objects.length, "Lift", (k) => enqueue(() => sim({ action: "lift", spot: spotName(i), count: k })));
+      return;
+    }
+    await sim({ action: "lift", spot: spotName(i) });
+  });
+}
+
+function onPointerMove(ev) {
+  if (!ui.layout) return;
+  const i = spotAt(ev.clientX, ev.clientY);
+  setHover(i);
+  ui.pointer = boardPoint(ev);
+  if (ui.state && ui.state.sim && ui.state.held.length) renderGhost();
+  if (ui.press && ui.press.tool === "slide" && i !== null && ui.path[ui.path.length - 1] !== i) {
+    ui.path.push(i);
+    drawPath();
+  }
+}
+
+function onPointerUp(ev) {
+  const press = ui.press;
+  ui.press = null;
+  if (!press) return;
+  const i = spotAt(ev.clientX, ev.clientY);
+  if (press.tool === "move") {
+    // released on another spot: a drag; put the piece down there (a release on the
+    // same spot keeps it in the hand, so click-click works too)
+    if (i !== null && i !== press.spot) {
+      enqueue(async () => {
+        if (!press.placed && ui.state.held.length) await sim({ action: "place", spot: spotName(i) });
+      });
+    }
+  } else if (press.tool === "slide") {
+    const path = ui.path.map(spotName);
+    ui.path = [];
+    drawPath();
+    if (path.length >= 2) enqueue(() => sim({ action: "slide", path }));
+  } else if (press.tool === "knock") {
+    if (!pile(press.spot).length) return;
+    const onto = i === null || i === press.spot ? null : spotName(i);
+    enqueue(() => sim({ action: "knock_over", spot: spotName(press.spot), onto }));
+  } else if (press.tool === "nudge") {
+    if (i !== null && i !== press.spot && pile(press.spot).length) {
+      enqueue(() => sim({ action: "off_centre", spot: spotName(press.spot), toward: spotName(i) }));
+    }
+  }
+}
+
+function drawPath() {
+  const g = ui.nodes.path;
+  g.innerHTML = "";
+  if (ui.path.length < 2) return;
+  const pts = ui.path.map((i) => pt(ui.layout.spots[i].centre).join(",")).join(" ");
+  el("polyline", { points: pts, fill: "none", stroke: "#e0a030", "stroke-width": 2.5,
+    "stroke-linecap": "round", "stroke-linejoin": "round", "stroke-opacity": 0.8 }, g);
+}
+
+// ---------------------------------------------------------------------------------
+// wiring
+
+function optionValue(inp) {
+  if (inp.dataset.type === "bool") return inp.checked;
+  if (inp.value === "") return null;
+  if (inp.dataset.type === "int") return Number(inp.value);
+  return inp.value;
+}
+
+async function boot() {
+  const r = await fetch("/api/layout");
+  ui.layout = await r.json();
+  buildBoard();
+  const svg = $("board");
+  svg.addEventListener("pointerdown", onPointerDown);
+  window.addEventListener("pointermove", onPointerMove);
+  window.addEventListener("pointerup", onPointerUp);
+  svg.addEventListener("pointerleave", () => setHover(null));
+  $("flip").addEventListener("click", () => { ui.flipped = !ui.flipped; buildBoard(); });
+  $("to-box").addEventListener("click", () => enqueue(() => sim({ action: "set_aside" })));
+  $("arrange").addEventListener("click", () => enqueue(() => sim({ action: "arrange" })));
+  $("clear").addEventListener("click", () => enqueue(() => sim({ action: "clear" })));
+  $("roll").addEventListener("click", () => post("/api/roll", {}));
+  for (const b of document.querySelectorAll("#commands button")) {
+    b.addEventListener("click", () => {
+      const who = ui.state.game.players[ui.state.mover];
+      if (b.dataset.command === "resign" && !confirm(`${who} resigns?`)) return;
+      post("/api/command", { command: b.dataset.command });
+    });
+  }
+  $("resume-keep").addEventListener("click", () => post("/api/resume", { resume: true }));
+  $("resume-new").addEventListener("click", () => post("/api/resume", { resume: false }));
+  $("ng-game").addEventListener("change", renderGameOptions);
+  $("new-game-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const options = {};
+    for (const inp of $("ng-options").querySelectorAll("input")) {
+      const v = optionValue(inp);
+      if (v !== null) options[inp.name] = v;
+    }
+    const setup = $("ng-setup").value.trim();
+    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null });
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") $("count-popup").hidden = true;
+  });
+  connect();
+}
+
+boot();
