@@ -140,6 +140,26 @@ def cmd_games_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bringup_config(args: argparse.Namespace):
+    from controller.config import apply_overrides, load_config
+
+    return apply_overrides(load_config(args.config), layout=args.layout)
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from controller.bringup import run_self_test
+
+    report = run_self_test(_bringup_config(args))
+    return 0 if report.ok else 1
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from controller.bringup import run_calibration
+
+    run_calibration(_bringup_config(args), out=args.out)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.service import run_service  # lazy: pulls in the web stack
 
@@ -202,6 +222,17 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "export":
             gp.add_argument("game_id", help="a game id as printed by 'games list'")
         gp.set_defaults(func=func)
+
+    for name, func, text in (
+            ("selftest", cmd_selftest, "check a built board: LEDs, every sensor, ghosting "
+             "(exit 1 when faults are found)"),
+            ("calibrate", cmd_calibrate, "measure the linear hall sensors of an analog board")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--config", help="TOML configuration file (sensing and LEDs)")
+        p.add_argument("--layout", help="layout name (overrides the configuration)")
+        if name == "calibrate":
+            p.add_argument("--out", help="where to store it (default: sensing.calibration)")
+        p.set_defaults(func=func)
 
     p = sub.add_parser("run", help="run the board service (default: the simulated board)")
     p.add_argument("--config", help="TOML configuration file")

@@ -29,11 +29,17 @@ class BoardSettings:
     options: dict[str, Any] = field(default_factory=dict)
     #: honour takeback requests (the board restored to an earlier position)
     takeback: bool = True
+    #: the board must show the earlier position this long before a takeback is made
+    takeback_delay_s: float = 1.5
+    #: both Kings held off the board this long open the command menu (boards without pads)
+    command_hold_s: float = 1.0
+    #: where choices are answered: auto (option pads when the layout has them), pads, cells
+    answer_on: str = "auto"
 
 
 @dataclass
 class SensingSettings:
-    #: simulated | gpio-matrix | gpio-shift-register | serial
+    #: simulated | gpio-matrix | gpio-shift-register | gpio-analog | serial
     backend: str = "simulated"
     #: serial: device path; "auto" finds the board under /dev/serial/by-id
     port: str = "auto"
@@ -46,6 +52,14 @@ class SensingSettings:
     clock_pin: int = 11
     data_pin: int = 9
     use_spi: bool = True
+    #: linear halls (gpio-analog): CD74HC4067 select pins S0..S3, optional enable pins (one
+    #: per multiplexer), ADS1115 I²C addresses (one per four multiplexers) and bus
+    select_pins: list[int] = field(default_factory=list)
+    enable_pins: list[int] = field(default_factory=list)
+    adc_addresses: list[int] = field(default_factory=lambda: [0x48])
+    i2c_bus: int = 1
+    #: linear halls: calibration file ({layout} is replaced by the layout name)
+    calibration: str = "~/.local/share/fairyboard/calibration-{layout}.json"
     #: a cell's reading must be stable this long before it counts
     debounce_ms: float = 20.0
     #: a move that could still be extended (a slider) waits this long before it commits
@@ -126,7 +140,9 @@ class Config:
 
 
 CHOICES = {
-    "sensing.backend": ("simulated", "gpio-matrix", "gpio-shift-register", "serial"),
+    "sensing.backend": ("simulated", "gpio-matrix", "gpio-shift-register", "gpio-analog",
+                        "serial"),
+    "board.answer_on": ("auto", "pads", "cells"),
     "leds.driver": ("simulated", "neopixel", "neopixel-spi", "serial", "none"),
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
@@ -145,6 +161,9 @@ RANGES = {
     "sensing.scan_hz": (1.0, 10_000.0),
     "sensing.baudrate": (1200, 4_000_000),
     "timing.correction_s": (0.0, 600.0),
+    "board.takeback_delay_s": (0.0, 60.0),
+    "board.command_hold_s": (0.2, 60.0),
+    "sensing.i2c_bus": (0, 20),
     "web.port": (0, 65535),
 }
 
@@ -208,6 +227,13 @@ def _check_consistency(config: Config, source: str) -> None:
     if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
         raise ConfigError(f"{source}: sensing.row_pins and sensing.column_pins are needed "
                           "for the gpio-matrix back end")
+    if s.backend == "gpio-analog" and len(s.select_pins) != 4:
+        raise ConfigError(f"{source}: sensing.select_pins needs the four multiplexer select "
+                          "pins S0..S3 for the gpio-analog back end")
+    for a in s.adc_addresses:
+        if a not in (0x48, 0x49, 0x4A, 0x4B):
+            raise ConfigError(f"{source}: sensing.adc_addresses: {a:#04x} is not an ADS1115 "
+                              "address (0x48..0x4B)")
     from controller.leds.palette import LedError, Palette  # the palette's one validator
 
     try:

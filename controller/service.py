@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from controller.board import NEW_GAME, NEXT_GAME, Board, BoardOptions
@@ -227,6 +228,20 @@ def open_sensing(config: Config, layout: Layout, is_extendable: Callable[[Frame]
         pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
                                    is_extendable=is_extendable, settle_s=settle)
         return Sensing("gpio-shift-register", pipeline, clock, period)
+    if s.backend == "gpio-analog":
+        from controller.sensing.analog import AnalogPins, AnalogScanner
+        from controller.sensing.calibration import load_calibration
+
+        path = Path(s.calibration.format(layout=layout.name)).expanduser()
+        if not path.exists():
+            raise ConfigError(f"sensing.calibration: {path} not found: run "
+                              "'fairyboard calibrate' first")
+        pins = AnalogPins(select=tuple(s.select_pins), enable=tuple(s.enable_pins),
+                          adc_addresses=tuple(s.adc_addresses), i2c_bus=s.i2c_bus)
+        backend = AnalogScanner(layout, pins, load_calibration(path, layout), clock=clock)
+        pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
+                                   is_extendable=is_extendable, settle_s=settle)
+        return Sensing("gpio-analog", pipeline, clock, period)
     # serial: the microcontroller scans and debounces; frames arrive already stable
     from controller.sensing.serial_link import SerialConfig, SerialLink
 
@@ -396,7 +411,10 @@ class BoardService:
             self.board = Board(
                 game, self.layout, pos,
                 BoardOptions(takeback=self.config.board.takeback,
-                             guide_delay=self.config.timing.correction_s),
+                             guide_delay=self.config.timing.correction_s,
+                             takeback_delay=self.config.board.takeback_delay_s,
+                             command_hold=self.config.board.command_hold_s,
+                             answer_on=self.config.board.answer_on),
                 games=[g for g in self.layout.games if g in GAMES],
                 on_move=self._on_move, on_takeback=self._on_takeback,
                 on_command=self._on_command, on_game_over=self._on_game_over)

@@ -1,0 +1,153 @@
+"""Bringing up a built board: the self-test and the analog calibration.
+
+``fairyboard selftest`` and ``fairyboard calibrate`` open the configured sensing back end
+and LED chain (the same code ``fairyboard run`` uses) and run the routines of
+:mod:`controller.sensing.selftest` and :mod:`controller.sensing.calibration`.  On real
+hardware the builder does what the terminal asks and presses Enter; on the simulated
+board a scripted, perfect human does it, so the commands double as a demonstration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.config import Config
+from controller.layout import Layout, load_layout
+from controller.leds.scene import LedFrame
+from controller.sensing.calibration import Calibration, calibrate
+from controller.sensing.frame import Frame
+from controller.sensing.selftest import SelfTestReport, self_test
+
+Say = Callable[[str], None]
+Ask = Callable[[str], str]
+
+
+class _Bench:
+    """The configured back end and LEDs, opened without a game."""
+
+    def __init__(self, config: Config):
+        from controller.service import open_sensing
+
+        self.config = config
+        self.layout: Layout = load_layout(config.board.layout)
+        self.sensing = open_sensing(config, self.layout, lambda frame: False)
+        self.sim = self.sensing.sim
+        self._leds = self._open_leds()
+
+    def _open_leds(self) -> Callable[[list[tuple[int, int, int]]], None]:
+        c = self.config.leds
+        n = self.layout.led_count
+        if c.driver == "none":
+            return lambda colours: None
+        if c.driver == "serial":
+            link = self.sensing.link
+            return lambda colours: link.send_leds(list(colours), 0, 255)
+        from controller.leds.drivers import make_driver
+        from controller.service import led_driver_table
+
+        driver = make_driver(led_driver_table(self.config), n, layout=self.layout)
+
+        def show(colours: list[tuple[int, int, int]]) -> None:
+            frame = LedFrame(tuple(colours), tuple(colours), (None,) * n, ("",) * n)
+            driver.show(frame)
+
+        return show
+
+    def read(self) -> Frame:
+        if self.sim is None:
+            self.sensing.pipeline.update()
+            stable = self.sensing.pipeline.stable
+        else:
+            stable = self.sensing.rig.stable
+        if stable is None:
+            raise RuntimeError("the sensors have not produced a stable reading yet")
+        return stable
+
+    def wait(self, seconds: float) -> None:
+        if self.sim is not None:
+            self.sim.advance(seconds)
+            return
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:  # keep scanning while waiting
+            self.sensing.pipeline.update()
+            time.sleep(min(self.sensing.period, max(0.0, end - time.monotonic())))
+
+    def close(self) -> None:
+        self.sensing.close()
+
+
+def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTestReport:
+    """Walk the LEDs, check every sensor for stuck/dead/crosstalk and a matrix for ghosting."""
+    bench = _Bench(config)
+    board = bench.sim
+    layout = bench.layout
+
+    def instruct(action: str, spots: list[int]) -> None:
+        names = ", ".join(layout.spots[s].name for s in spots)
+        if board is not None:  # the simulated builder does it at once
+            if action == "clear":
+                board.clear()
+            elif action == "place":
+                for s in spots:
+                    board.put(s, "white-pawn")
+            else:
+                for s in spots:
+                    board.clear(s)
+            return
+        text = {"clear": "Take every piece off the board and the pads",
+                "place": f"Put a piece on {names}",
+                "lift": f"Take the piece(s) off {names}"}[action]
+        ask(f"{text}, then press Enter ")
+
+    try:
+        bench.wait(0.1)
+        say(f"Self-test of {layout.name} ({layout.sensing}, {layout.sensor_kind}), "
+            f"{layout.led_count} LEDs")
+        walk = 0.001 if board is not None else 0.03
+        report = self_test(layout, bench.read, bench._leds, instruct, bench.wait,
+                           walk_s=walk, settle_s=0.05 if board is not None else 0.3)
+    finally:
+        bench.close()
+    say(report.text())
+    return report
+
+
+def default_calibration_path(config: Config, layout: Layout) -> Path:
+    return Path(config.sensing.calibration.format(layout=layout.name)).expanduser()
+
+
+def run_calibration(config: Config, out: str | None = None, say: Say = print,
+                    ask: Ask = input) -> tuple[Calibration, Path]:
+    """Measure baseline and thresholds of every linear hall sensor and store them."""
+    layout = load_layout(config.board.layout)
+    if layout.sensing != "analog":
+        raise ValueError(f"layout {layout.name} has {layout.sensor_kind} sensors on a "
+                         f"{layout.sensing}: only linear hall boards are calibrated")
+    bench = _Bench(config)
+    board = bench.sim
+    backend: Any = bench.sensing.rig.backend if board is not None else bench.sensing.backend
+    count = len(layout.spots)
+
+    def prompt(step: str, instruction: str) -> None:
+        if board is None:
+            ask(f"{instruction} — press Enter when done ")
+            return
+        board.clear()
+        if step != "empty":
+            colour, _, height = step.partition("-")
+            for spot in range(count):
+                board.put(spot, [f"{colour}-stone"] * int(height or 1))
+        bench.wait(0.05)
+
+    try:
+        calibration = calibrate(layout, backend.read_voltages, prompt)
+    finally:
+        bench.close()
+    path = Path(out).expanduser() if out else default_calibration_path(config, layout)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    calibration.save(path)
+    say(f"calibration of {count} sensors saved to {path}")
+    return calibration, path
