@@ -39,11 +39,12 @@ from controller.reconcile import (
     FrameLike,
     Key,
     Reconciler,
+    bits,
     mask_of,
     next_touched,
 )
 from controller.rules import get_game
-from controller.rules.core import OFF_BOARD, Game, IllegalMoveError, Move, Outcome, Position
+from controller.rules.core import OFF_BOARD, Game, IllegalMoveError, Move, Outcome, Piece, Position
 
 # -- the table ------------------------------------------------------------------------
 
@@ -149,6 +150,8 @@ class BoardOptions:
 OFFER_DRAW, ACCEPT_DRAW, RESIGN, NEW_GAME, NEXT_GAME = (
     "offer draw", "accept draw", "resign", "new game", "next game")
 MORE = "more…"
+#: the only answer to a move that is illegal for reasons the player cannot see (Lao Tzu)
+ILLEGAL_MOVE = "illegal move"
 
 
 @dataclass
@@ -224,6 +227,9 @@ class Board:
         self._pending: Decision | None = None
         self._touched = 0
         self._lifted = 0
+        self._sensed: int | None = None  # tracked spots occupied in the last frame
+        self._landed = 0  # where pieces were put down during this attempt (a mask)
+        self._arrivals: dict[int, int] = {}  # cell refilled -> pieces off the board then
         self._choice: _Choice | None = None
         self._execute: Move | None = None
         self._started = False
@@ -233,9 +239,11 @@ class Board:
         self._guiding = False
         self._royal_since: float | None = None
         self._takeback_since: tuple[int, float] | None = None  # (plies, since)
-        self._exchange: int | None = None
+        self._exchange: int | None = None  # a piece to swap on this cell (Pawn -> Wazir)
+        self._placed_first: dict[int, int] = {}  # spot put down -> what was lifted then
         self._draw_offer: int | None = None
         self._message = ""
+        self._fog_cache: tuple[Any, Any] | None = None
         self._published: Interaction | None = None
         self._publish()
 
@@ -292,8 +300,8 @@ class Board:
             self._pending = d
             self.move_previewed()
             self._publish()
-            if d.kind == COMMIT:  # use the hold to build the next position's index
-                self.reconciler.preview(d.moves[0])
+            if d.kind == COMMIT and self.reconciler.is_legal(d.moves[0]):
+                self.reconciler.preview(d.moves[0])  # the hold builds the next index
 
     def feed(self, frame: FrameLike) -> None:
         """Consume one (debounced, settled) frame."""
@@ -371,7 +379,7 @@ class Board:
     def execute(self, move: Move) -> None:
         """Show ``move`` (the opponent's or the computer's) and wait until the board shows
         it done; any other legal move made meanwhile is not accepted."""
-        if move not in self.reconciler.index.moves:
+        if move not in self.reconciler.index.moves or not self.reconciler.is_legal(move):
             raise IllegalMoveError(f"cannot execute {move!r}: not legal in "
                                    f"{self.game.position_text(self.position)}")
         if (self.state not in PLAY and self.state != "choice") or not self._started:
@@ -423,6 +431,7 @@ class Board:
         self._execute = None
         self._choice = None
         self._draw_offer = None
+        self._exchange = None
         self._clear_attempt()
         self.game_reset()
         self._replay()
@@ -483,19 +492,49 @@ class Board:
 
     def _track(self, frame: FrameLike) -> None:
         lifted = self.reconciler.lifted(frame)
-        self._touched = next_touched(self._touched, self._lifted, lifted)
+        sensed = mask_of(self.view.key(frame))
+        put = sensed & ~self._sensed if self._sensed is not None else 0
+        self._sensed = sensed
+        # a cell seen empty and filled again while other pieces are off the board: the
+        # mover arriving on a capture.  It stays seen empty while one of those pieces
+        # stays off (the victims of an elimination taken off afterwards are new lifts),
+        # and is forgotten when they are all back (it was a tap, not an arrival)
+        for c in bits(put & self._touched):
+            if self._lifted & ~(1 << c):
+                self._arrivals[c] = self._lifted & ~(1 << c)
+        kept = 0
+        for c, support in list(self._arrivals.items()):
+            if support & lifted:
+                kept |= 1 << c
+            else:
+                del self._arrivals[c]
+                if not self._split_onto(c, support):
+                    self._touched &= ~(1 << c) | lifted
+        self._touched = next_touched(self._touched, self._lifted, lifted) | (
+            self._touched & kept)
         self._lifted = lifted
+        if put:  # something put down: earlier puts whose spot is empty again are forgotten
+            self._landed = (self._landed & sensed) | put
 
     def _play_frame(self, frame: FrameLike) -> None:
         self._track(frame)
-        d = self.reconciler.decide(frame, self._touched)
+        d = self.reconciler.decide(frame, self._touched, self._landed)
         self._decision = d
         self._touched = d.touched
         self._message = ""
+        lifted = self._lifted
+        self._placed_first = {c: self._placed_first.get(c, lifted) for c in d.placed}
         if d.kind != MISMATCH:
             self._royal_since = None
         if d.kind not in (WAIT, TAKEBACK):
             self._takeback_since = None
+        if (self._exchange is not None and d.kind in (WAIT, MISMATCH)
+                and d.lifted == {self._exchange} and not d.placed):
+            # the piece to exchange is off its cell: expected, not a move nor a mistake
+            self._wrong_since = self._wrong_key = None
+            self._guiding = False
+            self.board_matches()
+            return
         if d.kind == IDLE:
             if self._exchange is not None and d.touched >> self._exchange & 1:
                 self._exchange = None  # the exchanged piece is back
@@ -537,10 +576,6 @@ class Board:
                 self._takeback_since = None
             self.piece_lifted()
         else:
-            if self._exchange is not None and d.lifted == {self._exchange} and not d.placed:
-                self._message = "exchange the piece"
-                self.board_matches()
-                return
             self._note_wrong(self.view.key(frame))
             self.board_wrong()
             self._watch_command_gesture(frame)
@@ -649,7 +684,7 @@ class Board:
             labels = [self._prev_move_text(m) for m in values]
         else:
             labels = [self._prev_move_text(m) if m in amends
-                      else self.game.move_text(self.position, m) for m in values]
+                      else self._label(self.position, m) for m in values]
         steady = self._key if self._key in keys else next(iter(keys))
         self._choice = _Choice(kind, labels, values, set(keys), targets, steady=steady,
                                touched=touched, amends=tuple(amends))
@@ -707,7 +742,10 @@ class Board:
         key = c.steady if c is not None and c.steady is not None else self._key
         n = self.view.n_cells
         order = range(n) if self._mover() % 2 == 0 else range(n - 1, -1, -1)
-        return [cell for cell in order if key is None or key[cell]]
+        fog = self._fog()  # hidden information: only his own pieces, never a hidden cell
+        own = None if fog is None else {c for c, _ in fog.own}
+        return [cell for cell in order if (key is None or key[cell])
+                and (own is None or cell in own)]
 
     def _option_at(self, spot: int) -> int | None:
         """Which option (index, or -1 for "more…") the spot answers on the current page."""
@@ -775,6 +813,9 @@ class Board:
     # -- effects -----------------------------------------------------------------------
     def _commit(self, move: Move, amend: bool = False) -> None:
         rec = self.reconciler
+        if not rec.is_legal(move, amend):
+            self._refuse()
+            return
         mover = self._mover()
         if amend:
             old = rec.amend(move)
@@ -787,12 +828,15 @@ class Board:
             self._draw_offer = None
         self._execute = None
         self._choice = None
-        self._clear_attempt()
         # a piece that changes kind as it moves (Gnu Qi's Pawn -> Wazir) is swapped on its
-        # target afterwards: that lift is expected, not a mistake
+        # target: that lift is expected, not a mistake, and asked for until done — unless
+        # the new piece stood on the target while the old one was still on its origin
+        early = self._placed_first.get(move.target)
+        swapped_first = early is not None and move.origin >= 0 and not early >> move.origin & 1
+        self._clear_attempt()
         self._exchange = (move.target if before is not None and move.piece is not None
                           and move.kind != "promote" and before.kind != move.piece.kind
-                          else None)
+                          and not swapped_first else None)
         self._outcome = self.game.outcome(self.position)
         for fn in self.listeners.move:
             fn(move)
@@ -802,6 +846,19 @@ class Board:
                 fn(self._outcome)
         else:
             self._offer_silent_turn()
+
+    def _refuse(self) -> None:
+        """A move the player tried that a piece he cannot see makes illegal (hidden
+        information): refused with "illegal move" and nothing else; the board shows what to
+        put back, as for any mismatch."""
+        self._choice = None
+        if self.state == "choice":
+            self.choice_left()
+        self._message = ILLEGAL_MOVE
+        if self.state in PLAY:
+            if self._key is not None:
+                self._note_wrong(self._key)
+            self.board_wrong()
 
     def _take_back(self, plies: int) -> None:
         undone = self.reconciler.takeback(plies)
@@ -845,6 +902,9 @@ class Board:
     def _clear_attempt(self) -> None:
         self._touched = 0
         self._lifted = 0
+        self._landed = 0
+        self._arrivals = {}
+        self._placed_first = {}
         self._decision = None
         self._pending = None
         self._wrong_since = self._wrong_key = None
@@ -878,6 +938,13 @@ class Board:
         else:
             self._royal_since = None
 
+    def _split_onto(self, cell: int, support: int) -> bool:
+        """Whether part of a stack (a Tower, a Pawn stack) on a ``support`` cell may land on
+        ``cell``: a whole stack lifted, a part put on ``cell``, the rest put back is an
+        arrival there, not a tap (the source looks "back" but holds less)."""
+        return any(m.target == cell and m.left is not None and m.origin >= 0
+                   and support >> m.origin & 1 for m in self.reconciler.index.moves)
+
     def _effect(self, move: Move):
         idx = self.reconciler.index
         try:
@@ -889,9 +956,30 @@ class Board:
         pos = self.position
         last = pos.pop()
         try:
-            return self.game.move_text(pos, move)
+            return self._label(pos, move)
         finally:
             pos.push(last)
+
+    def _label(self, pos: Position, move: Move) -> str:
+        """A move of ``pos`` as its player may be told it: in a hidden-information game
+        from his view (``player_view(...).move_text``: no check mark, nothing a hidden
+        piece decides), otherwise in the game's notation."""
+        hook = getattr(self.game, "player_view", None)
+        if hook is None:
+            return self.game.move_text(pos, move)
+        return hook(pos, self.game.ply_mover(pos)).move_text(move)
+
+    def _fog(self) -> Any:
+        """The view of the player the board serves (the side to move) in a game with hidden
+        information — the game's ``player_view(pos, player)`` hook — else None.  Built
+        once per committed position."""
+        hook = getattr(self.game, "player_view", None)
+        if hook is None:
+            return None
+        idx = self.reconciler.index
+        if self._fog_cache is None or self._fog_cache[0] is not idx:
+            self._fog_cache = (idx, hook(self.position, self._mover()))
+        return self._fog_cache[1]
 
     def _move_spots(self, move: Move) -> frozenset[int]:
         """Cells a move changed (and the Cube pads when the Cube changed hands)."""
@@ -924,12 +1012,32 @@ class Board:
             # after a die roll: the pieces that may move
             base["origins"] = frozenset(m.origin for m in self.reconciler.index.moves
                                         if m.origin >= 0)
-        if game.players > 2:
-            base["owners"] = {c: p.owner for c, p in enumerate(pos.board) if p is not None}
+        if game.players > 2 or getattr(game, "owner_colours", False):
+            owners = {c: p.owner for c, p in enumerate(pos.board) if p is not None}
+            if state == "game_over" and self._outcome is not None and self._outcome.winners:
+                owners = {c: p for c, p in owners.items() if p in self._outcome.winners}
+            base["owners"] = owners  # at the end only the winners' pieces keep their colour
         message = self._message
         frame = self._frame
+        if state == "turn":
+            moves = self.reconciler.index.moves
+            if pos.moves and pos.moves[-1].kind == "roll" and not message:
+                roll = pos.pop()
+                try:
+                    rolled = game.long_move_text(pos, roll)
+                finally:
+                    pos.push(roll)
+                message = (f"{rolled}: the only move is {game.move_text(pos, moves[0])}"
+                           if len(moves) == 1 else f"{rolled}: move one of the lit pieces")
+            if len(moves) == 1 and moves[0].origin == OFF_BOARD and moves[0].captures:
+                # the only move takes pieces off (a KaleidoChess player who cannot move is
+                # out): mark them at once
+                base["to_remove"] = frozenset(moves[0].captures)
+                message = message or game.long_move_text(pos, moves[0])
         if state in ("setup", "correction", "takeback") and frame is not None:
             missing, extra = self.reconciler.deviation(frame)
+            if state == "setup" and not missing and not extra:  # linear halls: a stack
+                missing, extra = self.reconciler.misfits(frame)  # too low, a wrong colour
             base["missing"], base["extra"] = missing, extra
             if self._guiding and (missing or extra):
                 spot = min(extra) if extra else min(missing)
@@ -941,6 +1049,10 @@ class Board:
             d = self._pending if state == "settling" and self._pending else self._decision
             if d is not None:
                 base.update(origins=d.origins, targets=d.targets, to_remove=d.to_remove)
+                removal = getattr(game, "removal_message", None)  # who is knocked out
+                if d.to_remove and removal is not None and not message:
+                    message = removal(pos, [m for m in self.reconciler.index.moves
+                                            if d.to_remove <= set(m.captures)])
                 if len(d.origins) == 1:
                     c = next(iter(d.origins))
                     p = pos.board[c] if c < len(pos.board) else None
@@ -964,6 +1076,10 @@ class Board:
                                              spots[k], k))
             base["options"] = tuple(opts)
             base["targets"] = c.targets
+            if self.answer_on == "pads" and len(pages) == 1 and all(
+                    isinstance(v, Move) and v.kind == "roll" for v in c.values):
+                message = message or (f"roll the die and touch option pad 1–{len(opts)} "
+                                      "for the face rolled")
             message = message or ("choose: " + ", ".join(o.label for o in opts)
                                   + (f" (page {c.page % len(pages) + 1}/{len(pages)})"
                                      if len(pages) > 1 else ""))
@@ -981,17 +1097,91 @@ class Board:
                     moving = view.spots(e.vacate | e.arrive | e.touch)
                     base["missing"] = missing - moving
                     base["extra"] = extra - moving
-            message = message or f"execute {game.move_text(pos, m)}"
+            message = message or f"execute {self._label(pos, m)}"
         elif state == "game_over" and self._outcome is not None:
             o = self._outcome
             who = ", ".join(game.player_names[w] for w in o.winners)
             message = f"{o.result} ({o.reason})" + (f": {who} wins" if who else "")
+            if game.players > 2 and who:  # "1-0" / "winner 2" mean little with more players
+                message = f"{who} win{'s' if len(o.winners) == 1 else ''} ({o.reason})"
         elif state == "paused":
             message = "paused"
+        fog = self._fog()
+        if self._exchange is not None and state in PLAY and fog is None:
+            # (with hidden information the promoting player swaps his piece unasked: the
+            # board now serves his opponent, who may not learn where or what it became)
+            message = message or self._exchange_prompt(base, frame)
         if not message and self._draw_offer is not None and state in PLAY:
             message = f"{game.player_names[self._draw_offer]} offers a draw"
+        if fog is not None:
+            message = self._fogged(base, fog, message)
         base["message"] = message
         return Interaction(**base)
+
+    def _fogged(self, base: dict[str, Any], fog: Any, message: str) -> str:
+        """Hidden information: the board serves the side to move and shows what he may know
+        (``fog`` is his view).  A lifted piece shows his hints; the opponent's last move is
+        not shown; everything stays on the cells he sees and the pads — except the
+        corrections (missing, extra, guide): they are the physical board's difference from
+        the picture it showed complete at the last commit, which both players saw (in
+        set-up: occupancy only; see docs/laotzu.md).  "check", never by what."""
+        visible = frozenset(fog.visible)
+        allowed = visible | frozenset(range(self.view.n_cells, len(self.layout.spots)))
+        phase = base["phase"]
+        base.update(viewer=fog.player, visible=visible if phase != "setup" else None,
+                    enemy_visible=frozenset(c for c, _ in fog.enemies))
+        last = self.position.moves[-1] if self.position.moves else None
+        if last is None or last.piece is None or last.piece.owner != fog.player:
+            base.pop("last_move", None)
+        d = self._pending if phase == "settling" and self._pending else self._decision
+        if phase in ("lifted", "settling") and d is not None and not d.placed \
+                and len(d.origins) == 1:
+            base["targets"] = base.get("targets", frozenset()) | self._hints(
+                fog, next(iter(d.origins)))
+        for name in ("origins", "targets", "to_remove", "execute_from", "execute_to",
+                     "last_move", "check", "active_pads", "enemy_visible"):
+            if name in base:
+                base[name] = frozenset(base[name]) & allowed
+        if "options" in base:
+            base["options"] = tuple(o for o in base["options"] if o.spot in allowed)
+        if base.get("height_display") is not None and base["height_display"][0] not in allowed:
+            del base["height_display"]
+        if "owners" in base:
+            base["owners"] = {c: p for c, p in base["owners"].items() if c in allowed}
+        if not message and phase == "turn" and fog.in_check and fog.turn == fog.player:
+            message = "check"
+        return message
+
+    def _hints(self, fog: Any, spot: int) -> frozenset[int]:
+        """Where the viewer's piece lifted from ``spot`` (a cell, or his hand pad) may go,
+        as far as he can know (``fog.targets`` / ``fog.drop_targets``)."""
+        if spot < self.view.n_cells:
+            return fog.targets(spot) if any(c == spot for c, _ in fog.own) else frozenset()
+        pad = self.layout.spots[spot]
+        if pad.role == "hand" and pad.owner == fog.player and pad.piece:
+            return fog.drop_targets(pad.piece)
+        return frozenset()
+
+    def _exchange_prompt(self, base: dict[str, Any], frame: FrameLike | None) -> str:
+        """Ask for the piece exchanged on its cell (Gnu Qi's Pawn -> Wazir): while the old
+        piece stands there it blinks "take off"; once lifted, the cell asks for the new one."""
+        cell = self._exchange
+        assert cell is not None
+        piece = self.position.board[cell]
+        name = self.layout.spots[cell].name
+        what = "piece" if piece is None else self._piece_name(piece)
+        off = frame is not None and not frame.occupied[cell]
+        if base["phase"] == "turn":
+            key = "missing" if off else "to_remove"
+            base[key] = base.get(key, frozenset()) | {cell}
+        if off:
+            return f"exchange the piece: put a {what} on {name}"
+        return f"exchange the piece on {name} for a {what}"
+
+    def _piece_name(self, piece: Piece) -> str:
+        """The piece's name from the rules (``piece_name`` hook), else its symbol."""
+        named = getattr(self.game, "piece_name", None)
+        return named(piece) if named is not None else self.game.piece_symbol(piece)
 
     def _active_pads(self) -> frozenset[int]:
         view = self.view
@@ -1005,6 +1195,13 @@ class Board:
         if am is not None and any(m.token == CUBE for m in am[1]):
             for j in view.cube_pads.values():
                 pads.add(view.tracked[j])
+        if self._started and self._outcome is None:  # a reserve piece may be placed now
+            effects = rec.index.effects
+            for j in view.reserve_pads.values():
+                if any(e.source >> j & 1 for e in effects):
+                    pads.add(view.tracked[j])
+            if view.die_pad is not None and any(m.kind == "roll" for m in rec.index.moves):
+                pads.add(view.die_pad)  # a die roll is due
         return frozenset(pads)
 
     def _guide_text(self, spot: int, extra: bool) -> str:
@@ -1015,6 +1212,9 @@ class Board:
         view = self.view
         if spot < view.n_cells:
             p = pos.board[spot]
+            fog = self._fog()
+            if p is not None and fog is not None and fog.piece_at(spot) is None:
+                return f"put a piece on {name}"  # hidden: the cell, never what stands there
             if p is not None:
                 who = self.game.player_names[p.owner] if p.owner < self.game.players else ""
                 return f"put {who} {self.game.piece_symbol(p)} on {name}".replace("  ", " ")

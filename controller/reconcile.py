@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
 from controller.layout import Layout
@@ -192,7 +192,8 @@ class Effect(NamedTuple):
     #:            capture or merge target, a hand pad whose count changed)
     must_lift: int  #: cells that must be seen empty once (the target when it stays occupied)
     source: int  #: where the moving piece comes from (origin cell or hand/reserve pad)
-    goal: int  #: where pieces must be put (arrive + an occupied target)
+    goal: int  #: where pieces must be put (arrive + an occupied target + a vanishing
+    #:            piece's landing cell)
     victims: int  #: every captured piece's cell
     gesture: int  #: for silent moves: the landing cell to lift and put back
     extendable: bool  #: a slide that could travel further along its line
@@ -233,11 +234,20 @@ class PositionIndex:
         self.expected: Key = view.expected(pos)
         self.emask: int = mask_of(self.expected)
         self.board: tuple[Piece | None, ...] = tuple(pos.board)
-        self.moves: tuple[Move, ...] = tuple(game.legal_moves(pos) if moves is None else moves)
+        # hidden information (Lao Tzu): the index holds every move the player may try
+        # (``board_moves``: what he cannot know to be illegal), so nothing it shows depends
+        # on hidden pieces; only legal ones are committed (``is_legal``)
+        attempts = getattr(game, "board_moves", None) if moves is None else None
+        self.legal: frozenset[Move] | None = (frozenset(game.legal_moves(pos))
+                                              if attempts is not None else None)
+        if moves is None:
+            moves = attempts(pos) if attempts is not None else game.legal_moves(pos)
+        self.moves: tuple[Move, ...] = tuple(moves)
         self.effects: list[Effect] = []
         self.by_key: dict[Key, list[int]] = {}
         self.by_bit: dict[int, list[int]] = {}
         self.silent: dict[int, list[int]] = {}  # gesture mask -> silent moves
+        self.landing: dict[int, int] = {}  # move -> cell its vanishing piece lands on
         self._here_detail: dict[int, tuple[int | None, int | None]] = {}
         before_hands = [dict(h) for h in pos.hands]
         before_res = [dict(r) for r in pos.reserves]
@@ -254,8 +264,10 @@ class PositionIndex:
             after = pos.board
             touch = 0
             for c in (m.origin, m.target, *m.captures, *(c for pair in m.also for c in pair)):
+                # a captured piece replaced by one of the same kind and colour (an own
+                # capture, KaleidoChess) is a change the sensors cannot see either
                 if c >= 0 and board[c] is not None and after[c] is not None \
-                        and after[c] != board[c]:
+                        and (after[c] != board[c] or c in m.captures):
                     touch |= 1 << c
             if pads_tracked and (pos.hands != before_hands or pos.reserves != before_res):
                 touch |= self._pad_touch(pos, before_hands, before_res)
@@ -265,8 +277,10 @@ class PositionIndex:
             pos.pop()
             target_bit = _cell_bit(m.target)
             # a cell occupied before and after must be seen empty once: the target of a
-            # capture or merge, the cell of an in-place promotion (its gesture)
-            must = touch & target_bit if m.origin != m.target else target_bit
+            # capture or merge, the cell of an in-place promotion (its gesture) — not the
+            # King's cell of a castling that moves only the Rook (Chess960)
+            must = (touch & target_bit if m.origin != m.target or (E ^ A) & cells_mask
+                    else target_bit)
             source = _cell_bit(m.origin) if m.origin != m.target else 0
             if m.origin == OFF_BOARD:
                 source = self._pad_source(vacate | touch)
@@ -277,9 +291,17 @@ class PositionIndex:
             # silent: confirmed after lifting its landing cell
             gesture = _cell_bit(m.target if m.target >= 0 else m.origin) if silent else 0
             pads_only = not silent and not (E ^ A) & cells_mask
+            # a piece that lands and then leaves the board with its owner's other pieces
+            # (a KaleidoChess player giving up his last castle is out): every such move
+            # ends in the same picture, so it counts only once its piece was seen put
+            # down on its target (``landed``)
+            landing = (target_bit if m.piece is None and m.origin >= 0 and m.target >= 0
+                       and m.target in m.captures else 0)
+            if landing:
+                self.landing[i] = landing
             self.effects.append(Effect(key, vacate, arrive, touch, must, source,
-                                       arrive | (touch & target_bit), victims, gesture, False,
-                                       pads_only, detail))
+                                       arrive | (touch & target_bit) | landing, victims,
+                                       gesture, False, pads_only, detail))
             if silent:
                 # confirmed once its landing cell was lifted (and maybe its source too)
                 self.silent.setdefault(gesture, []).append(i)
@@ -287,7 +309,7 @@ class PositionIndex:
                     self.silent.setdefault(gesture | source, []).append(i)
                 continue
             self.by_key.setdefault(key, []).append(i)
-            for j in bits(vacate | shown):
+            for j in bits(vacate | shown | landing):
                 self.by_bit.setdefault(j, []).append(i)
         self._mark_extendable(game)
         self.all_silent = bool(self.moves) and len(self.by_key) == 0
@@ -319,11 +341,17 @@ class PositionIndex:
         for m in self.moves:
             if m.origin >= 0 and m.target >= 0 and m.origin != m.target:
                 reach.setdefault((m.origin, m.left, m.token), set()).add(m.target)
+        # boards whose paths are no straight lines (KaleidoChess) ask the rules
+        passes = getattr(game, "slide_passes", None)
         for i, m in enumerate(self.moves):
             if m.origin < 0 or m.target < 0 or m.origin == m.target:
                 continue
             targets = reach[(m.origin, m.left, m.token)]
             if len(targets) < 2:
+                continue
+            if passes is not None:
+                if passes(self.board, m.origin, m.target, targets):
+                    self.effects[i] = self.effects[i]._replace(extendable=True)
                 continue
             for ray_table in rays.values():
                 ray = ray_table[m.origin]
@@ -378,18 +406,37 @@ class PositionIndex:
     def partial(self, L: int, X: int) -> list[int]:
         """Moves the deviation (lifted ``L``, placed ``X``) could be a step toward: pieces
         were lifted only where the move takes or replaces something and put only where
-        it puts something; a piece appears only after its source was lifted."""
+        it puts something (``goal``; a vanishing piece's landing cell once that piece is
+        lifted); a piece appears only after its source was lifted — unless the move
+        changes the piece's kind (Gnu Qi's Pawn → Wazir): the new piece may be put down
+        before the old one is taken off."""
         first = (L | X) & -(L | X)
         out = []
         effects = self.effects
+        landing = self.landing
         for i in self.by_bit.get(first.bit_length() - 1, ()):
             e = effects[i]
-            if X & ~e.arrive or L & ~(e.vacate | e.touch):
+            goal = e.goal if i not in landing or L & e.source else e.arrive
+            if X & ~goal or L & ~(e.vacate | e.touch):
                 continue
-            if X and not (L & (e.vacate | e.touch)) and self.moves[i].origin != OFF_BOARD:
+            if X and not (L & (e.vacate | e.touch)) and self.moves[i].origin != OFF_BOARD \
+                    and not self.swaps_piece(self.moves[i]):
                 continue
             out.append(i)
         return out
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` may be committed (every move of the index, unless the game's
+        ``board_moves`` also lists moves that are illegal for reasons the player cannot see)."""
+        return self.legal is None or move in self.legal
+
+    def swaps_piece(self, move: Move) -> bool:
+        """Whether ``move`` leaves another kind of piece than the one that moved (a
+        promotion on the way): the player exchanges the physical piece."""
+        if move.origin < 0 or move.origin == move.target or move.piece is None:
+            return False
+        before = self.board[move.origin]
+        return before is not None and before.kind != move.piece.kind
 
 
 class _Past(NamedTuple):
@@ -502,14 +549,17 @@ class Reconciler:
             return []
         out = []
         for k, f in enumerate(prev.effects):
-            if k == i:
+            if k == i or k in prev.landing:  # a vanishing piece is told by where it landed
                 continue
             m = prev.moves[k]
             remainder_back = (move.left is None and m.left is not None
                               and m.origin == move.origin and m.target == move.target
                               and m.token in (move.token, CUBE))
+            # (a cell the move emptied may be filled again by another piece: Chess960
+            # castling whose King stepped first, the Rook landing on the King's cell)
             does_more = (f.key != prev.expected
-                         and f.vacate & e.vacate == e.vacate and f.arrive & e.arrive == e.arrive
+                         and (f.vacate | f.touch) & e.vacate == e.vacate
+                         and f.arrive & e.arrive == e.arrive
                          and f.touch & e.touch == e.touch
                          and (f.vacate | f.arrive) != (e.vacate | e.arrive))
             if remainder_back or does_more:
@@ -517,6 +567,12 @@ class Reconciler:
         return out
 
     # -- deciding --------------------------------------------------------------------
+    def is_legal(self, move: Move, amend: bool = False) -> bool:
+        """Whether ``move`` (of this position, or with ``amend`` of the previous one,
+        replacing the last move) is legal: see :meth:`PositionIndex.is_legal`."""
+        idx = self._amend[0] if amend and self._amend is not None else self.index
+        return idx.is_legal(move)
+
     @property
     def amendable(self) -> tuple[Move, tuple[Move, ...]] | None:
         """The last move and the moves that may still replace it, if any."""
@@ -543,8 +599,9 @@ class Reconciler:
         d = self.decide(frame, touched)
         return d.extendable
 
-    def decide(self, frame: FrameLike, touched: int = 0) -> Decision:
-        """What ``frame`` means in the committed position (see the module docstring)."""
+    def decide(self, frame: FrameLike, touched: int = 0, landed: int = 0) -> Decision:
+        """What ``frame`` means in the committed position (see the module docstring).
+        ``landed``: cells where something was put down during the attempt (a mask)."""
         idx = self.index
         view = self.view
         key = view.key(frame)
@@ -557,7 +614,8 @@ class Reconciler:
         amends = self._amend_fits(key, touched, frame)
         group = idx.by_key.get(key)
         if group:
-            complete = [i for i in group if idx.effects[i].must_lift & ~touched == 0]
+            complete = [i for i in group if idx.effects[i].must_lift & ~touched == 0
+                        and idx.landing.get(i, 0) & ~landed == 0]
             if complete:
                 chosen = idx.narrow(complete, frame)
                 moves = tuple(idx.moves[i] for i in chosen)
@@ -574,6 +632,9 @@ class Reconciler:
         if need & ~touched:
             plies = None
         cands = idx.partial(L, X)
+        held = 0
+        if not cands and frame.stack is not None:  # part of a stack in the hand
+            cands, held = self._stack_moves(frame, L, X)
         # an earlier position whose capturing piece was lifted off again is a takeback;
         # otherwise the last move completed (the Cube, castling, a remainder) comes first
         if plies is not None and not cands and (need or not amends):
@@ -583,7 +644,8 @@ class Reconciler:
             return Decision(AMEND, amends, touched=touched, lifted=view.spots(L),
                             placed=view.spots(X), amends=amends)
         if cands:  # a move under way; if it is also an earlier position, say so (plies)
-            return self._shown(WAIT, (), cands, L, X, touched, False, plies or 0)
+            d = self._shown(WAIT, (), cands, L, X, touched, False, plies or 0)
+            return replace(d, origins=d.origins | view.spots(held)) if held else d
         if self._amend is not None:
             prev, _, ext_list = self._amend
             goal = 0
@@ -592,9 +654,10 @@ class Reconciler:
                 KM = mask_of(K)
                 if not (L & ~(E & ~KM)) and not (X & ~(KM & ~E)):
                     goal |= KM & ~E & ~X
-            if goal:
+            if goal:  # the lifted piece (castling's King) on its way: from where, to where
                 return Decision(WAIT, touched=touched, lifted=view.spots(L),
-                                placed=view.spots(X), targets=view.spots(goal))
+                                placed=view.spots(X), origins=view.spots(L),
+                                targets=view.spots(goal))
         return Decision(MISMATCH, touched=touched, lifted=view.spots(L), placed=view.spots(X))
 
     def _amend_fits(self, key: Key, touched: int, frame: FrameLike) -> tuple[Move, ...]:
@@ -618,27 +681,74 @@ class Reconciler:
                 chosen = fitting or silent
                 return Decision(CONFIRM, tuple(idx.moves[i] for i in chosen), touched=touched,
                                 targets=self.view.spots(touched))
+        if frame.stack is not None:
+            cands, held = self._stack_moves(frame, 0, 0)
+            if cands:
+                d = self._shown(WAIT, (), cands, 0, 0, touched, False)
+                return replace(d, origins=self.view.spots(held))
         return Decision(IDLE, touched=touched)
+
+    def _stack_moves(self, frame: FrameLike, L: int, X: int) -> tuple[list[int], int]:
+        """Linear halls: part of a stack (a Tower, a Pawn stack) is in the hand — its cell
+        still reads occupied but its stack class went down.  The moves of that stack whose
+        remainder has that class and that the rest of the picture (lifted ``L``, placed
+        ``X``) could be a step toward, and the stacks' cells (a mask).  Only for showing
+        targets: a move still needs the board to show it."""
+        idx = self.index
+        stack = frame.stack
+        assert stack is not None
+        low: dict[int, int] = {}
+        for c, p in enumerate(idx.board):
+            if p is not None and p.height > 1 and not L >> c & 1:
+                s = stack[c]
+                if s is not None and 0 < s < min(p.height, 3):
+                    low[c] = s
+        if not low:
+            return [], 0
+        out, held = [], 0
+        for i, m in enumerate(idx.moves):
+            s = low.get(m.origin)
+            if s is None or m.left is None or min(m.left.height, 3) != s:
+                continue
+            e = idx.effects[i]
+            if L & ~(e.vacate | e.touch) or X & ~e.arrive:
+                continue
+            out.append(i)
+            held |= 1 << m.origin
+        return out, held
 
     def _shown(self, kind: str, moves: tuple[Move, ...], cands: Sequence[int], L: int, X: int,
                touched: int, extendable: bool, plies: int = 0,
                amends: tuple[Move, ...] = ()) -> Decision:
         idx, view = self.index, self.view
         source = goal = 0
-        remove = -1
-        S_victims = idx.emask & ~L  # still on the board
+        remove = still = -1
+        S_victims = (idx.emask & ~L) | X  # still on the board (or a vanishing piece put down)
         for i in cands:
             e = idx.effects[i]
             source |= e.source
-            goal |= e.goal
-            remove &= e.victims & S_victims
+            # a vanishing piece's landing cell is shown only while that piece is lifted
+            goal |= e.goal if i not in idx.landing or L & e.source else e.arrive
+            still &= e.vacate & ~e.victims & S_victims
+        # a capture whose target was seen empty and is occupied again has arrived: its other
+        # victims (a KaleidoChess player knocked out) are what is left to take off; the
+        # target itself now holds the mover
+        effects = idx.effects
+        arrived = [i for i in cands if effects[i].must_lift
+                   and not effects[i].must_lift & (~touched | L)]
+        for i in arrived or cands:
+            e = effects[i]
+            remove &= e.victims & S_victims & ~(e.must_lift & touched)
         if remove == -1:
             remove = 0
+        origins = L & source
         if kind == WAIT:
             goal &= ~X
+            if X and still != -1:  # a piece already put down: what every candidate still
+                origins |= still  # has to lift (castling's Rook, the Pawn a Wazir replaces)
         return Decision(kind, moves, plies=plies, extendable=extendable, touched=touched,
                         lifted=view.spots(L), placed=view.spots(X),
-                        origins=view.spots(L & source), targets=view.spots(goal),
+                        origins=view.spots(origins), targets=view.spots(goal),
                         to_remove=view.spots(remove), amends=amends)
 
     def _takeback_lifts(self, plies: int) -> int:
@@ -654,6 +764,24 @@ class Reconciler:
         return need
 
     # -- helpers for the state machine -----------------------------------------------
+    def misfits(self, frame: FrameLike) -> tuple[frozenset[int], frozenset[int]]:
+        """Linear halls: spots occupied as the position expects whose reading disagrees —
+        (stack class too low: pieces missing from a stack, class too high or wrong colour).
+        Set-up verification shows them when the occupancy alone matches."""
+        idx, view = self.index, self.view
+        low = wrong = 0
+        if frame.stack is None and frame.polarity is None:
+            return frozenset(), frozenset()
+        for j in bits(idx.emask & mask_of(view.key(frame))):
+            s_cls, s_pol = view.sensed_detail(frame, j)
+            cls, pol = idx.here_detail(j)
+            if s_cls is not None and cls is not None and s_cls < cls:
+                low |= 1 << j
+            elif (s_cls is not None and cls is not None and s_cls != cls) or (
+                    s_pol is not None and pol is not None and s_pol != pol):
+                wrong |= 1 << j
+        return view.spots(low), view.spots(wrong)
+
     def deviation(self, frame: FrameLike, key: Key | None = None) -> tuple[frozenset[int],
                                                                          frozenset[int]]:
         """(missing, extra) spots of ``frame`` against ``key`` (default: the position)."""

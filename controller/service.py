@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import NEW_GAME, NEXT_GAME, Board, BoardOptions
-from controller.config import Config, ConfigError, apply_overrides, load_config
+from controller.config import (
+    Config,
+    ConfigError,
+    PlayerSettings,
+    apply_overrides,
+    load_config,
+)
 from controller.interaction import Interaction
 from controller.journal import GameRecord, GameWriter, Journal, JournalError
 from controller.layout import Layout, LayoutError, load_layout
@@ -396,6 +402,8 @@ class BoardService:
 
     def _player_names(self, game: Game) -> list[str]:
         names = list(self.config.players.names)
+        if names == PlayerSettings().names:  # not set: the game's own names (White, Red, …)
+            names = []
         names += list(game.player_names[len(names):])
         return names[:game.players]
 
@@ -433,10 +441,11 @@ class BoardService:
             text = game.move_text(pos, move)
             long = game.long_move_text(pos, move)
             player = game.ply_mover(pos)
+            shown = _shown_text(game, pos, move, text)
         finally:
             pos.push(last)
         s.writer.move(text, long)  # returns only once the record is on disk
-        s.plies.append((player, text))
+        s.plies.append((player, shown))
         log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": text,
                                 "player": game.player_names[player]})
         self._changed()
@@ -777,9 +786,17 @@ def _plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:
     for text in record.moves:
         player = game.ply_mover(pos)
         move = game.parse_move(pos, text)
-        out.append((player, game.move_text(pos, move)))
+        out.append((player, _shown_text(game, pos, move, game.move_text(pos, move))))
         pos.push(move)
     return out
+
+
+def _shown_text(game: Game, pos: Position, move: Move, text: str) -> str:
+    """A ply as the move list shows it: with hidden information as its own player sees it
+    (the game's ``player_move_text``, from his view); the journal keeps ``text``, the
+    referee's notation."""
+    hook = getattr(game, "player_move_text", None)
+    return text if hook is None else hook(pos, move)
 
 
 # ---------------------------------------------------------------------------------

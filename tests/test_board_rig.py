@@ -45,12 +45,13 @@ class Rig:
     By default the sensors are ideal (``expected_frame``) and scanned only while
     something changes (fast enough for property tests); ``backend="gpio-matrix"`` (or any
     of ``controller.sensing.sim.rig.BACKENDS``) runs the production back end through the
-    emulated electronics instead."""
+    emulated electronics instead, scanning every ``period`` seconds (default 1 ms)."""
 
     def __init__(self, position: Position | str | None = None, *, game=GAME,
                  layout: str = "square8", options: BoardOptions | None = None,
                  analog: bool = False, settle: float = 0.2, seed: int = 0,
-                 set_up: bool = True, layout_obj=None, backend: str | None = None):
+                 set_up: bool = True, layout_obj=None, backend: str | None = None,
+                 period: float | None = None):
         self.game = game
         self.layout = layout_obj or load_layout(layout)
         self.sim = SimulatedBoard(self.layout, seed=seed)
@@ -77,7 +78,7 @@ class Rig:
             self.gate = SettleGate(self.board.is_extendable, settle)
             self.sim.every(SCAN_S, self._scan)
         else:
-            self.sensing = SimulatedSensing(self.sim, backend, settle_s=settle,
+            self.sensing = SimulatedSensing(self.sim, backend, settle_s=settle, period_s=period,
                                             is_extendable=self.board.is_extendable, seed=seed)
             self.gate = self.sensing.pipeline.gate
             self.sim.every(SCAN_S, self._drain)
@@ -245,7 +246,9 @@ class Human:
                 rig.wait(0.01)
         rig.wait(0.3)
         for _ in range(6):
-            if len(rig.position.moves) > before and rig.state != "choice":
+            # committed; a choice open now belongs to the next turn (a die roll is due)
+            if len(rig.position.moves) > before and (rig.state != "choice"
+                                                      or rig.position.moves[-1] == move):
                 break
             if rig.state == "choice":
                 rig.answer(move)

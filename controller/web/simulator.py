@@ -89,7 +89,8 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
     out: list[dict[str, Any]] = []
     mover = game.ply_mover(pos)
     for cell in move.captures:
-        out += [{"action": "lift", "spot": name(cell)}, {"action": "set_aside"}]
+        if pos.board[cell] is not None:  # (not the empty field a vanishing piece lands on)
+            out += [{"action": "lift", "spot": name(cell)}, {"action": "set_aside"}]
     before = pos.board[move.origin] if move.origin >= 0 else None
     if move.kind == "promote":  # in place: the old piece out, the new one in
         new = move.piece
@@ -107,6 +108,8 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
         count = before.height - (move.left.height if move.left is not None else 0)
         out += [{"action": "lift", "spot": name(move.origin), "count": count},
                 {"action": "place", "spot": name(move.target)}]
+        if move.piece is None:  # it lands, then leaves with its player (KaleidoChess: out)
+            out += [{"action": "lift", "spot": name(move.target)}, {"action": "set_aside"}]
         if (move.piece is not None and before is not None
                 and move.piece.kind != before.kind):  # Pawn -> Wazir, Pawn -> Queen
             out += [{"action": "lift", "spot": name(move.target)}, {"action": "set_aside"},
@@ -114,6 +117,18 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
                     {"action": "place", "spot": name(move.target)}]
     for a, b in move.also:
         out += [{"action": "lift", "spot": name(a)}, {"action": "place", "spot": name(b)}]
+    # a captured piece changes colour (Lao Tzu, Crazyhouse): one of the capturer's colour
+    # of that kind (a Pawn for a promoted piece) goes from the box onto his hand pad
+    hands = [dict(h) for h in pos.hands]
+    pos.push(move, record=False)
+    gained = {k: n - hands[mover].get(k, 0) for k, n in pos.hands[mover].items()}
+    pos.pop()
+    for kind, n in gained.items():
+        pad = next((s for s in layout.spots if s.role == "hand" and s.owner == mover
+                    and s.piece == kind), None)
+        if pad is not None and move.kind != "drop":
+            out += [{"action": "take", "object": object_name(game, Piece(mover, kind))},
+                    {"action": "place", "spot": pad.name}] * max(0, n)
     if move.token == "cube":
         pads = {s.owner: s.name for s in layout.spots if s.role == "cube"}
         out += [{"action": "lift", "spot": pads[mover]},

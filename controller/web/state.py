@@ -36,14 +36,18 @@ HIDDEN_INFORMATION_GAMES = frozenset({"laotzu"})
 
 
 def player_view(game: Game, pos: Position, player: int) -> Any:
-    """The Lao Tzu player's view (``controller.rules.laotzu.view``): the one way in."""
+    """The player's view (the game's ``player_view`` hook; Lao Tzu:
+    ``controller.rules.laotzu.view``): the one way in."""
+    hook = getattr(game, "player_view", None)
+    if hook is not None:
+        return hook(pos, player)
     from controller.rules.laotzu import view  # lazy: only Lao Tzu needs it
 
     return view(pos, player)
 
 
 def has_hidden_information(game: Game) -> bool:
-    return game.name in HIDDEN_INFORMATION_GAMES
+    return game.name in HIDDEN_INFORMATION_GAMES or hasattr(game, "player_view")
 
 
 # ---------------------------------------------------------------------------------
@@ -102,9 +106,12 @@ def _pad_index(layout: Layout, role: str, owner: int, piece: str | None) -> int 
 
 def supply_names(game: Game, pos: Position) -> list[str]:
     """Objects a player may need from the box: every kind of every player in the game's
-    starting position, its reserves and hands (promotions, drops, reserve Knights)."""
+    starting position, its reserves and hands (promotions, drops, reserve Knights), and
+    the kinds that appear only by promotion (the game's ``promotion_kinds``: Gnu Qi's
+    Wazir)."""
     start = game.start()
-    kinds: dict[int, set[str]] = {p: set() for p in range(game.players)}
+    extra = set(getattr(game, "promotion_kinds", ()))
+    kinds: dict[int, set[str]] = {p: set(extra) for p in range(game.players)}
     for position in (start, pos):
         for piece in position.board:
             if piece is not None:
@@ -310,7 +317,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
     result = outcome
     if view is not None:
         fog = sight.fog
-        if svc.sim is None:  # a real board: only what the view knows
+        # a real board, or a viewer the board is not serving (the other player's moves
+        # under way are not his to watch): only what the view knows
+        if svc.sim is None or not sight.show_board_output:
             pieces = {}
             for cell, piece in (*view.own, *view.enemies):
                 pieces[cell] = [object_json(object_name(game, piece))] * max(1, piece.height)
@@ -364,6 +373,8 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         "viewers": list(game.player_names) if view is not None else None,
         "choice": choice,
         "die": bool(svc.die_expected()),
+        # players already out of the game (KaleidoChess with three or four players)
+        "out": [game.player_names[p] for p in getattr(game, "out_players", lambda _: ())(pos)],
         "sim": svc.sim is not None,
         "held": held,
         "supply": supply,

@@ -62,6 +62,16 @@ function spotRadius(i) {
   }
   return Math.max(4, r);
 }
+// Pieces are the same size on every cell: on boards whose cells differ in size (the
+// lotus board's hexagons, squares and triangles) a piece is drawn no larger than on a
+// middle-sized cell.
+function pieceRadius(i) { return Math.min(spotRadius(i), ui.pieceCap || Infinity); }
+function medianCellRadius() {
+  const L = ui.layout;
+  const r = L.spots.map((s, i) => (s.kind === "cell" ? spotRadius(i) : null))
+    .filter((x) => x !== null).sort((a, b) => a - b);
+  return r.length ? r[Math.floor(r.length / 2)] : Infinity;
+}
 function distToSegment(p, a, b) {
   const dx = b[0] - a[0], dy = b[1] - a[1];
   const len2 = dx * dx + dy * dy || 1;
@@ -92,6 +102,7 @@ function buildBoard() {
   el("feDropShadow", { dx: "0.6", dy: "1", stdDeviation: "0.8", "flood-opacity": "0.55" }, shadow);
 
   el("rect", { x: 0, y: 0, width: w, height: h, rx: 6, fill: "#4a4440" }, svg);
+  ui.pieceCap = medianCellRadius();
   const g = (name) => (ui.nodes[name] = el("g", { class: name }, svg));
   g("spots"); g("ledfill"); g("rivers"); g("names"); g("fog"); g("leddots");
   g("options"); g("pieces"); g("path"); g("ghost");
@@ -107,7 +118,17 @@ function buildBoard() {
     el("circle", { cx: lx, cy: ly, r: 3.2, class: "leddot", fill: "none", "data-dot": i,
       filter: "url(#glow)" }, ui.nodes.leddots);
     const r = spotRadius(i);
-    if (s.kind === "cell") {
+    if (s.kind === "cell" && s.outline.length <= 6) {
+      // a polygon (square, triangle, hexagon): the name at its leftmost (then lowest)
+      // corner, moved toward the centre enough to stay inside a triangle's sharp corner
+      const v = s.outline.reduce((a, b) => (b[0] < a[0] - 1e-6
+        || (Math.abs(b[0] - a[0]) <= 1e-6 && b[1] < a[1]) ? b : a));
+      const k = s.outline.length === 3 ? 0.3 : 0.08;
+      const [x, y] = pt([v[0] + (s.centre[0] - v[0]) * k, v[1] + (s.centre[1] - v[1]) * k]);
+      const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
+      t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
+      t.textContent = s.name;
+    } else if (s.kind === "cell") {
       const [x, y] = pt([s.centre[0] - r * 0.92, s.centre[1] - r * 0.92]);
       const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
       t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
@@ -119,8 +140,22 @@ function buildBoard() {
     }
   });
   for (const [x1, y1, x2, y2] of L.rivers || []) {
-    const a = pt([x1, y1]), b = pt([x2, y2]);
-    el("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "river" }, ui.nodes.rivers);
+    // a wavy line as on the printed board (boardprint), "River" in the margin if it fits
+    const n = Math.max(1, Math.round(Math.hypot(x2 - x1, y2 - y1) / 20));
+    const nx = -(y2 - y1) / n, ny = (x2 - x1) / n, amp = 0.08;  // wave: 8 % of its length
+    let d = `M${pt([x1, y1]).join(",")}`;
+    for (let k = 0; k < n; k++) {
+      const s = k % 2 ? amp : -amp;
+      const c = pt([x1 + (x2 - x1) * (k + 0.5) / n + nx * s, y1 + (y2 - y1) * (k + 0.5) / n + ny * s]);
+      d += ` Q${c.join(",")} ${pt([x1 + (x2 - x1) * (k + 1) / n, y1 + (y2 - y1) * (k + 1) / n]).join(",")}`;
+    }
+    el("path", { d, class: "river" }, ui.nodes.rivers);
+    if (Math.min(x1, x2) >= 14) {
+      const [lx, ly] = pt([Math.min(x1, x2) / 2, y1]);
+      const t = el("text", { x: lx, y: ly + 1.4, class: "river-label", "text-anchor": "middle" },
+        ui.nodes.rivers);
+      t.textContent = "River";
+    }
   }
   if (ui.state) renderState();
   if (ui.leds) renderLeds();
@@ -240,16 +275,21 @@ function renderState() {
     $("turn-text").innerHTML = "";
     const span = document.createElement("span");
     span.className = "result";
-    span.textContent = `${S.result.text} — ${S.result.reason}`;
+    const won = S.result.winners.map((w) => names[w]);
+    span.textContent = (names.length > 2 && won.length  // "1-0" means little with more players
+      ? `${won.join(", ")} win${won.length === 1 ? "s" : ""}` : S.result.text)
+      + ` — ${S.result.reason}`;
     $("turn-text").appendChild(span);
     dot.style.background = "transparent";
   } else if (S.mover !== null && S.mover !== undefined) {
-    $("turn-text").textContent = `${names[S.mover]} to move` + (S.check ? " — check!" : "");
+    $("turn-text").textContent = `${names[S.mover]} to move` + (S.check ? " — check!" : "")
+      + (S.out && S.out.length ? `  ·  out: ${S.out.join(", ")}` : "");
     dot.style.background = PIECE_COLOURS[names[S.mover].toLowerCase()]?.[0] || "#888";
   } else {
     $("turn-text").textContent = "";
   }
-  $("phase").textContent = PHASE_TEXT[S.phase] || S.phase;
+  $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
+    : PHASE_TEXT[S.phase] || S.phase;
   $("commands").hidden = !!S.result || S.phase === "setup";
   const msg = $("message");
   msg.textContent = S.message || "";
@@ -278,7 +318,7 @@ function renderState() {
   pg.innerHTML = "";
   for (const [spot, objects] of Object.entries(S.pieces)) {
     const i = Number(spot);
-    drawPile(pg, objects, pt(L.spots[i].centre), spotRadius(i), `${L.spots[i].name}: ${objectText(objects)}`);
+    drawPile(pg, objects, pt(L.spots[i].centre), pieceRadius(i), `${L.spots[i].name}: ${objectText(objects)}`);
   }
   // fog of war
   const fg = ui.nodes.fog;
@@ -296,6 +336,15 @@ function renderState() {
     const t = el("text", { x, y, class: "option-label" }, og);
     t.textContent = `${o.index + 1}: ${o.label}`;
     t.style.fontSize = `${Math.max(3.5, Math.min(7, spotRadius(o.spot) * 0.32))}px`;
+  }
+  // the face just rolled, on the die pad (until the move is made)
+  const last = S.moves.length ? S.moves[S.moves.length - 1].text : null;
+  const dieSpot = L.spots.findIndex((s) => s.role === "die");
+  if (dieSpot >= 0 && !S.result && last && /^die:\d+$/.test(last)) {
+    const [x, y] = pt(L.spots[dieSpot].centre);
+    const t = el("text", { x, y, class: "die-face" }, og);
+    t.style.fontSize = `${Math.max(6, spotRadius(dieSpot) * 0.9)}px`;
+    t.textContent = last.slice(4);
   }
 
   // choice card
@@ -316,6 +365,7 @@ function renderState() {
     co.appendChild(b);
   }
   $("die").hidden = !S.die;
+  $("choice-title").textContent = S.die ? "Or the face of a real die" : "Choose";
 
   // moves
   const ml = $("moves");
@@ -383,7 +433,7 @@ function renderGhost() {
   g.innerHTML = "";
   const S = ui.state;
   if (!S || !S.sim || !S.held.length || !ui.pointer) return;
-  const r = ui.hover !== null ? spotRadius(ui.hover) : 14;
+  const r = ui.hover !== null ? pieceRadius(ui.hover) : 14;
   const pile = drawPile(g, S.held, ui.pointer, r);
   pile.setAttribute("opacity", "0.8");
 }
