@@ -871,7 +871,7 @@ class LaoTzu(Game):
         pushed, start = (ep - 8, ep + 8) if turn == WHITE else (ep + 8, ep - 8)
         occ = bb[0] | bb[1]
         if (rank != (5 if turn == WHITE else 2) or occ >> ep & 1 or occ >> start & 1
-                or not bb[2] & bb[turn ^ 1] >> pushed & 1):
+                or not (bb[2] & bb[turn ^ 1]) >> pushed & 1):
             raise PositionError(f"laotzu: {text} cannot be an en passant square here")
         return ep if PAWN_ATT[turn ^ 1][ep] & bb[2] & bb[turn] else None
 
@@ -954,6 +954,28 @@ class LaoTzu(Game):
     def view_text(self, pos: Position, player: int) -> str:
         return view_text(pos, player)
 
+    # -- hooks of the board (controller/board.py) and the page: hidden information -------
+    def player_view(self, pos: Position, player: int) -> PlayerView:
+        """What ``player`` may know: the board and the page show nothing else."""
+        return view(pos, player)
+
+    def board_moves(self, pos: Position) -> list[Move]:
+        """The moves the side to move may try on the board: every move he cannot know to
+        be illegal (:func:`view_moves`); the board refuses the illegal ones."""
+        return view_moves(view(pos, pos.turn))
+
+    def player_move_text(self, pos: Position, move: Move) -> str:
+        """The move as its player sees it in his move list: SAN from his view, with the
+        ``+``/``#`` that is announced to both players once it is made."""
+        text = view_move_text(view(pos, pos.turn), move)
+        pos.push(move, record=False)
+        try:
+            if self.in_check(pos):
+                text += "#" if not self.legal_moves(pos) else "+"
+        finally:
+            pos.pop()
+        return text
+
 
 def _hand_text(hand: dict[str, int], owner: int) -> str:
     text = "".join(k * hand.get(k, 0) for k in HAND_ORDER)
@@ -1012,6 +1034,22 @@ class PlayerView:
             if c == cell:
                 return p
         return None
+
+    def targets(self, cell: int) -> frozenset[int]:
+        """Where the piece on ``cell`` may go, as far as this player can know (a hint)."""
+        return hint_targets(self, cell)
+
+    def drop_targets(self, kind: str) -> frozenset[int]:
+        """Where a ``kind`` from this player's hand may be dropped, as far as he can know."""
+        return hint_drop_targets(self, kind)
+
+    def moves(self) -> list[Move]:
+        """Every move this player may try now: :func:`view_moves`."""
+        return view_moves(self)
+
+    def move_text(self, move: Move) -> str:
+        """His move in SAN as he may be told it before it is made: :func:`view_move_text`."""
+        return view_move_text(self, move)
 
     def board_text(self) -> str:
         """FEN-like ranks: ``?`` hidden, digits count visible empty cells (as in laotzu.md §9)."""
@@ -1124,7 +1162,6 @@ def hint_targets(v: PlayerView, cell: int) -> frozenset[int]:
     lines and as possibly empty for castling, so the hint never omits a legal move; it may
     contain a move that a hidden piece makes illegal (the referee then says "illegal move").
     """
-    me = v.player
     if v.result is not None:
         return frozenset()
     piece = dict(v.own).get(cell)
@@ -1132,6 +1169,16 @@ def hint_targets(v: PlayerView, cell: int) -> frozenset[int]:
         raise RulesError(f"laotzu: {SQUARE_NAMES[cell] if 0 <= cell < 64 else cell} "
                          f"holds no piece of this player")
     bb, hidden = _picture(v)
+    out = _hint_steps(v, bb, hidden, cell, piece)
+    if piece.kind == "K":
+        out |= {king_to for _, king_to, _ in _hint_castling(v, bb, hidden, cell)}
+    return frozenset(out)
+
+
+def _hint_steps(v: PlayerView, bb: list[int], hidden: int, cell: int, piece: Piece) -> set[int]:
+    """Targets of the piece on ``cell`` without castling: pseudo-legal, seen-safe (see
+    :func:`hint_targets`)."""
+    me = v.player
     own, opp = bb[me], bb[me ^ 1]
     occ = own | opp | hidden
     ptype = TYPE[piece.kind]
@@ -1175,18 +1222,18 @@ def hint_targets(v: PlayerView, cell: int) -> frozenset[int]:
         after[2 + ptype] ^= src | tb
         if _picture_safe(after, me, hidden):
             out.add(t)
-    if ptype == KING:
-        out |= _hint_castling(v, bb, hidden, cell)
-    return frozenset(out)
+    return out
 
 
-def _hint_castling(v: PlayerView, bb: list[int], hidden: int, ksq: int) -> set[int]:
+def _hint_castling(v: PlayerView, bb: list[int], hidden: int,
+                   ksq: int) -> list[tuple[int, int, int]]:
+    """Castlings the player cannot know to be illegal: (rook, king_to, rook_to) each."""
     me = v.player
     if v.in_check and v.turn == me:
-        return set()
+        return []
     own = bb[me]
     known = own | bb[me ^ 1]
-    out = set()
+    out = []
     for rook in v.castling:
         king_to, rook_to, crossed = castling_plan(v.castling_rule, me, ksq, rook)
         kbit, rbit = 1 << ksq, 1 << rook
@@ -1201,7 +1248,7 @@ def _hint_castling(v: PlayerView, bb: list[int], hidden: int, ksq: int) -> set[i
         final = occ ^ kbit ^ rbit | (1 << king_to) | (1 << rook_to)
         if _attacked(tuple(bb), me ^ 1, bb[me ^ 1], king_to, final):
             continue
-        out.add(king_to)
+        out.append((rook, king_to, rook_to))
     return out
 
 
@@ -1227,3 +1274,85 @@ def hint_drop_targets(v: PlayerView, kind: str) -> frozenset[int]:
         if seen:
             empty &= BETWEEN[ksq][seen.bit_length() - 1]
     return frozenset(_bits(empty))
+
+
+def view_moves(v: PlayerView) -> list[Move]:
+    """Every move the player may try on the board, built from his view alone.
+
+    The moves behind :func:`hint_targets` and :func:`hint_drop_targets`: promotions to
+    each of Q R B N, en passant, castling, drops of every kind in hand.  A superset of the
+    legal moves (hints never omit one); the extra ones are illegal only because of pieces
+    he cannot see, and the referee refuses them with "illegal move".  Empty when it is not
+    his turn or the game is over.
+    """
+    me = v.player
+    if v.result is not None or v.turn != me:
+        return []
+    bb, hidden = _picture(v)
+    opp = bb[me ^ 1]
+    out: list[Move] = []
+    for cell, piece in v.own:
+        for t in sorted(_hint_steps(v, bb, hidden, cell, piece)):
+            capture = bool(opp >> t & 1)
+            if piece.kind == "P" and t == v.en_passant and not capture:
+                out.append(_special(("ep", me, cell, t), lambda o=cell, t=t: Move(
+                    "move", o, t, PIECES[me][PAWN], captures=(t - 8 if me == WHITE else t + 8,))))
+            elif piece.kind == "P" and PAWN_FREE_RANKS >> t & 1:
+                out.extend(_promotions(me, cell, t, capture))
+            else:
+                out.append(Move("move", cell, t, piece, captures=(t,) if capture else ()))
+        if piece.kind == "K":
+            for rook, king_to, rook_to in _hint_castling(v, bb, hidden, cell):
+                also = ((rook, rook_to),) if rook != rook_to else ()
+                out.append(_special(("castle", me, cell, rook, king_to, rook_to),
+                                    lambda k=king_to, a=also, o=cell: Move(
+                                        "castle", o, k, PIECES[me][KING], also=a)))
+    for kind, _ in v.hands[me]:
+        for t in sorted(hint_drop_targets(v, kind)):
+            out.append(_drop_move(me, TYPE[kind], t))
+    return out
+
+
+def castling_rook_of(rule: str, move: Move) -> int:
+    """The cell of the Rook a castling move castles with (``also`` is empty when the Rook
+    stays where it is: then it stands next to the King's target)."""
+    if move.also:
+        return move.also[0][0]
+    step = 1 if move.target > move.origin else -1
+    if rule == "chess480":
+        return move.origin + step
+    return (move.origin & 56) + (5 if step > 0 else 3)
+
+
+def view_move_text(v: PlayerView, move: Move) -> str:
+    """The player's own move in SAN, from his view alone (choice labels, his move list).
+
+    No ``+``/``#``: whether a move gives check depends on where the hidden King stands, so
+    it is announced only after the move (:meth:`LaoTzu.player_move_text`).  A piece is
+    disambiguated among his pieces of the same kind that his hints send to the same cell
+    (the referee's SAN uses the legal moves, which may depend on hidden pins).
+    """
+    if move.kind == "drop":
+        return f"{move.piece.kind}@{SQUARE_NAMES[move.target]}"
+    if move.kind == "castle":
+        return "O-O" if castling_rook_of(v.castling_rule, move) > move.origin else "O-O-O"
+    own = dict(v.own)
+    mover = own.get(move.origin)
+    if mover is None:
+        raise RulesError(f"laotzu: {SQUARE_NAMES[move.origin]} holds no piece of this player")
+    target = SQUARE_NAMES[move.target]
+    if mover.kind == "P":
+        text = f"{FILE_NAMES[move.origin & 7]}x{target}" if move.captures else target
+        return text + (f"={move.promotion}" if move.promotion else "")
+    bb, hidden = _picture(v)
+    others = [c for c, p in v.own if p == mover and c != move.origin
+              and move.target in _hint_steps(v, bb, hidden, c, p)]
+    prefix = ""
+    if others:
+        if all((o & 7) != (move.origin & 7) for o in others):
+            prefix = FILE_NAMES[move.origin & 7]
+        elif all((o >> 3) != (move.origin >> 3) for o in others):
+            prefix = str((move.origin >> 3) + 1)
+        else:
+            prefix = SQUARE_NAMES[move.origin]
+    return f"{mover.kind}{prefix}{'x' if move.captures else ''}{target}"
