@@ -294,6 +294,8 @@ class GnuQi(Game):
     shape = "square9"
     provisional = PROVISIONAL
     start_fen = START_FEN
+    #: kinds that appear only by promotion (the board's box must offer a Wazir)
+    promotion_kinds = ("W",)
 
     def __init__(self, **options: object):
         super().__init__(**options)
@@ -389,6 +391,10 @@ class GnuQi(Game):
 
     def render_text(self, pos: Position) -> str:
         return render_grid(self, pos)
+
+    def piece_name(self, piece: Piece) -> str:
+        """The piece's English name ("Wazir"), for the board's prompts."""
+        return PIECE_NAMES[piece.kind]
 
     # -- moves -------------------------------------------------------------------------
     def legal_moves(self, pos: Position) -> list[Move]:
