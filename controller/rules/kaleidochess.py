@@ -158,11 +158,13 @@ def _minimal_masks(masks: set[int]) -> tuple[int, ...]:
     return tuple(kept)
 
 
-def _build_tables() -> tuple[dict[str, tuple], dict[str, tuple]]:
+def _build_tables() -> tuple[dict[str, tuple], dict[str, tuple], dict[str, tuple]]:
     flyer: dict[str, tuple[tuple[int, ...], ...]] = {}
     walker: dict[str, tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]] = {}
+    slides: dict[str, tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]] = {}
     for kind, pt in PIECE_TYPES.items():
         per_cell = []
+        slide_cells = []
         for start in range(N_CELLS):
             passed: dict[int, set[int]] = {}
             for path in enumerate_paths(start, pt.steps, pt.flies, pt.ring_free):
@@ -172,13 +174,26 @@ def _build_tables() -> tuple[dict[str, tuple], dict[str, tuple]]:
                 passed.setdefault(path[-1], set()).add(mask)
             if pt.flies:
                 per_cell.append(tuple(sorted(passed)))
+                # a flyer is never blocked: the fields it may pass on the way to each
+                slide_cells.append(tuple((t, (_or(passed[t]),)) for t in sorted(passed)))
             else:
                 per_cell.append(tuple((t, _minimal_masks(passed[t])) for t in sorted(passed)))
+                slide_cells.append(tuple((t, tuple(sorted(passed[t]))) for t in sorted(passed)))
         (flyer if pt.flies else walker)[kind] = tuple(per_cell)
-    return flyer, walker
+        slides[kind] = tuple(slide_cells)
+    return flyer, walker, slides
 
 
-FLYER_DESTINATIONS, WALKER_PATHS = _build_tables()
+def _or(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+#: per kind and field: flyers' destinations; walkers' destinations with the minimal sets
+#: of fields passed; and per destination every set of fields passed (for slides)
+FLYER_DESTINATIONS, WALKER_PATHS, SLIDE_PATHS = _build_tables()
 
 
 def turned(field: str, slices: int) -> str:
@@ -228,6 +243,9 @@ class KaleidoChess(Game):
     title = "KaleidoChess"
     shape = SHAPE
     provisional = f"{PROVISIONAL_BOARD}; {PROVISIONAL_SETUP}"
+    #: the board lights every piece in its owner's colour, also with two players: on a
+    #: round board whose armies meet from every side the colours keep the sides apart
+    owner_colours = True
 
     def __init__(
         self,
@@ -469,6 +487,50 @@ class KaleidoChess(Game):
         """Whole board, player to move and die state (the take-back bans do not count)."""
         return (tuple(pos.board), pos.turn, pos.state.get("roll"))
 
+    # -- on the board ------------------------------------------------------------------
+    def slide_passes(self, board: list[Piece | None] | tuple[Piece | None, ...], origin: int,
+                     target: int, targets: Iterable[int]) -> bool:
+        """Whether a piece slid from ``origin`` may only be passing over ``target`` on
+        its way to another of its legal ``targets``: the fields of a path are no straight
+        line, so the board asks the rules (the settle gate then waits before a move to
+        ``target`` counts).  Walkers pass only over empty fields."""
+        piece = board[origin]
+        if piece is None or board[target] is not None:
+            return False
+        bit = 1 << target
+        occupied = 0
+        flies = PIECE_TYPES[piece.kind].flies
+        if not flies:
+            for c, p in enumerate(board):
+                if p is not None:
+                    occupied |= 1 << c
+        others = set(targets) - {target}
+        for dest, masks in SLIDE_PATHS[piece.kind][origin]:
+            if dest in others and any(m & bit and (flies or not m & occupied)
+                                      for m in masks):
+                return True
+        return False
+
+    def removal_message(self, pos: Position, moves: Iterable[Move]) -> str:
+        """What the board says while pieces are marked to take off for one of ``moves``
+        (the moves that take them all): with 3–4 players, who is knocked out — or gives
+        up his last castle — and must leave the board.  Empty when it is not that."""
+        before = set(self.out_players(pos))
+        gone: set[frozenset[int]] = set()
+        for m in moves:
+            pos.push(m, record=False)
+            gone.add(frozenset(set(self.out_players(pos)) - before))
+            pos.pop()
+        if len(gone) != 1:
+            return ""
+        out = sorted(gone.pop())
+        if not out:
+            return ""
+        names = " and ".join(self.player_names[p] for p in out)
+        why = " gives up the last castle and" if out == [pos.turn] else ""
+        return (f"{names}{why} {'are' if len(out) > 1 else 'is'} out: take the marked "
+                "pieces off the board")
+
     # -- notation ----------------------------------------------------------------------
     def move_text(self, pos: Position, move: Move) -> str:
         """``1B-2F``, ``1B+2F`` (capture), ``die:4`` (roll), ``pass``."""
@@ -484,7 +546,8 @@ class KaleidoChess(Game):
         mover = pos.turn
         name = self.player_names[mover]
         if move.kind == "roll":
-            return f"{name} rolls {_die_face(move.token)}"
+            face = _die_face(move.token)
+            return f"{name} rolls {face} ({_kinds_text(DICE_TABLE[face])})"
         if move.kind == "pass":
             return f"{name} cannot move and is out" if move.captures else f"{name} passes"
         piece = pos.board[move.origin]
@@ -638,6 +701,18 @@ class KaleidoChess(Game):
         if pos.state.get("out"):
             extra.append("out: " + ", ".join(self.player_names[p] for p in pos.state["out"]))
         return "\n".join(lines + extra)
+
+
+def _kinds_text(kinds: str) -> str:
+    """``"an elephant or the dragon"`` for the kinds a die face allows."""
+    if set(kinds) == set(KINDS):
+        return "any piece"
+    names = []
+    for k in kinds:
+        name = PIECE_TYPES[k].name
+        names.append(f"the {name}" if k in "WD" else
+                     f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
+    return " or ".join(names)
 
 
 def _die_face(token: str) -> int:
