@@ -915,6 +915,11 @@ class Lotus39(Game):
             data["left"] = self.piece_symbol(move.left)
         return data
 
+    def piece_name(self, piece: Piece) -> str:
+        """The piece's name: the board asks for a promoted piece by it ("put a Lotussa
+        on c7"), since one letter may mean different pieces in different games."""
+        return PIECES[piece.kind].name
+
     # -- drawing -----------------------------------------------------------------------
     def render_text(self, pos: Position) -> str:
         """The board by ranks in the schematic layout of lotus39.md §1.1.
