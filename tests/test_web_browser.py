@@ -10,68 +10,29 @@ Screenshots go to the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+from webtools import CHROMIUM, browser_page, running_service
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parent.parent
-
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)",
                 allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     folder = tmp_path_factory.mktemp("browser")
-    config = folder / "config.toml"
-    config.write_text(f"[journal]\npath = '{folder / 'journal'}'\n[web]\nport = 0\n"
-                      "[sensing]\nsettle_ms = 50\ndebounce_ms = 5\n")
-    log = folder / "service.log"
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
-                             str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=log.open("w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = None
-    deadline = time.monotonic() + 20
-    while url is None and time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if record.get("msg") == "web page":
-                url = record["url"]
-        if proc.poll() is not None:
-            pytest.fail(f"service exited: {log.read_text()}")
-        time.sleep(0.05)
-    assert url, log.read_text()
-    yield url, folder
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(10) == 0
+    with running_service(folder) as url:
+        yield url, folder
 
 
 @pytest.fixture(scope="module")
 def page(service):
     url, _ = service
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 860})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        sync_api.expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
+    with browser_page(sync_api, url) as page:
         yield page
-        assert errors == [], errors
-        browser.close()
 
 
 def centre(page, spot: str) -> tuple[float, float]:

@@ -7,17 +7,14 @@ few moves by clicking, among them a capture that turns a Pawn into a Wazir."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 import warnings
 from pathlib import Path
 
 import pytest
+import webtools
 from test_board_gnuqi import choose
+from webtools import playwright_or_skip, running_service
 
 from controller.config import Config
 from controller.journal import Journal, read_game
@@ -33,7 +30,6 @@ with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not h
 from controller.web.app import create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def make_service(tmp_path) -> BoardService:
@@ -160,49 +156,11 @@ def test_whole_game_through_the_api_is_recorded_exactly(client, svc, tmp_path):
 
 @pytest.fixture(scope="module")
 def browser_page(tmp_path_factory):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    sync_api = playwright_or_skip()
     folder = tmp_path_factory.mktemp("gnuqi-browser")
-    config = folder / "config.toml"
-    config.write_text(f"[journal]\npath = '{folder / 'journal'}'\n[web]\nport = 0\n"
-                      "[board]\nlayout = 'square9'\ngame = 'gnuqi'\n"
-                      "[sensing]\nsettle_ms = 50\ndebounce_ms = 5\n")
-    log = folder / "service.log"
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
-                             str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=log.open("w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        url = None
-        deadline = time.monotonic() + 20
-        while url is None and time.monotonic() < deadline:
-            for line in log.read_text().splitlines():
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if record.get("msg") == "web page":
-                    url = record["url"]
-            if proc.poll() is not None:
-                pytest.fail(f"service exited: {log.read_text()}")
-            time.sleep(0.05)
-        assert url, log.read_text()
-        args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"]
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=args)
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url)
-            sync_api.expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
-            yield page, folder, sync_api.expect
-            assert errors == [], errors
-            browser.close()
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+    with running_service(folder, "[board]\nlayout = 'square9'\ngame = 'gnuqi'\n") as url, \
+            webtools.browser_page(sync_api, url, height=1000) as page:
+        yield page, folder, sync_api.expect
 
 
 def _click(page, spot: str) -> None:

@@ -10,16 +10,12 @@ only through the emulated electronics, exactly as from a physical board.
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 import warnings
 from pathlib import Path
 
 import pytest
+from webtools import browser_page, playwright_or_skip, running_service
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
@@ -234,54 +230,21 @@ def test_whole_three_player_dice_game_to_the_end_through_the_api(tmp_path):
 
 # -- in Chromium ------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
 def browser_service(tmp_path_factory):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    playwright_or_skip()
     folder = tmp_path_factory.mktemp("kaleido-browser")
-    config = folder / "config.toml"
-    config.write_text(f"[journal]\npath = '{folder / 'journal'}'\n[web]\nport = 0\n"
-                      "[board]\nlayout = 'kaleido89'\ngame = 'kaleidochess'\n"
-                      "[sensing]\nsettle_ms = 50\ndebounce_ms = 5\n")
-    log = folder / "service.log"
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
-                             str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=log.open("w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = None
-    deadline = time.monotonic() + 20
-    while url is None and time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if record.get("msg") == "web page":
-                url = record["url"]
-        if proc.poll() is not None:
-            pytest.fail(f"service exited: {log.read_text()}")
-        time.sleep(0.05)
-    assert url, log.read_text()
-    yield url, folder
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(10) == 0
+    with running_service(folder, "[board]\nlayout = 'kaleido89'\ngame = 'kaleidochess'\n") as url:
+        yield url, folder
 
 
 def test_three_player_dice_game_in_chromium(browser_service):
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     expect = sync_api.expect
     url, folder = browser_service
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
+    with browser_page(sync_api, url, height=900) as page:
 
         def centre(spot: str) -> tuple[float, float]:
             box = page.locator(f"[data-name='{spot}']").bounding_box()
@@ -363,5 +326,3 @@ def test_three_player_dice_game_in_chromium(browser_service):
         page.screenshot(path=str(folder / "4-next-player.png"))
         health = json.loads(page.evaluate("fetch('/health').then(r => r.text())"))
         assert read_game(Path(health["journal"])).moves == played
-        browser.close()
-    assert errors == [], errors

@@ -14,15 +14,9 @@ pad, a drop from it, each player's view, a screenshot.
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import pytest
 from test_board_laotzu import (
     CELL_NAME,
     CELLS,
@@ -35,6 +29,7 @@ from test_board_laotzu import (
     make_service,
     obj,
 )
+from webtools import browser_page, playwright_or_skip, running_service
 
 from controller.rules import get_game
 from controller.rules.core import Move
@@ -244,125 +239,83 @@ def test_move_list_uses_the_players_notation_and_the_journal_the_referees(tmp_pa
 
 # -- the page in real Chromium -------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"]
-
-
-def _start_service(folder: Path) -> tuple[subprocess.Popen, str]:
-    config = folder / "config.toml"
-    config.write_text(f"[board]\ngame = 'laotzu'\n[journal]\npath = '{folder / 'journal'}'\n"
-                      "[web]\nport = 0\n[sensing]\nsettle_ms = 50\ndebounce_ms = 5\n")
-    log = folder / "service.log"
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
-                             str(config)], cwd=Path(__file__).resolve().parent.parent,
-                            stdout=subprocess.DEVNULL, stderr=log.open("w"),
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if record.get("msg") == "web page":
-                return proc, record["url"]
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    pytest.fail(f"service did not start: {log.read_text()}")
 
 
 def test_laotzu_in_chromium_capture_to_the_hand_pad_and_drop(tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = playwright_or_skip()
     expect = sync_api.expect
-    proc, url = _start_service(tmp_path)
-    try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 860})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url)
-            expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
+    with running_service(tmp_path, "[board]\ngame = 'laotzu'\n") as url, \
+            browser_page(sync_api, url, height=860) as page:
 
-            def centre(spot: str) -> tuple[float, float]:
-                box = page.locator(f"[data-name='{spot}']").bounding_box()
-                return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        def centre(spot: str) -> tuple[float, float]:
+            box = page.locator(f"[data-name='{spot}']").bounding_box()
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
-            def click(spot: str) -> None:
-                page.mouse.click(*centre(spot))
+        def click(spot: str) -> None:
+            page.mouse.click(*centre(spot))
 
-            def drag(a: str, b: str) -> None:
-                page.mouse.move(*centre(a))
-                page.mouse.down()
-                page.mouse.move(*centre(b), steps=8)
-                page.mouse.up()
+        def drag(a: str, b: str) -> None:
+            page.mouse.move(*centre(a))
+            page.mouse.down()
+            page.mouse.move(*centre(b), steps=8)
+            page.mouse.up()
 
-            def held(n: int) -> None:
-                expect(page.locator("#held .chip")).to_have_count(n, timeout=5000)
+        def held(n: int) -> None:
+            expect(page.locator("#held .chip")).to_have_count(n, timeout=5000)
 
-            def wait_moves(texts: list[str]) -> None:
-                page.wait_for_function(
-                    "n => document.querySelectorAll('#moves li').length >= n",
-                    arg=len(texts), timeout=5000)
-                shown = page.locator("#moves li span:last-child").all_inner_texts()
-                assert shown == texts, shown
-
-            def capture(victim: str, mover: str, target: str, pad_object: str) -> None:
-                click(victim)  # the captured piece into the hand …
-                held(1)
-                page.click("#to-box")  # … and into the box
-                held(0)
-                drag(mover, target)
-                page.click(f"#supply [title^='take {pad_object} ']")  # one of his colour
-                held(1)
-                click(pad_object.replace("-", "-hand-"))  # onto his hand pad
-
-            def led(spot: str) -> str:
-                i = page.locator(f"[data-name='{spot}']").get_attribute("data-spot")
-                return page.locator(f"[data-led='{i}']").get_attribute("fill")
-
-            page.click("#arrange")
-            expect(page.locator("#phase")).to_have_text("Waiting for a move", timeout=5000)
-            fog_at_start = page.locator(".fog polygon").count()
-            assert fog_at_start == 32  # White sees ranks 1-4 only
-            drag("e2", "e4")
-            wait_moves(["(hidden)"])  # hot seat: the page turned to Black's view
-            drag("d7", "d5")
-            wait_moves(["e4", "(hidden)"])
-            capture("d5", "e4", "d5", "white-P")
-            wait_moves(["(hidden)", "d5", "(hidden)"])
-            capture("d5", "d8", "d5", "black-P")
-            wait_moves(["e4", "(hidden)", "exd5", "(hidden)"])
-            # White drops the Pawn from his hand pad: lifted, its drop cells light up
-            click("white-hand-P")
-            held(1)
+        def wait_moves(texts: list[str]) -> None:
             page.wait_for_function(
-                "i => document.querySelector(`[data-led='${i}']`).getAttribute('fill') "
-                "!== 'none'", arg=page.locator("[data-name='d3']").get_attribute("data-spot"),
-                timeout=5000)
-            assert led("d3") != "none" and led("d6") == "none"
-            page.screenshot(path=str(tmp_path / "laotzu-drop-lifted.png"))
-            click("d3")
-            wait_moves(["(hidden)", "d5", "(hidden)", "Qxd5", "(hidden)"])
-            page.screenshot(path=str(tmp_path / "laotzu-black-view.png"))
-            page.check("input[name=viewer][value='0']")
-            page.wait_for_timeout(300)
-            wait_moves(["e4", "(hidden)", "exd5", "(hidden)", "P@d3"])
-            assert page.locator("[data-name='black-hand-P']").count() == 1
-            page.screenshot(path=str(tmp_path / "laotzu-white-view.png"))
-            health = json.loads(page.evaluate("fetch('/health').then(r => r.text())"))
-            from controller.journal import read_game
+                "n => document.querySelectorAll('#moves li').length >= n",
+                arg=len(texts), timeout=5000)
+            shown = page.locator("#moves li span:last-child").all_inner_texts()
+            assert shown == texts, shown
 
-            assert read_game(Path(health["journal"])).moves == [
-                "e4", "d5", "exd5", "Qxd5", "P@d3"]
-            assert errors == [], errors
-            browser.close()
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+        def capture(victim: str, mover: str, target: str, pad_object: str) -> None:
+            click(victim)  # the captured piece into the hand …
+            held(1)
+            page.click("#to-box")  # … and into the box
+            held(0)
+            drag(mover, target)
+            page.click(f"#supply [title^='take {pad_object} ']")  # one of his colour
+            held(1)
+            click(pad_object.replace("-", "-hand-"))  # onto his hand pad
+
+        def led(spot: str) -> str:
+            i = page.locator(f"[data-name='{spot}']").get_attribute("data-spot")
+            return page.locator(f"[data-led='{i}']").get_attribute("fill")
+
+        page.click("#arrange")
+        expect(page.locator("#phase")).to_have_text("Waiting for a move", timeout=5000)
+        fog_at_start = page.locator(".fog polygon").count()
+        assert fog_at_start == 32  # White sees ranks 1-4 only
+        drag("e2", "e4")
+        wait_moves(["(hidden)"])  # hot seat: the page turned to Black's view
+        drag("d7", "d5")
+        wait_moves(["e4", "(hidden)"])
+        capture("d5", "e4", "d5", "white-P")
+        wait_moves(["(hidden)", "d5", "(hidden)"])
+        capture("d5", "d8", "d5", "black-P")
+        wait_moves(["e4", "(hidden)", "exd5", "(hidden)"])
+        # White drops the Pawn from his hand pad: lifted, its drop cells light up
+        click("white-hand-P")
+        held(1)
+        page.wait_for_function(
+            "i => document.querySelector(`[data-led='${i}']`).getAttribute('fill') "
+            "!== 'none'", arg=page.locator("[data-name='d3']").get_attribute("data-spot"),
+            timeout=5000)
+        assert led("d3") != "none" and led("d6") == "none"
+        page.screenshot(path=str(tmp_path / "laotzu-drop-lifted.png"))
+        click("d3")
+        wait_moves(["(hidden)", "d5", "(hidden)", "Qxd5", "(hidden)"])
+        page.screenshot(path=str(tmp_path / "laotzu-black-view.png"))
+        page.check("input[name=viewer][value='0']")
+        page.wait_for_timeout(300)
+        wait_moves(["e4", "(hidden)", "exd5", "(hidden)", "P@d3"])
+        assert page.locator("[data-name='black-hand-P']").count() == 1
+        page.screenshot(path=str(tmp_path / "laotzu-white-view.png"))
+        health = json.loads(page.evaluate("fetch('/health').then(r => r.text())"))
+        from controller.journal import read_game
+
+        assert read_game(Path(health["journal"])).moves == [
+            "e4", "d5", "exd5", "Qxd5", "P@d3"]
+

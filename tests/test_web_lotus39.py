@@ -13,17 +13,13 @@ the box; screenshots go to the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 import warnings
 from pathlib import Path
 
 import pytest
 from test_board_lotus39 import RESERVE, choose, features, played
+from webtools import browser_page, playwright_or_skip, running_service
 
 from controller.config import Config
 from controller.journal import Journal
@@ -177,54 +173,21 @@ def test_whole_game_over_the_api_is_recorded_exactly(tmp_path, name, seed):
 
 # -- in Chromium -------------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
 def browser_service(tmp_path_factory):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    playwright_or_skip()
     folder = tmp_path_factory.mktemp("lotus-browser")
-    config = folder / "config.toml"
-    config.write_text(f"[journal]\npath = '{folder / 'journal'}'\n[web]\nport = 0\n"
-                      "[board]\nlayout = 'lotus39'\ngame = 'lotus39'\n"
-                      "[sensing]\nsettle_ms = 50\ndebounce_ms = 5\n")
-    log = folder / "service.log"
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
-                             str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=log.open("w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = None
-    deadline = time.monotonic() + 20
-    while url is None and time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if record.get("msg") == "web page":
-                url = record["url"]
-        if proc.poll() is not None:
-            pytest.fail(f"service exited: {log.read_text()}")
-        time.sleep(0.05)
-    assert url, log.read_text()
-    yield url, folder
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(10) == 0
+    with running_service(folder, "[board]\nlayout = 'lotus39'\ngame = 'lotus39'\n") as url:
+        yield url, folder
 
 
 def test_partial_game_by_clicking_in_chromium(browser_service):
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     url, folder = browser_service
     expect = sync_api.expect
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 860})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
+    with browser_page(sync_api, url, height=860) as page:
         expect(page.locator("#game-title")).to_contain_text("Lotus-39")
         # the drawing: 16 triangles, 19 squares, 4 hexagons, stacks with a badge "3"
         corners = page.evaluate("""() => [...document.querySelectorAll('.spot.cell')]
@@ -289,11 +252,9 @@ def test_partial_game_by_clicking_in_chromium(browser_service):
         assert page.locator("#phase").inner_text() == "Waiting for a move"
         page.screenshot(path=str(folder / "4-promoted.png"))
         health = json.loads(page.evaluate("fetch('/health').then(r => r.text())"))
-        browser.close()
     from controller.journal import read_game
 
     assert read_game(Path(health["journal"])).moves == ["N@e2", "Kg6", "c7=L"]
-    assert errors == [], errors
 
 
 def centre(page, spot: str) -> tuple[float, float]:
