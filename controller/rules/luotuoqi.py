@@ -151,6 +151,48 @@ for _x in range(N_CELLS):
         for _c in _need:
             BYPASS_VIA[_x].setdefault(_c, []).append((_s, _need))
 
+_TOWER_QUIET: dict[tuple[int, Piece], dict[int, tuple[Move, ...]]] = {}
+
+
+def _tower_quiet(o: int, tower: Piece) -> dict[int, tuple[Move, ...]]:
+    """The moves of ``tower`` on ``o`` to each empty cell it reaches (whole move and every
+    split that gets there), built once per origin and Tower: they never depend on the board."""
+    table = _TOWER_QUIET.get((o, tower))
+    if table is None:
+        me, n = tower.owner, tower.height
+        table = {}
+        for d in GRID_DIRECTIONS:
+            for dist, t in enumerate(RAYS[d][o][:n], start=1):
+                table[t] = tuple(
+                    Move("move", o, t, tower) if k == n
+                    else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
+                    for k in range(dist, n + 1))
+        _TOWER_QUIET[(o, tower)] = table
+    return table
+
+
+_QUIET: dict[tuple[int, Piece], dict[int, Move]] = {}
+
+
+def _quiet(o: int, piece: Piece) -> dict[int, Move]:
+    """Quiet (non-capturing) moves of ``piece`` from ``o``, by target, made on demand and
+    kept: a Move is an immutable value, so one object serves every position."""
+    table = _QUIET.get((o, piece))
+    if table is None:
+        table = _QUIET[(o, piece)] = _QuietMoves(o, piece)
+    return table
+
+
+class _QuietMoves(dict):
+    def __init__(self, o: int, piece: Piece):
+        super().__init__()
+        self.o, self.piece = o, piece
+
+    def __missing__(self, t: int) -> Move:
+        move = self[t] = Move("move", self.o, t, self.piece)
+        return move
+
+
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
 ROOK_HOME = {"K": G.cell("h1"), "Q": G.cell("a1"), "k": G.cell("h8"), "q": G.cell("a8")}
 # castling right -> (king to, rook to, must be empty, must not be attacked)
@@ -396,7 +438,9 @@ class Luotuoqi(Game):
         kind = pc.kind
         if kind == "T":
             self._tower_moves(board, o, pc, moves)
-        elif kind == "D":
+            return
+        quiet = _quiet(o, pc)
+        if kind == "D":
             for d in DIAGONAL:
                 victims = BYPASS_VICTIMS[d][o]
                 n = 0
@@ -406,13 +450,13 @@ class Luotuoqi(Game):
                     caps = tuple(v for v in victims[n] if (q := board[v]) is not None
                                  and q.owner != me)
                     n += 1
-                    add(Move("move", o, t, pc, None, caps))
+                    add(Move("move", o, t, pc, None, caps) if caps else quiet[t])
         elif kind == "R":
             for d in ORTHOGONAL:
                 for t in RAYS[d][o]:
                     q = board[t]
                     if q is None:
-                        add(Move("move", o, t, pc))
+                        add(quiet[t])
                         continue
                     if q.owner != me:
                         add(Move("move", o, t, pc, None, (t,)))
@@ -422,7 +466,7 @@ class Luotuoqi(Game):
                     for t in targets:
                         q = board[t]
                         if q is None:
-                            add(Move("move", o, t, pc))
+                            add(quiet[t])
                         elif q.owner != me:
                             add(Move("move", o, t, pc, None, (t,)))
         else:
@@ -431,7 +475,7 @@ class Luotuoqi(Game):
             for t in table[o]:
                 q = board[t]
                 if q is None:
-                    add(Move("move", o, t, pc))
+                    add(quiet[t])
                 elif q.owner != me:
                     add(Move("move", o, t, pc, None, (t,)))
             if kind == "E":
@@ -441,6 +485,7 @@ class Luotuoqi(Game):
     def _tower_moves(board: list, o: int, pc: Piece, moves: list[Move]) -> None:
         me, n = pc.owner, pc.height
         add = moves.append
+        quiet = _tower_quiet(o, pc)
         for d in GRID_DIRECTIONS:
             dist = 0
             for t in RAYS[d][o]:
@@ -449,11 +494,7 @@ class Luotuoqi(Game):
                     break
                 q = board[t]
                 if q is None:
-                    for k in range(dist, n + 1):
-                        if k == n:
-                            add(Move("move", o, t, pc))
-                        else:
-                            add(Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k)))
+                    moves.extend(quiet[t])
                     continue
                 if q.owner != me:
                     for k in range(dist, n + 1):
