@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from benchtools import percentile  # noqa: E402
 from test_board_gnuqi import choose  # noqa: E402
 
 from controller.board import Board  # noqa: E402
@@ -75,11 +76,6 @@ def pictures(idx: PositionIndex) -> list[tuple]:
     stray[stray.index(False)] = True
     out.append(tuple(stray))
     return out
-
-
-def percentile(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
 def main() -> None:

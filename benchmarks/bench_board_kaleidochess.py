@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from benchtools import percentile  # noqa: E402
 from test_board_kaleidochess import KRig, pick, play_to_the_end  # noqa: E402
 
 from controller.board import Board  # noqa: E402
@@ -82,11 +83,6 @@ def pictures(idx: PositionIndex) -> list[tuple[tuple, int]]:
     stray[stray.index(False)] = True
     out.append((tuple(stray), 0))
     return out
-
-
-def percentile(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
 def main() -> None:

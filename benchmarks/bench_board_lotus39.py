@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchtools import percentile  # noqa: E402
+
 from controller.board import Board  # noqa: E402
 from controller.config import Config  # noqa: E402
 from controller.layout import load_layout  # noqa: E402
@@ -87,11 +89,6 @@ def pictures(game, pos: Position) -> list[list[list[str]]]:
         out.append(piles(game, pos))
         pos.pop()
     return out
-
-
-def percentile(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
 def row(name: str, xs: list[float]) -> None:

@@ -36,3 +36,9 @@ def chess_perft(board, depth: int) -> int:
         total += chess_perft(board, depth - 1)
         board.pop()
     return total
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The ``p``-th percentile (nearest rank) of ``values``."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))]
