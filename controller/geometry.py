@@ -141,14 +141,18 @@ def parse_shape(data: dict, path: Path) -> Geometry:
     raise _fail(path, "kind", f"unknown shape kind {kind!r} (grid, rings or cells)")
 
 
-def load_shape_file(path: Path) -> Geometry:
+def read_toml(path: Path, error: type[ValueError] = GeometryError) -> dict:
+    """A board data file parsed; ``error`` names the file when it is unreadable or not TOML."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise GeometryError(f"{path.name}: not valid TOML: {exc}") from None
+        raise error(f"{path.name}: not valid TOML: {exc}") from None
     except OSError as exc:
-        raise GeometryError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_shape(data, path)
+        raise error(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def load_shape_file(path: Path) -> Geometry:
+    return parse_shape(read_toml(path), path)
 
 
 @cache

@@ -18,14 +18,13 @@ left), x to the right, y toward Black — the same orientation as the shape coor
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from controller.geometry import BOARDS_DIR, Geometry, GeometryError, load_shape
+from controller.geometry import BOARDS_DIR, Geometry, GeometryError, load_shape, read_toml
 
 LAYOUTS_DIR = BOARDS_DIR / "layouts"
 
@@ -301,13 +300,7 @@ def _known(data: dict, keys: tuple[str, ...], path: Path, entry: str = "") -> No
 def load_layout_file(path: Path | str) -> Layout:
     """Load and validate one layout file (any path; used by tests and custom boards)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"{path.name}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise LayoutError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_layout(data, path)
+    return parse_layout(read_toml(path, LayoutError), path)
 
 
 @cache

@@ -320,6 +320,20 @@ def castling_plan(rule: str, us: int, ksq: int, rook: int) -> tuple[int, int, in
 # -- the game ------------------------------------------------------------------------
 
 
+def _piece_san(mover: Piece, move: Move, target: str, others: list[int]) -> str:
+    """SAN of a piece move; ``others`` are the cells of like pieces reaching the same target
+    (file first, then rank, then the whole square tells them apart)."""
+    prefix = ""
+    if others:
+        if all((o & 7) != (move.origin & 7) for o in others):
+            prefix = FILE_NAMES[move.origin & 7]
+        elif all((o >> 3) != (move.origin >> 3) for o in others):
+            prefix = str((move.origin >> 3) + 1)
+        else:
+            prefix = SQUARE_NAMES[move.origin]
+    return f"{mover.kind}{prefix}{'x' if move.captures else ''}{target}"
+
+
 class LaoTzu(Game):
     """Lao Tzu Chess (John Kipling Lewis, 2008): fog of war, drops, two Chess960 arrays.
 
@@ -900,15 +914,7 @@ class LaoTzu(Game):
         others = [m.origin for m in self.legal_moves(pos)
                   if m.kind == "move" and m.target == move.target and m.origin != move.origin
                   and pos.board[m.origin] == mover]
-        prefix = ""
-        if others:
-            if all((o & 7) != (move.origin & 7) for o in others):
-                prefix = FILE_NAMES[move.origin & 7]
-            elif all((o >> 3) != (move.origin >> 3) for o in others):
-                prefix = str((move.origin >> 3) + 1)
-            else:
-                prefix = SQUARE_NAMES[move.origin]
-        return f"{mover.kind}{prefix}{'x' if move.captures else ''}{target}"
+        return _piece_san(mover, move, target, others)
 
     def long_move_text(self, pos: Position, move: Move) -> str:
         """UCI-like: ``g1f3``, ``e7e8q``, ``N@e4``; castling as King cell + Rook cell."""
@@ -1347,12 +1353,4 @@ def view_move_text(v: PlayerView, move: Move) -> str:
     bb, hidden = _picture(v)
     others = [c for c, p in v.own if p == mover and c != move.origin
               and move.target in _hint_steps(v, bb, hidden, c, p)]
-    prefix = ""
-    if others:
-        if all((o & 7) != (move.origin & 7) for o in others):
-            prefix = FILE_NAMES[move.origin & 7]
-        elif all((o >> 3) != (move.origin >> 3) for o in others):
-            prefix = str((move.origin >> 3) + 1)
-        else:
-            prefix = SQUARE_NAMES[move.origin]
-    return f"{mover.kind}{prefix}{'x' if move.captures else ''}{target}"
+    return _piece_san(mover, move, target, others)
