@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -117,6 +118,26 @@ def cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diagram(args: argparse.Namespace) -> int:
+    from controller.diagram import diagram_svg, draw_figures  # lazy: only this command
+
+    if args.batch:
+        for path in draw_figures(args.batch, args.out):
+            print(path)
+        return 0
+    if not args.game:
+        raise CommandError("diagram needs --game (or --batch FILE)")
+    game, pos = _game_and_position(args)
+    svg = diagram_svg(game, pos, args.piece, args.caption or "")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(svg)
+        print(args.out)
+    else:
+        print(svg, end="")
+    return 0
+
+
 def _journal(args: argparse.Namespace):
     from controller.config import load_config
     from controller.journal import Journal
@@ -174,8 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def game_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    def game_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+        p.add_argument("--game", required=required, help=f"one of: {', '.join(GAMES)}")
         p.add_argument("--position", help="position text (default: the starting position)")
         p.add_argument("--moves", dest="moves_played", nargs="*", metavar="MOVE",
                        help="moves to play from the position first")
@@ -203,6 +224,15 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p)
     p.add_argument("--player", required=True)
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser("diagram", help="draw a position on its board as SVG (players' guides)")
+    game_args(p, required=False)
+    p.add_argument("--piece", metavar="CELL", help="mark the legal targets of the piece on CELL")
+    p.add_argument("--caption", help="title of the picture")
+    p.add_argument("--out", help="SVG file to write (default: standard output); with --batch, "
+                   "the folder (default: beside the figure file)")
+    p.add_argument("--batch", metavar="FIGURES.toml", help="draw every figure listed in a file")
+    p.set_defaults(func=cmd_diagram)
 
     p = sub.add_parser("board", help="printed boards: templates, wiring, bill of materials")
     board_sub = p.add_subparsers(dest="board_command", required=True)
@@ -250,6 +280,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader (``| head``) closed the pipe: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (RulesError, CommandError, KeyError, ValueError, OSError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"fairyboard: error: {message}", file=sys.stderr)
