@@ -120,16 +120,20 @@ function buildBoard() {
     const r = spotRadius(i);
     if (s.kind === "cell" && s.outline.length <= 6) {
       // a polygon (square, triangle, hexagon): the name at its leftmost (then lowest)
-      // corner, moved toward the centre enough to stay inside a triangle's sharp corner
-      const v = s.outline.reduce((a, b) => (b[0] < a[0] - 1e-6
-        || (Math.abs(b[0] - a[0]) <= 1e-6 && b[1] < a[1]) ? b : a));
+      // corner as seen on the screen, whichever way the board is turned, moved toward the
+      // centre enough to stay inside a triangle's sharp corner
+      const screen = s.outline.map(pt);
+      const v = screen.reduce((a, b) => (b[0] < a[0] - 1e-6
+        || (Math.abs(b[0] - a[0]) <= 1e-6 && b[1] > a[1]) ? b : a));
+      const c = pt(s.centre);
       const k = s.outline.length === 3 ? 0.3 : 0.08;
-      const [x, y] = pt([v[0] + (s.centre[0] - v[0]) * k, v[1] + (s.centre[1] - v[1]) * k]);
+      const [x, y] = [v[0] + (c[0] - v[0]) * k, v[1] + (c[1] - v[1]) * k];
       const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
       t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
       t.textContent = s.name;
     } else if (s.kind === "cell") {
-      const [x, y] = pt([s.centre[0] - r * 0.92, s.centre[1] - r * 0.92]);
+      const c = pt(s.centre);
+      const [x, y] = [c[0] - r * 0.92, c[1] + r * 0.92];
       const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
       t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
       t.textContent = s.name;
@@ -247,9 +251,23 @@ function objectText(objects) {
 // state rendering
 
 let lastViewer = null;
+let lastGame = null;
 function renderState() {
   const S = ui.state, L = ui.layout;
   if (!S || !L) return;
+  const gameKey = `${S.game.name}/${S.game.id || ""}`;
+  if (gameKey !== lastGame) {
+    // another game: White at the bottom again and the side to move's view, whatever the
+    // previous game showed
+    const first = lastGame === null;
+    lastGame = gameKey;
+    lastViewer = null;
+    if (!first) {
+      ui.viewer = "auto";
+      if (ui.ws && ui.ws.readyState === WebSocket.OPEN) setViewer("auto");
+    }
+    if (ui.flipped && !(S.viewers && S.viewer === 1)) { ui.flipped = false; buildBoard(); return; }
+  }
   if (S.viewers && S.viewer !== lastViewer) {
     // a hidden-information game: turn the board to the player whose view it is
     lastViewer = S.viewer;
@@ -486,12 +504,20 @@ function renderLegend() {
   if (legendDone || !ui.state.palette) return;
   legendDone = true;
   const box = $("legend");
+  // the LEDs use one colour for several meanings where the situation tells them apart
+  // (a missing piece and check are both red): one line per colour, every meaning named
+  const byColour = new Map();
   for (const [name, hex] of ui.state.palette) {
+    const key = hex.toLowerCase();
+    if (!byColour.has(key)) byColour.set(key, []);
+    byColour.get(key).push(name.replaceAll("_", " "));
+  }
+  for (const [hex, names] of byColour) {
     const sw = document.createElement("span");
-    sw.className = "swatch";
+    sw.className = "swatch legend-swatch";
     sw.style.background = hex;
     const t = document.createElement("span");
-    t.textContent = name.replaceAll("_", " ");
+    t.textContent = names.join(" · ");
     box.append(sw, t);
   }
 }
@@ -523,7 +549,7 @@ async function post(url, body) {
     if (!r.ok) toast(data.error || `${url}: HTTP ${r.status}`);
     return data;
   } catch (e) {
-    toast(`${url}: ${e}`);
+    toast("The board service cannot be reached — is it running? Reconnecting…");
     return {};
   }
 }
@@ -581,6 +607,11 @@ function connect() {
   const conn = $("connection");
   ws.onopen = () => {
     conn.textContent = "live"; conn.className = "connection live";
+    if (document.body.classList.contains("offline")) {
+      // back after a restart: the service may have another layout or game now
+      document.body.classList.remove("offline");
+      reloadLayout();
+    }
     // a restarted service counts from zero again
     if (ui.state) ui.state.seq = -1;
     ledSeq = -1;
@@ -592,7 +623,9 @@ function connect() {
     else if (m.type === "leds") acceptLeds(m.leds, m.led_seq);
   };
   ws.onclose = () => {
-    conn.textContent = "connection lost — retrying"; conn.className = "connection lost";
+    conn.textContent = "reconnecting…"; conn.className = "connection lost";
+    document.body.classList.add("offline");
+    $("offline").hidden = false;
     setTimeout(connect, 1000);
   };
 }
@@ -651,9 +684,14 @@ function countPopup(ev, max, verb, done) {
   cancel.addEventListener("click", () => { pop.hidden = true; });
   pop.appendChild(cancel);
   const wrap = $("board-wrap").getBoundingClientRect();
-  pop.style.left = `${Math.max(0, ev.clientX - wrap.left - 40)}px`;
-  pop.style.top = `${Math.max(0, ev.clientY - wrap.top + 14)}px`;
-  pop.hidden = false;
+  pop.style.left = "0px";
+  pop.style.top = "0px";
+  pop.hidden = false;  // measure it where it cannot overflow, then place it on screen
+  const box = pop.getBoundingClientRect();
+  const left = Math.min(Math.max(0, ev.clientX - wrap.left - 40), Math.max(0, wrap.width - box.width));
+  const top = Math.min(Math.max(0, ev.clientY - wrap.top + 14), Math.max(0, wrap.height - box.height));
+  pop.style.left = `${left}px`;
+  pop.style.top = `${top}px`;
 }
 
 function onPointerDown(ev) {
@@ -751,9 +789,27 @@ function optionValue(inp) {
   return inp.value;
 }
 
+async function reloadLayout() {
+  try {
+    const r = await fetch("/api/layout");
+    ui.layout = await r.json();
+  } catch (e) {
+    return;  // still unreachable: the next reconnect tries again
+  }
+  $("offline").hidden = true;
+  buildBoard();
+}
+
 async function boot() {
-  const r = await fetch("/api/layout");
-  ui.layout = await r.json();
+  try {
+    const r = await fetch("/api/layout");
+    ui.layout = await r.json();
+  } catch (e) {
+    document.body.classList.add("offline");
+    $("offline").hidden = false;
+    setTimeout(boot, 1000);
+    return;
+  }
   buildBoard();
   const svg = $("board");
   svg.addEventListener("pointerdown", onPointerDown);
