@@ -71,7 +71,7 @@ def test_page_geometry(size, tmp_path):
         expect(popup).to_be_visible()
         for button in popup.locator("button").all():
             box = button.bounding_box()
-            assert 0 <= box["x"] and box["x"] + box["width"] <= width, button.inner_text()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, button.inner_text()
         assert popup.locator("button").count() == 9  # 1…7, "8 (all)", ✕
         page.keyboard.press("Escape")
         page.screenshot(path=str(tmp_path / f"{size}.png"), full_page=True)
@@ -81,7 +81,8 @@ def test_page_geometry(size, tmp_path):
         assert cell_centre_y(page, "a1") < cell_centre_y(page, "a8")
         page.evaluate("""() => fetch('/api/new-game', {method: 'POST',
             headers: {'Content-Type': 'application/json'},
-            body: JSON.stringify({game: 'laotzu', options: {white_array: 518, black_array: 518}})})""")
+            body: JSON.stringify({game: 'laotzu',
+                                  options: {white_array: 518, black_array: 518}})})""")
         expect(page.locator("#game-title")).to_contain_text("Lao Tzu", timeout=5000)
         page.wait_for_function("""() => {
             const y = (n) => document.querySelector(`#board [data-name='${n}']`)
