@@ -181,10 +181,58 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _layouts_playing(game: str) -> list[str]:
+    from controller.layout import layout_names, load_layout
+
+    return [name for name in layout_names() if game in load_layout(name).games]
+
+
+def choose_board(args: argparse.Namespace) -> None:
+    """Fill in ``--layout`` or ``--game`` when only the other is given and one choice fits.
+
+    ``run --game gnuqi`` needs the 9×9 board and there is only one: the configured (or
+    default) layout is replaced by it.  ``run --layout square9`` alone picks the game that
+    layout plays when the configured game does not fit it and it plays only one."""
+    from controller.config import load_config
+    from controller.layout import load_layout
+
+    if args.game and args.layout:
+        return
+    try:
+        board = load_config(args.config).board
+    except (ValueError, OSError):
+        return  # run_service reports the configuration's problem in its own words
+    if args.game and not args.layout and args.game in GAMES:
+        try:
+            fits = args.game in load_layout(board.layout).games
+        except ValueError:
+            fits = False
+        layouts = _layouts_playing(args.game)
+        if not fits and len(layouts) == 1:
+            args.layout = layouts[0]
+    elif args.layout and not args.game:
+        try:
+            games = load_layout(args.layout).games
+        except ValueError:
+            return
+        if board.game not in games and len(games) == 1:
+            args.game = games[0]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.service import run_service  # lazy: pulls in the web stack
 
+    choose_board(args)
     return run_service(args)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fairyboard")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -193,10 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Electronic-board controller for Lùotuoqí, Lao Tzu Chess, Gnu Qi, "
         "KaleidoChess and Lotus-39.",
     )
+    parser.add_argument("--version", action="version", version=f"fairyboard {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_args(p: argparse.ArgumentParser, required: bool = True) -> None:
-        p.add_argument("--game", required=required, help=f"one of: {', '.join(GAMES)}")
+        p.add_argument("--game", required=required, type=str.lower,
+                       help=f"one of: {', '.join(GAMES)}")
         p.add_argument("--position", help="position text (default: the starting position)")
         p.add_argument("--moves", dest="moves_played", nargs="*", metavar="MOVE",
                        help="moves to play from the position first")
@@ -266,8 +316,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run the board service (default: the simulated board)")
     p.add_argument("--config", help="TOML configuration file")
-    p.add_argument("--layout", help="layout name (overrides the configuration)")
-    p.add_argument("--game", help="game name (overrides the configuration)")
+    p.add_argument("--layout", type=str.lower,
+                   help="layout name (overrides the configuration; found from --game when "
+                   "only one layout plays it)")
+    p.add_argument("--game", type=str.lower, help="game name (overrides the configuration)")
+    p.add_argument("--journal", help="folder of the game journal (overrides the configuration)")
+    p.add_argument("--log-format", choices=["json", "text"],
+                   help="log lines as JSON (for journald) or text (for a terminal)")
     p.add_argument("--web-port", type=int, help="port of the companion web page")
     p.add_argument("--web-host", help="address to bind the web page to (default localhost)")
     p.add_argument("--no-browser", action="store_true", help="accepted for scripts; no effect")

@@ -259,9 +259,11 @@ def load_config(path: str | Path | None) -> Config:
 
 
 def apply_overrides(config: Config, **overrides: Any) -> Config:
-    """Command-line options override the file: ``layout``, ``game``, ``web_port``, ``web_host``."""
+    """Command-line options override the file: ``layout``, ``game``, ``web_port``,
+    ``web_host``, ``journal``, ``log_format``."""
     mapping = {"layout": ("board", "layout"), "game": ("board", "game"),
-               "web_port": ("web", "port"), "web_host": ("web", "host")}
+               "web_port": ("web", "port"), "web_host": ("web", "host"),
+               "journal": ("journal", "path"), "log_format": ("log", "format")}
     for key, value in overrides.items():
         if value is None:
             continue

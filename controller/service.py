@@ -820,7 +820,9 @@ def run_service(args: Any) -> int:
         apply_overrides(config, layout=getattr(args, "layout", None),
                         game=getattr(args, "game", None),
                         web_port=getattr(args, "web_port", None),
-                        web_host=getattr(args, "web_host", None))
+                        web_host=getattr(args, "web_host", None),
+                        journal=getattr(args, "journal", None),
+                        log_format=getattr(args, "log_format", None))
     except ConfigError as exc:
         return _fail(_message(exc))
     web = config.web

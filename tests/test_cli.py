@@ -72,3 +72,51 @@ def test_console_script_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "perft", "--game", "luotuoqi",
                            "--depth", "1"], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "18"
+
+
+def test_names_are_case_insensitive(capsys):
+    code, out, _ = run(capsys, "perft", "--game", "LuoTuoQi", "--depth", "1")
+    assert code == 0 and out.strip() == "18"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.startswith("fairyboard ")
+
+
+@pytest.mark.parametrize("given,expected", [
+    ({"game": "gnuqi"}, ("square9", "gnuqi")),          # the one board that plays it
+    ({"game": "kaleidochess"}, ("kaleido89", "kaleidochess")),
+    ({"game": "laotzu"}, (None, "laotzu")),             # the default square8 plays it
+    ({"layout": "square9"}, ("square9", "gnuqi")),      # the only game of that board
+    ({"layout": "square9", "game": "luotuoqi"}, ("square9", "luotuoqi")),  # both given: kept
+])
+def test_run_chooses_the_board_for_the_game_and_the_game_for_the_board(given, expected,
+                                                                         tmp_path):
+    from controller.cli import build_parser, choose_board
+
+    config = tmp_path / "c.toml"
+    config.write_text("[board]\nlayout = 'square8'\ngame = 'luotuoqi'\n")
+    argv = ["run", "--config", str(config)]
+    for key, value in given.items():
+        argv += [f"--{key}", value]
+    args = build_parser().parse_args(argv)
+    choose_board(args)
+    assert (args.layout, args.game) == expected
+
+
+def test_lotus_layout_alone_keeps_a_lotus_game(tmp_path):
+    from controller.cli import build_parser, choose_board
+
+    config = tmp_path / "c.toml"
+    config.write_text("[board]\nlayout = 'square8'\ngame = 'luotuoqi'\n")
+    args = build_parser().parse_args(["run", "--config", str(config), "--layout", "lotus39"])
+    choose_board(args)  # luotuoqi does not fit and two games do: the service says which
+    assert args.game is None
+
+
+def test_a_closed_pipe_is_a_quiet_exit():
+    proc = subprocess.run(f"{sys.executable} -m controller.cli moves --game lotus39 | head -1",
+                          shell=True, capture_output=True, text=True)
+    assert proc.stdout.strip() == "a4" and proc.stderr == ""
