@@ -17,6 +17,8 @@ from typing import Any
 from controller.rules import GAMES, Position, RulesError, get_game
 
 EXIT_BAD_INPUT = 2
+#: deepest perft the command accepts: deeper trees would run for years in every game
+MAX_PERFT_DEPTH = 12
 
 
 class CommandError(Exception):
@@ -47,7 +49,13 @@ def _game_and_position(args: argparse.Namespace) -> tuple[Any, Position]:
             raise CommandError(f"--set expects KEY=VALUE, got {item!r}")
         options[key.replace("-", "_")] = _option_value(value)
     game = get_game(args.game, **options)
-    pos = game.parse_position(args.position) if args.position else game.start()
+    if args.position is not None and not args.position.strip():
+        raise CommandError("--position is empty (leave it out for the starting position)")
+    if args.position is None:
+        pos = game.start()
+    else:
+        pos = game.parse_position(args.position)
+        game.check_playable(pos)
     for text in getattr(args, "moves_played", None) or []:
         pos.push(game.parse_move(pos, text))
     return game, pos
@@ -65,8 +73,9 @@ def cmd_moves(args: argparse.Namespace) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    if args.depth < 0:
-        raise CommandError("--depth must be 0 or more")
+    if not 0 <= args.depth <= MAX_PERFT_DEPTH:
+        raise CommandError(f"--depth must be 0 or more, at most {MAX_PERFT_DEPTH}, "
+                           f"got {str(args.depth)[:30]}")
     game, pos = _game_and_position(args)
     if args.divide and args.depth > 0:
         total = 0

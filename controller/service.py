@@ -737,7 +737,7 @@ class BoardService:
             raise ServiceError(str(exc).removeprefix("board.game: ")) from None
         game = get_game(name, **options)  # bad options fail before the journal changes
         if setup:
-            game.parse_position(setup)
+            game.check_playable(game.parse_position(setup))
         self._abandon_current()
         self.resume_offer = None
         self._start(name, options, setup, game)

@@ -484,6 +484,13 @@ class Game:
         return pos.turn
 
     # -- hooks of the board, the page and the command line (with defaults) --------------
+    def check_playable(self, pos: Position) -> None:
+        """Raise :class:`PositionError` (one line) when a game cannot be played from
+        ``pos`` although its text parses — a royal piece missing.  :meth:`parse_position`
+        also accepts such positions for rules studies; the command line and the service
+        call this for every position a user gives.  Default: every parsed position is
+        playable."""
+
     def piece_name(self, piece: Piece) -> str:
         """The piece's name in the board's prompts ("put a Wazir on e9"); default: its
         symbol.  Called by the board (``controller/board.py``) when it asks for a piece."""

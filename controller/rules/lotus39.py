@@ -556,6 +556,14 @@ class Lotus39(Game):
             raise PositionError(
                 f"{self.player_names[1 - pos.turn]} is in check but it is not his move")
 
+    def check_playable(self, pos: Position) -> None:
+        """The King is royal (check, checkmate and every legal move depend on it): a game
+        starts only with one King per side.  (Rules studies may leave Kings out.)"""
+        for owner in (WHITE, BLACK):
+            if not any(p is not None and p.kind == "K" and p.owner == owner
+                       for p in pos.board):
+                raise PositionError(f"{self.player_names[owner]} has no King")
+
     def position_key(self, pos: Position) -> Any:
         """Board, side to move and reserves: what FIDE repetition compares."""
         return (tuple(pos.board), pos.turn,
