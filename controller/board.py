@@ -53,6 +53,7 @@ from controller.rules.core import (
     Piece,
     PlayerView,
     Position,
+    Termination,
 )
 from controller.sight import Sight, viewer_spots
 
@@ -462,7 +463,7 @@ class Board:
         player = self._mover() if player is None else player
         others = tuple(p for p in range(self.game.players) if p != player)
         self._emit_command(RESIGN, player)
-        self._end(Outcome(others, "resignation"))
+        self._end(Outcome(others, Termination.RESIGNATION))
 
     def offer_draw(self, player: int | None = None) -> None:
         """The offer stands until the other player has moved."""
@@ -479,7 +480,7 @@ class Board:
         if self._draw_offer is None or self._draw_offer == player:
             raise ValueError("no draw offer to accept")
         self._emit_command(ACCEPT_DRAW, player)
-        self._end(Outcome((), "agreement"))
+        self._end(Outcome((), Termination.AGREEMENT))
 
     def next_game(self) -> None:
         """The next game of :attr:`games` (the layout's games), from its set-up."""

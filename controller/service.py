@@ -49,6 +49,7 @@ from controller.layout import Layout, LayoutError, load_layout
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
 from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
+from controller.rules.core import Termination
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame, SensingError
 
@@ -498,7 +499,7 @@ class BoardService:
     def _abandon_current(self) -> None:
         s = self.session
         if not s.ended:
-            s.writer.end("*", "abandoned")
+            s.writer.end("*", Termination.ABANDONED)
             s.ended = True
             log.info("game abandoned", extra={"game_id": s.game_id, "plies": len(s.plies)})
         s.writer.close()

@@ -10,7 +10,7 @@ import pytest
 
 from controller.layout import PAD_ROLES
 from controller.rules import GAME_CLASSES, GAMES, Game, PlayerView, game_class, get_game
-from controller.rules.core import GameOption, OptionError, RulesError
+from controller.rules.core import GameOption, OptionError, RulesError, Termination
 
 CONTROLLER = Path(__file__).resolve().parent.parent / "controller"
 PROBE = re.compile(r"\b(?:getattr|hasattr)\((?:self\.)?(?:_?game|svc\.game|session\.game)\b")
@@ -111,3 +111,45 @@ def test_validate_options_from_json() -> None:
     assert cls.validate_options({}) == {}
     with pytest.raises(OptionError, match="options must be a table"):
         cls.validate_options([1, 2])  # type: ignore[arg-type]
+
+
+# -- game end: one template, per-game data --------------------------------------------
+
+
+def test_every_game_ends_with_a_declared_reason() -> None:
+    spellings = set(Termination)
+    for cls in GAME_CLASSES:
+        assert set(cls.reason_text) <= spellings
+        spellings |= set(cls.reason_text.values())
+    # mate, stalemate and the draw rules, through the shared template
+    gnuqi = get_game("gnuqi")
+    assert gnuqi.outcome(gnuqi.parse_position("4k4/9/9/9/9/9/9/9/4K4 w - - 0 1")).reason \
+        == Termination.BARE_KINGS
+    lotus = get_game("lotus39")
+    pos = lotus.parse_position("a4=K,i4=k,c2=R,c3=P w - 99 60")
+    pos.push(lotus.parse_move(pos, "Ka3"))
+    assert lotus.outcome(pos).reason in spellings
+
+
+def test_the_move_rule_and_repetition_are_data() -> None:
+    from controller.rules.gnuqi import GnuQi
+
+    class NoMoveRule(GnuQi):
+        move_rule = None
+        repetition_count = 2
+
+    text = "4k4/9/9/9/9/9/9/R8/4K4 w - - 100 80"
+    assert get_game("gnuqi").outcome(get_game("gnuqi").parse_position(text)).reason == (
+        "fifty-move")
+    game = NoMoveRule()
+    pos = game.parse_position(text)
+    assert game.outcome(pos) is None
+    for text in ("Ra3", "Ke8", "Ra2", "Ke9"):
+        pos.push(game.parse_move(pos, text))
+    assert game.outcome(pos).reason == "repetition"  # the second occurrence, by data
+
+
+def test_luotuoqi_keeps_its_recorded_words() -> None:
+    game = get_game("luotuoqi")
+    assert game.ended((), Termination.FIFTY_MOVE).reason == "fifty-move rule"
+    assert game.ended((), Termination.CHECKMATE).reason == "checkmate"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 from controller.geometry import Geometry, load_shape
@@ -76,11 +77,33 @@ class Move(NamedTuple):
         return bool(self.captures)
 
 
+class Termination(StrEnum):
+    """Why a game ended: the fixed set of reasons the journal and the page see.
+
+    The rules end games with the first group (:meth:`Game.outcome`); the board and the
+    service with the last (a player's or the owner's act)."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    FIFTY_MOVE = "fifty-move"  #: the move rule (:attr:`Game.move_rule` plies, no capture…)
+    REPETITION = "repetition"  #: a position occurred :attr:`Game.repetition_count` times
+    INSUFFICIENT_MATERIAL = "insufficient-material"  #: no mate possible (Lao Tzu)
+    BARE_KINGS = "bare kings"  #: nothing but Kings left (Gnu Qi)
+    CAPITULATION = "capitulation"  #: KaleidoChess: a player gave up his last castle
+    NO_CASTLE = "no castle left"  #: KaleidoChess: a player's last castle was taken
+    LAST_PLAYER = "last player left"  #: KaleidoChess with 3–4 players
+    BLOCKED = "blocked"  #: KaleidoChess: the side to move cannot move and loses
+    MOVE_CAP = "move cap"  #: KaleidoChess's optional turn limit
+    RESIGNATION = "resignation"
+    AGREEMENT = "agreement"
+    ABANDONED = "abandoned"
+
+
 class Outcome(NamedTuple):
     """How a game ended: ``winners`` is empty for a draw."""
 
     winners: tuple[int, ...]
-    reason: str  #: ``checkmate``, ``stalemate``, ``repetition``, ``fifty-move``, …
+    reason: str  #: a :class:`Termination` (or a game's own spelling of one, see reason_text)
 
     @property
     def result(self) -> str:
@@ -404,6 +427,12 @@ class Game:
     #: the board lights every piece in its owner's colour even with two players (always
     #: with more than two)
     owner_colours: ClassVar[bool] = False
+    #: game end (:meth:`outcome`): plies without progress that draw (None: no such rule)
+    move_rule: ClassVar[int | None] = 100
+    #: how often one position must occur to draw (None: repetition does not end the game)
+    repetition_count: ClassVar[int | None] = 3
+    #: the game's own words for some reasons (kept where recorded games and tests use them)
+    reason_text: ClassVar[Mapping[Termination, str]] = {}
 
     def __init__(self, **options: Any):
         self.geometry = load_shape(self.shape)
@@ -460,7 +489,42 @@ class Game:
         return False
 
     def outcome(self, pos: Position) -> Outcome | None:
+        """Whether and how the game has ended in ``pos`` — the shared template, in this
+        order: no legal move (:meth:`no_move_outcome`: checkmate or stalemate), the game's
+        own endings (:meth:`special_outcome`), the move rule (:attr:`move_rule`), then
+        repetition (:attr:`repetition_count`, over the positions recorded by ``push``).
+        A mating move that also completes the move rule stands."""
+        if not self.has_legal_move(pos):
+            return self.no_move_outcome(pos)
+        special = self.special_outcome(pos)
+        if special is not None:
+            return special
+        if self.move_rule is not None and pos.halfmove >= self.move_rule:
+            return self.ended((), Termination.FIFTY_MOVE)
+        if self.repetition_count is not None and pos.keys and (
+                pos.keys.count(self.position_key(pos)) >= self.repetition_count):
+            return self.ended((), Termination.REPETITION)
         return None
+
+    def has_legal_move(self, pos: Position) -> bool:
+        """Whether the side to move has a legal move (for :meth:`outcome`)."""
+        return bool(self.legal_moves(pos))
+
+    def no_move_outcome(self, pos: Position) -> Outcome:
+        """The end when the side to move cannot move: mated when in check (the previous
+        player wins), else stalemate (a draw)."""
+        if self.in_check(pos):
+            return self.ended(((pos.turn - 1) % self.players,), Termination.CHECKMATE)
+        return self.ended((), Termination.STALEMATE)
+
+    def special_outcome(self, pos: Position) -> Outcome | None:
+        """The game's own endings, checked after checkmate and stalemate and before the
+        move rule and repetition (dead material, bare Kings); default none."""
+        return None
+
+    def ended(self, winners: tuple[int, ...], reason: Termination) -> Outcome:
+        """An :class:`Outcome` with the game's words for ``reason``."""
+        return Outcome(winners, self.reason_text.get(reason, reason))
 
     def position_key(self, pos: Position) -> Any:
         """What must be equal for two positions to count as a repetition."""

@@ -36,6 +36,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    Termination,
     grid_board_text,
     parse_grid_board,
     render_grid,
@@ -551,20 +552,10 @@ class GnuQi(Game):
         t = self.tables
         return _attacked(pos.board, cell, by, t.rev_leaps[by], t.rev_rays[by])
 
-    def outcome(self, pos: Position) -> Outcome | None:
-        """Mate and stalemate first (a mating 50th move stands), then the draw rules.
-
-        Repetition counts the positions recorded by ``push`` (``record=True``)."""
-        if not self.legal_moves(pos):
-            if self.in_check(pos):
-                return Outcome((1 - pos.turn,), "checkmate")
-            return Outcome((), "stalemate")
+    def special_outcome(self, pos: Position) -> Outcome | None:
+        """Bare Kings draw (after mate and stalemate: a mating 50th move stands)."""
         if all(p is None or p.kind == "K" for p in pos.board):
-            return Outcome((), "bare kings")
-        if pos.halfmove >= 100:
-            return Outcome((), "fifty-move")
-        if pos.keys and pos.keys.count(self.position_key(pos)) >= 3:
-            return Outcome((), "repetition")
+            return self.ended((), Termination.BARE_KINGS)
         return None
 
     # -- notation ----------------------------------------------------------------------

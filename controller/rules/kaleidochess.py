@@ -36,6 +36,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    Termination,
 )
 
 SHAPE = "kaleido89"
@@ -474,23 +475,28 @@ class KaleidoChess(Game):
         pos.turn = nxt
 
     # -- game end ----------------------------------------------------------------------
+    move_rule = None  # the optional move cap instead
+    repetition_count = None  # the optional repetition ban instead
+
     def outcome(self, pos: Position) -> Outcome | None:
+        """KaleidoChess ends only in its own ways (castles, players out, the move cap, a
+        blocked side), in this order; no checkmate, no move rule, no repetition draw."""
         if self.players == 2:
             holders = self.castle_holders(pos.board)
             if len(holders) < 2:
                 loser = 0 if 0 not in holders else 1
                 winner = 1 - loser
                 # the loser moved last (capitulation) if the winner is now to move
-                return Outcome((winner,), "capitulation" if pos.turn == winner
-                               else "no castle left")
+                return Outcome((winner,), Termination.CAPITULATION if pos.turn == winner
+                               else Termination.NO_CASTLE)
         else:
             active = self.active_players(pos)
             if len(active) == 1:
-                return Outcome((active[0],), "last player left")
+                return Outcome((active[0],), Termination.LAST_PLAYER)
         if self.move_cap is not None and pos.halfmove >= self.move_cap:
-            return Outcome((), "move cap")
+            return Outcome((), Termination.MOVE_CAP)
         if self.players == 2 and not self.dice and not self.legal_moves(pos):
-            return Outcome((1 - pos.turn,), "blocked")
+            return Outcome((1 - pos.turn,), Termination.BLOCKED)
         return None
 
     def position_key(self, pos: Position) -> Any:

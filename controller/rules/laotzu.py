@@ -33,6 +33,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    Termination,
 )
 
 WHITE, BLACK = 0, 1
@@ -691,18 +692,10 @@ class LaoTzu(Game):
         ksq = (bb[7] & bb[player]).bit_length() - 1
         return ksq >= 0 and _attacked(bb, player ^ 1, bb[player ^ 1], ksq, bb[0] | bb[1])
 
-    def outcome(self, pos: Position) -> Outcome | None:
-        """Checkmate, stalemate, dead material, 50-move rule, threefold repetition."""
-        if not self.legal_moves(pos):
-            if self.in_check(pos):
-                return Outcome((pos.turn ^ 1,), "checkmate")
-            return Outcome((), "stalemate")
+    def special_outcome(self, pos: Position) -> Outcome | None:
+        """Dead material (after checkmate and stalemate, before the 50-move rule)."""
         if self.insufficient_material(pos):
-            return Outcome((), "insufficient-material")
-        if pos.halfmove >= 100:
-            return Outcome((), "fifty-move")
-        if pos.keys and pos.keys.count(pos.keys[-1]) >= 3:
-            return Outcome((), "repetition")
+            return self.ended((), Termination.INSUFFICIENT_MATERIAL)
         return None
 
     @staticmethod

@@ -32,7 +32,6 @@ from controller.rules.core import (
     Game,
     IllegalMoveError,
     Move,
-    Outcome,
     PadNeed,
     Piece,
     Position,
@@ -838,17 +837,6 @@ class Lotus39(Game):
         if me == BLACK:
             pos.fullmove += 1
         pos.turn = 1 - me
-
-    def outcome(self, pos: Position) -> Outcome | None:
-        if not self.legal_moves(pos):
-            if self.in_check(pos):
-                return Outcome((1 - pos.turn,), "checkmate")
-            return Outcome((), "stalemate")
-        if pos.keys.count(self.position_key(pos)) >= 3:
-            return Outcome((), "repetition")
-        if pos.halfmove >= 100:
-            return Outcome((), "fifty-move")
-        return None
 
     # -- notation ----------------------------------------------------------------------
     def _mover(self, pos: Position, move: Move) -> Piece:

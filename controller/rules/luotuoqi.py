@@ -18,11 +18,11 @@ from controller.rules.core import (
     Game,
     GameOption,
     Move,
-    Outcome,
     PadNeed,
     Piece,
     Position,
     PositionError,
+    Termination,
     grid_board_text,
     parse_grid_board,
     render_grid,
@@ -224,6 +224,9 @@ class Luotuoqi(Game):
     title = "Lùotuoqí (Camel Chess)"
     shape = "square8"
     pads = (PadNeed("cube", 0), PadNeed("cube", 1))
+    #: the words recorded Lùotuoqí games use
+    reason_text = {Termination.FIFTY_MOVE: "fifty-move rule",
+                   Termination.REPETITION: "threefold repetition"}
     option_specs = (
         GameOption("stone_budget", int, None, "stones per colour available for Towers "
                    "(off = unlimited)", low=0, high=MAX_STONE_BUDGET, nullable=True),
@@ -739,16 +742,10 @@ class Luotuoqi(Game):
         pos.turn = 1 - me
 
     # -- end of game ------------------------------------------------------------------
-    def outcome(self, pos: Position) -> Outcome | None:
-        if self._legal_plain(pos):
-            if pos.halfmove >= 100:
-                return Outcome((), "fifty-move rule")
-            if pos.keys and pos.keys.count(pos.keys[-1]) >= 3:
-                return Outcome((), "threefold repetition")
-            return None
-        if self.in_check(pos):
-            return Outcome((1 - pos.turn,), "checkmate")
-        return Outcome((), "stalemate")
+    def has_legal_move(self, pos: Position) -> bool:
+        """A plain move (the Cube never saves a player; :meth:`legal_moves` is empty once
+        the draw rules have ended the game)."""
+        return bool(self._legal_plain(pos))
 
     # -- notation ---------------------------------------------------------------------
     def move_text(self, pos: Position, move: Move) -> str:
