@@ -126,6 +126,72 @@ def cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine(game: Any, args: argparse.Namespace) -> Any:
+    from controller.engine import Engine  # lazy: only these commands search
+
+    if not 1 <= args.level <= 10:
+        raise CommandError(f"--level must be a whole number from 1 to 10, got {args.level}")
+    if args.movetime is not None and not 0 < args.movetime <= 3600:
+        raise CommandError(f"--movetime must be more than 0 and at most 3600 seconds, "
+                           f"got {args.movetime}")
+    return Engine(game, level=args.level, seed=args.seed)
+
+
+def cmd_bestmove(args: argparse.Namespace) -> int:
+    game, pos = _game_and_position(args)
+    engine = _engine(game, args)
+    result = engine.choose(pos, movetime=args.movetime)
+    if result.move is None:
+        outcome = game.outcome(pos)
+        raise CommandError("no legal move: the game is over"
+                           + (f" ({outcome.result}, {outcome.reason})" if outcome else ""))
+    mate = f" mate {result.mate_in}" if result.mate_in is not None else ""
+    print(f"info depth {result.depth} score {result.score}{mate} nodes {result.nodes} "
+          f"time {result.seconds:.3f} pv {' '.join(_line(game, pos, result.pv))}")
+    print(game.move_text(pos, result.move))
+    return 0
+
+
+def _line(game: Any, pos: Position, moves: list) -> list[str]:
+    """A principal variation in the game's notation."""
+    texts = []
+    for move in moves:
+        texts.append(game.move_text(pos, move))
+        pos.push(move)
+    for _ in moves:
+        pos.pop()
+    return texts
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """The engine against itself or a random mover, move by move on the terminal."""
+    import random
+
+    game, pos = _game_and_position(args)
+    engine = _engine(game, args)
+    rng = random.Random(args.seed)
+    seats = {p: "engine" for p in range(game.players)}
+    if args.against == "random":
+        seats = {p: ("engine" if p == 0 else "random") for p in range(game.players)}
+    for ply in range(1, args.max_plies + 1):
+        moves = game.legal_moves(pos)
+        if not moves:
+            break
+        mover = game.ply_mover(pos)
+        if moves[0].kind == "roll" or seats[mover] == "random":
+            move = rng.choice(moves)
+        else:
+            move = engine.choose(pos, movetime=args.movetime).move
+        print(f"{ply:>4}. {game.player_names[mover]:<6} {game.move_text(pos, move)}")
+        pos.push(move)
+    outcome = game.outcome(pos)
+    if outcome is None:
+        print(f"stopped after {args.max_plies} plies")
+    else:
+        print(f"{outcome.result} ({outcome.reason})")
+    return 0
+
+
 def cmd_diagram(args: argparse.Namespace) -> int:
     from controller.diagram import diagram_svg, draw_figures  # lazy: only this command
 
@@ -282,6 +348,25 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p)
     p.add_argument("--player", required=True)
     p.set_defaults(func=cmd_view)
+
+    def engine_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--level", type=int, default=6, help="strength 1-10 (default 6)")
+        p.add_argument("--movetime", type=float, metavar="SECONDS",
+                       help="think at most this long per move (default: the level's budget)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the weak levels' noise")
+
+    p = sub.add_parser("bestmove", help="the computer's move (last line, in the game's notation)")
+    game_args(p)
+    engine_args(p)
+    p.set_defaults(func=cmd_bestmove)
+
+    p = sub.add_parser("play", help="the computer plays a whole game on the terminal")
+    game_args(p)
+    engine_args(p)
+    p.add_argument("--against", choices=["self", "random"], default="self",
+                   help="the opponent: the engine itself or a random mover (default self)")
+    p.add_argument("--max-plies", type=int, default=400, help="stop after this many plies")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("diagram", help="draw a position on its board as SVG (players' guides)")
     game_args(p, required=False)
