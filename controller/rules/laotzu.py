@@ -5,10 +5,9 @@ Rules: the players' guide ``docs/rules/laotzu.md``; formats in ``docs/laotzu.md`
 Three modules: the referee (this module, :class:`LaoTzu`) knows the true position;
 ``laotzu_view`` is what a player may know; ``laotzu_board`` the bitboards and tables both
 use.  Players only ever learn what :func:`view` returns: their own pieces, the cells
-their pieces could move to
-(pseudo-legal moves, pins ignored; castling adds nothing; an en passant target counts
-for the side that may take it), the enemy pieces on those cells, both hands, whether the
-side to move is in check, and the result.
+their pieces could move to (pseudo-legal moves, pins ignored; castling adds nothing; an en
+passant target counts for the side that may take it), the enemy pieces on those cells,
+both hands, whether the side to move is in check, and the result.
 
 Speed: move generation works on Python-int bitboards with attack tables built once at
 import, and uses check and pin masks instead of make/undo per move.  The bitboards are a
