@@ -44,7 +44,17 @@ from controller.reconcile import (
     next_touched,
 )
 from controller.rules import get_game
-from controller.rules.core import OFF_BOARD, Game, IllegalMoveError, Move, Outcome, Piece, Position
+from controller.rules.core import (
+    OFF_BOARD,
+    Game,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Piece,
+    PlayerView,
+    Position,
+)
+from controller.sight import Sight, viewer_spots
 
 # -- the table ------------------------------------------------------------------------
 
@@ -150,6 +160,8 @@ class BoardOptions:
 OFFER_DRAW, ACCEPT_DRAW, RESIGN, NEW_GAME, NEXT_GAME = (
     "offer draw", "accept draw", "resign", "new game", "next game")
 MORE = "more…"
+#: the royal piece whose check the board shows and whose lifting opens the command menu
+ROYAL = "K"
 #: the only answer to a move that is illegal for reasons the player cannot see (Lao Tzu)
 ILLEGAL_MOVE = "illegal move"
 
@@ -243,7 +255,7 @@ class Board:
         self._placed_first: dict[int, int] = {}  # spot put down -> what was lifted then
         self._draw_offer: int | None = None
         self._message = ""
-        self._fog_cache: tuple[Any, Any] | None = None
+        self._fog_cache: tuple[Any, Sight] | None = None
         self._published: Interaction | None = None
         self._publish()
 
@@ -919,9 +931,8 @@ class Board:
                 self._wrong_since = self.now
 
     def _royal_cells(self, player: int | None = None) -> list[int]:
-        kinds = getattr(self.game, "royal_kinds", ("K",))
         board = self.reconciler.index.board
-        return [c for c, p in enumerate(board) if p is not None and p.kind in kinds
+        return [c for c, p in enumerate(board) if p is not None and p.kind == ROYAL
                 and (player is None or p.owner == player)]
 
     def _watch_command_gesture(self, frame: FrameLike) -> None:
@@ -961,25 +972,23 @@ class Board:
             pos.push(last)
 
     def _label(self, pos: Position, move: Move) -> str:
-        """A move of ``pos`` as its player may be told it: in a hidden-information game
-        from his view (``player_view(...).move_text``: no check mark, nothing a hidden
-        piece decides), otherwise in the game's notation."""
-        hook = getattr(self.game, "player_view", None)
-        if hook is None:
+        """A move of ``pos`` as its player may be told it (:meth:`Sight.move_text`)."""
+        if not self.game.hidden_information:
             return self.game.move_text(pos, move)
-        return hook(pos, self.game.ply_mover(pos)).move_text(move)
+        return Sight(self.game, pos).move_text(pos, move)
 
-    def _fog(self) -> Any:
-        """The view of the player the board serves (the side to move) in a game with hidden
-        information — the game's ``player_view(pos, player)`` hook — else None.  Built
-        once per committed position."""
-        hook = getattr(self.game, "player_view", None)
-        if hook is None:
-            return None
+    def _sight(self) -> Sight:
+        """What the player the board serves (the side to move) may see: built once per
+        committed position."""
         idx = self.reconciler.index
         if self._fog_cache is None or self._fog_cache[0] is not idx:
-            self._fog_cache = (idx, hook(self.position, self._mover()))
+            self._fog_cache = (idx, Sight(self.game, self.position, self._mover()))
         return self._fog_cache[1]
+
+    def _fog(self) -> PlayerView | None:
+        """The view of the player the board serves in a game with hidden information,
+        else None."""
+        return self._sight().view
 
     def _move_spots(self, move: Move) -> frozenset[int]:
         """Cells a move changed (and the Cube pads when the Cube changed hands)."""
@@ -1012,7 +1021,7 @@ class Board:
             # after a die roll: the pieces that may move
             base["origins"] = frozenset(m.origin for m in self.reconciler.index.moves
                                         if m.origin >= 0)
-        if game.players > 2 or getattr(game, "owner_colours", False):
+        if game.players > 2 or game.owner_colours:
             owners = {c: p.owner for c, p in enumerate(pos.board) if p is not None}
             if state == "game_over" and self._outcome is not None and self._outcome.winners:
                 owners = {c: p for c, p in owners.items() if p in self._outcome.winners}
@@ -1049,10 +1058,9 @@ class Board:
             d = self._pending if state == "settling" and self._pending else self._decision
             if d is not None:
                 base.update(origins=d.origins, targets=d.targets, to_remove=d.to_remove)
-                removal = getattr(game, "removal_message", None)  # who is knocked out
-                if d.to_remove and removal is not None and not message:
-                    message = removal(pos, [m for m in self.reconciler.index.moves
-                                            if d.to_remove <= set(m.captures)])
+                if d.to_remove and not message:  # who is knocked out
+                    message = game.removal_message(pos, [m for m in self.reconciler.index.moves
+                                                         if d.to_remove <= set(m.captures)])
                 if len(d.origins) == 1:
                     c = next(iter(d.origins))
                     p = pos.board[c] if c < len(pos.board) else None
@@ -1126,7 +1134,7 @@ class Board:
         the picture it showed complete at the last commit, which both players saw (in
         set-up: occupancy only; see docs/laotzu.md).  "check", never by what."""
         visible = frozenset(fog.visible)
-        allowed = visible | frozenset(range(self.view.n_cells, len(self.layout.spots)))
+        allowed = viewer_spots(visible, self.view.n_cells, len(self.layout.spots))
         phase = base["phase"]
         base.update(viewer=fog.player, visible=visible if phase != "setup" else None,
                     enemy_visible=frozenset(c for c, _ in fog.enemies))
@@ -1137,7 +1145,7 @@ class Board:
         if phase in ("lifted", "settling") and d is not None and not d.placed \
                 and len(d.origins) == 1:
             base["targets"] = base.get("targets", frozenset()) | self._hints(
-                fog, next(iter(d.origins)))
+                next(iter(d.origins)))
         for name in ("origins", "targets", "to_remove", "execute_from", "execute_to",
                      "last_move", "check", "active_pads", "enemy_visible"):
             if name in base:
@@ -1152,15 +1160,13 @@ class Board:
             message = "check"
         return message
 
-    def _hints(self, fog: Any, spot: int) -> frozenset[int]:
+    def _hints(self, spot: int) -> frozenset[int]:
         """Where the viewer's piece lifted from ``spot`` (a cell, or his hand pad) may go,
-        as far as he can know (``fog.targets`` / ``fog.drop_targets``)."""
+        as far as he can know (:meth:`Sight.hints`)."""
         if spot < self.view.n_cells:
-            return fog.targets(spot) if any(c == spot for c, _ in fog.own) else frozenset()
+            return self._sight().hints(spot)
         pad = self.layout.spots[spot]
-        if pad.role == "hand" and pad.owner == fog.player and pad.piece:
-            return fog.drop_targets(pad.piece)
-        return frozenset()
+        return self._sight().hints(spot, pad.role, pad.owner, pad.piece)
 
     def _exchange_prompt(self, base: dict[str, Any], frame: FrameLike | None) -> str:
         """Ask for the piece exchanged on its cell (Gnu Qi's Pawn -> Wazir): while the old
@@ -1179,9 +1185,8 @@ class Board:
         return f"exchange the piece on {name} for a {what}"
 
     def _piece_name(self, piece: Piece) -> str:
-        """The piece's name from the rules (``piece_name`` hook), else its symbol."""
-        named = getattr(self.game, "piece_name", None)
-        return named(piece) if named is not None else self.game.piece_symbol(piece)
+        """The piece's name from the rules (``piece_name`` hook: its symbol by default)."""
+        return self.game.piece_name(piece)
 
     def _active_pads(self) -> frozenset[int]:
         view = self.view

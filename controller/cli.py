@@ -100,13 +100,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_view(args: argparse.Namespace) -> int:
     game, pos = _game_and_position(args)
-    view_text = getattr(game, "view_text", None)
-    if view_text is None:
+    if not game.hidden_information:
         raise CommandError(f"game {args.game!r} has no hidden information; use 'show'")
     names = [n.lower() for n in game.player_names]
     if args.player.lower() not in names:
         raise CommandError(f"unknown player {args.player!r} (one of {', '.join(names)})")
-    print(view_text(pos, names.index(args.player.lower())))
+    print(game.view_text(pos, names.index(args.player.lower())))
     return 0
 
 

@@ -441,7 +441,7 @@ class BoardService:
             text = game.move_text(pos, move)
             long = game.long_move_text(pos, move)
             player = game.ply_mover(pos)
-            shown = _shown_text(game, pos, move, text)
+            shown = game.player_move_text(pos, move)
         finally:
             pos.push(last)
         s.writer.move(text, long)  # returns only once the record is on disk
@@ -774,10 +774,7 @@ class BoardService:
 
 
 def _game_class(name: str) -> type:
-    from importlib import import_module
-
-    module, cls = GAMES[name].split(":")
-    return getattr(import_module(module), cls)
+    return GAMES[name]
 
 
 def _plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:
@@ -786,17 +783,9 @@ def _plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:
     for text in record.moves:
         player = game.ply_mover(pos)
         move = game.parse_move(pos, text)
-        out.append((player, _shown_text(game, pos, move, game.move_text(pos, move))))
+        out.append((player, game.player_move_text(pos, move)))
         pos.push(move)
     return out
-
-
-def _shown_text(game: Game, pos: Position, move: Move, text: str) -> str:
-    """A ply as the move list shows it: with hidden information as its own player sees it
-    (the game's ``player_move_text``, from his view); the journal keeps ``text``, the
-    referee's notation."""
-    hook = getattr(game, "player_move_text", None)
-    return text if hook is None else hook(pos, move)
 
 
 # ---------------------------------------------------------------------------------

@@ -9,13 +9,19 @@
   an undo log that restores the exact previous position;
 * a :class:`Game` states the rules: legal moves, how a move changes a position, check,
   game end, notation and position text.  Each game is a subclass whose differences from
-  the base are data plus a few named hooks.
+  the base are data plus a few named hooks.  **Every hook the rest of the product calls
+  is declared on** :class:`Game` **with its default** (the board, the reconciler, the page
+  and the command line call them plainly, never probe for them);
+* a :class:`PlayerView` is what one player may know in a game with hidden information;
+* a :class:`GameOption` declares one option of a game (type, range, default, help), so
+  bad options are refused with one line before a game is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from controller.geometry import Geometry, load_shape
 
@@ -32,6 +38,10 @@ class PositionError(RulesError):
 
 class IllegalMoveError(RulesError):
     """A move is not legal in the position."""
+
+
+class OptionError(RulesError):
+    """A game option is unknown or has a wrong type or value (one line says which)."""
 
 
 class Piece(NamedTuple):
@@ -237,8 +247,137 @@ def _hashable(v: Any) -> Any:
     return v
 
 
+class PlayerView(Protocol):
+    """What one player may know of a position in a game with hidden information — built by
+    :meth:`Game.player_view`; the board's messages and LEDs, the page and the command line
+    show a player nothing else (through :mod:`controller.sight`).
+
+    Cells are cell indices of the game's geometry; ``own``/``enemies`` are ``(cell, piece)``
+    pairs; ``hands[player]`` is ``((kind, count), …)`` (hands are public)."""
+
+    @property
+    def player(self) -> int: ...  # whose view this is
+    @property
+    def turn(self) -> int: ...  # the side to move
+    @property
+    def own(self) -> tuple[tuple[int, Piece], ...]: ...
+    @property
+    def visible(self) -> frozenset[int]: ...  # cells the player sees
+    @property
+    def enemies(self) -> tuple[tuple[int, Piece], ...]: ...  # enemy pieces on visible cells
+    @property
+    def hands(self) -> tuple[tuple[tuple[str, int], ...], ...]: ...
+    @property
+    def in_check(self) -> bool: ...  # the side to move is in check (announced, never by what)
+    @property
+    def result(self) -> Outcome | None: ...
+
+    def piece_at(self, cell: int) -> Piece | None:
+        """The piece the player knows on ``cell`` (None: empty or hidden)."""
+        ...
+
+    def targets(self, cell: int) -> frozenset[int]:
+        """Where his piece on ``cell`` may go, as far as he can know (a hint)."""
+        ...
+
+    def drop_targets(self, kind: str) -> frozenset[int]:
+        """Where a ``kind`` from his hand may be dropped, as far as he can know."""
+        ...
+
+    def moves(self) -> list[Move]:
+        """Every move he may try now (those he cannot know to be illegal)."""
+        ...
+
+    def move_text(self, move: Move) -> str:
+        """His move as he may be told it before it is made."""
+        ...
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """One option of a game, declared as data on the game class (:attr:`Game.option_specs`).
+
+    ``kind`` is ``int``, ``bool`` or ``str``; an ``int`` may be bounded by ``low``/``high``;
+    ``choices`` lists the only values allowed; ``nullable`` allows ``None`` (and ``off`` /
+    ``false``, which mean ``None``: "no budget", "no cap").  ``seed`` style options that take
+    a number or a word have ``kind=str`` and ``accepts_int=True``."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    nullable: bool = False
+    accepts_int: bool = False
+
+    def describe(self) -> str:
+        """The allowed values in words, as the error line says them."""
+        if self.choices:
+            text = "one of " + ", ".join(str(c) for c in self.choices)
+        elif self.kind is bool:
+            text = "true or false"
+        elif self.kind is int:
+            if self.low is not None and self.high is not None:
+                text = f"a whole number {self.low}..{self.high}"
+            elif self.low is not None:
+                text = f"a whole number from {self.low} up"
+            else:
+                text = "a whole number"
+        else:
+            text = "a number or a word" if self.accepts_int else "a word"
+        return text + (" or off" if self.nullable else "")
+
+    def check(self, value: Any) -> Any:
+        """``value`` if allowed (``off``/``False`` → ``None`` for a nullable option), else
+        :class:`OptionError` with one line naming the option, what it takes and the value."""
+        if self.nullable and (value is None or (value is False and self.kind is not bool)):
+            return None
+        ok = False
+        if self.kind is bool:
+            ok = isinstance(value, bool)
+        elif self.kind is int:
+            ok = (isinstance(value, int) and not isinstance(value, bool)
+                  and (self.low is None or value >= self.low)
+                  and (self.high is None or value <= self.high))
+        elif self.kind is str:
+            ok = (isinstance(value, str) and 0 < len(value) <= 100) or (
+                self.accepts_int and isinstance(value, int) and not isinstance(value, bool))
+        if ok and self.choices and value not in self.choices:
+            ok = False
+        if not ok:
+            shown = repr(value) if not isinstance(value, (list, dict)) else repr(value)[:60]
+            raise OptionError(f"{self.name} must be {self.describe()}, got {shown}")
+        return value
+
+    def json(self) -> dict[str, Any]:
+        """The option for the page's new-game form."""
+        return {"name": self.name, "type": self.kind.__name__, "default": self.default,
+                "help": self.help, "choices": list(self.choices) or None,
+                "min": self.low, "max": self.high, "nullable": self.nullable}
+
+
+class PadNeed(NamedTuple):
+    """An off-board pad a game needs on the board (besides the option pads): ``role`` is
+    ``cube``, ``hand``, ``reserve`` or ``die``; ``owner`` the player (None: shared);
+    ``piece`` the piece kind of a hand/reserve pad."""
+
+    role: str
+    owner: int | None = None
+    piece: str | None = None
+
+
 class Game:
-    """Base class of a game's rules.  Subclasses set the class attributes and hooks."""
+    """Base class of a game's rules.  Subclasses set the class attributes and hooks.
+
+    The contract, in three parts: **class data** (name, shape, players, pads, options,
+    hidden information), **rules hooks** every game provides (start, legal moves, make,
+    notation, position text) and **hooks with defaults** that a game overrides only when
+    it differs (check, game end, hidden information, board prompts).  Callers outside
+    ``controller/rules`` call every hook plainly; the defaults say what a game without
+    the feature means.
+    """
 
     #: registry name (``fairyboard --game NAME``)
     name: str = ""
@@ -250,12 +389,45 @@ class Game:
     provisional: str = ""
     #: player names, in turn order
     player_names: tuple[str, ...] = ("White", "Black")
+    #: off-board pads the game needs on a board (checked when a layout names the game)
+    pads: ClassVar[tuple[PadNeed, ...]] = ()
+    #: the game's options, as data (:meth:`validate_options` checks against them)
+    option_specs: ClassVar[tuple[GameOption, ...]] = ()
+    #: players may not see everything: the board, the page and the command line show a
+    #: player only his :meth:`player_view` (Lao Tzu's fog of war)
+    hidden_information: ClassVar[bool] = False
+    #: options whose values would reveal hidden pieces (never sent to a player's page)
+    hidden_options: ClassVar[frozenset[str]] = frozenset()
+    #: piece kinds that appear only by promotion (the box of the simulated board offers
+    #: them: Gnu Qi's Wazir)
+    promotion_kinds: tuple[str, ...] = ()
+    #: the board lights every piece in its owner's colour even with two players (always
+    #: with more than two)
+    owner_colours: ClassVar[bool] = False
 
     def __init__(self, **options: Any):
         self.geometry = load_shape(self.shape)
         self.options = options
         if options:
             raise RulesError(f"{self.name}: unknown options {', '.join(sorted(options))}")
+
+    @classmethod
+    def validate_options(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The options in ``raw`` checked against :attr:`option_specs` (names as given, or
+        with ``-`` for ``_``): a new dict, or :class:`OptionError` with one line.  Used by
+        :func:`~controller.rules.get_game`, the command line and the page's new-game
+        request (JSON), so a bad value never reaches a game or the journal."""
+        if not isinstance(raw, Mapping):
+            raise OptionError(f"{cls.name}: options must be a table of name = value, "
+                              f"got {type(raw).__name__}")
+        specs = {spec.name: spec for spec in cls.option_specs}
+        unknown = [str(k)[:40] for k in raw if str(k).replace("-", "_") not in specs]
+        if unknown:
+            raise OptionError(f"game {cls.name!r} has no option {unknown[0]!r} (unknown "
+                              f"options: {', '.join(unknown)}; known: "
+                              f"{', '.join(specs) or 'none'})")
+        return {str(k).replace("-", "_"): specs[str(k).replace("-", "_")].check(v)
+                for k, v in raw.items()}
 
     @property
     def players(self) -> int:
@@ -310,6 +482,63 @@ class Game:
     def ply_mover(self, pos: Position) -> int:
         """The player who makes the next ply (differs from ``turn`` only in special turns)."""
         return pos.turn
+
+    # -- hooks of the board, the page and the command line (with defaults) --------------
+    def piece_name(self, piece: Piece) -> str:
+        """The piece's name in the board's prompts ("put a Wazir on e9"); default: its
+        symbol.  Called by the board (``controller/board.py``) when it asks for a piece."""
+        return self.piece_symbol(piece)
+
+    def out_players(self, pos: Position) -> tuple[int, ...]:
+        """Players already out of the game (KaleidoChess with 3–4 players); default none.
+        Shown on the page (``controller/web/state.py``)."""
+        return ()
+
+    def removal_message(self, pos: Position, moves: Iterable[Move]) -> str:
+        """What the board says while pieces are marked to take off for one of ``moves``
+        when that is more than a capture (a player knocked out); default: nothing.
+        Called by the board while a move is lifted."""
+        return ""
+
+    def slide_passes(self, board: list[Piece | None] | tuple[Piece | None, ...], origin: int,
+                     target: int, targets: Iterable[int]) -> bool:
+        """Whether a piece slid from ``origin`` may only be passing over ``target`` on its
+        way to another of its legal ``targets`` (the reconciler then waits before a move to
+        ``target`` counts).  Default: ``target`` lies on a straight ray of the geometry
+        from ``origin`` with another target beyond it.  Boards whose paths are no straight
+        lines override it (KaleidoChess).  Called by ``controller/reconcile.py``."""
+        others = set(targets)
+        for ray_table in self.geometry.rays.values():
+            ray = ray_table[origin]
+            if target in ray:
+                k = ray.index(target)
+                if any(c in others for c in ray[k + 1:]):
+                    return True
+        return False
+
+    # -- hidden information (defaults: everything is visible) ---------------------------
+    def player_view(self, pos: Position, player: int) -> PlayerView | None:
+        """What ``player`` may know of ``pos``; ``None`` when the game hides nothing
+        (:attr:`hidden_information` is False).  The one way in for every output a player
+        sees: :mod:`controller.sight` builds on it."""
+        return None
+
+    def board_moves(self, pos: Position) -> list[Move]:
+        """The moves the side to move may try on the board.  Default: the legal moves;
+        with hidden information every move he cannot know to be illegal (the board refuses
+        the illegal ones).  Called by the reconciler (``controller/reconcile.py``)."""
+        return self.legal_moves(pos)
+
+    def player_move_text(self, pos: Position, move: Move) -> str:
+        """A ply as its own player's move list shows it; default the game's notation.
+        With hidden information: from his view (the journal keeps :meth:`move_text`).
+        Called by the service (``controller/service.py``)."""
+        return self.move_text(pos, move)
+
+    def view_text(self, pos: Position, player: int) -> str:
+        """``player``'s view as text (``fairyboard view``); a game without hidden
+        information has none."""
+        raise RulesError(f"game {self.name!r} has no hidden information; use 'show'")
 
     # -- generic services --------------------------------------------------------------
     def parse_move(self, pos: Position, text: str) -> Move:

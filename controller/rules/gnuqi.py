@@ -296,6 +296,7 @@ class GnuQi(Game):
     start_fen = START_FEN
     #: kinds that appear only by promotion (the board's box must offer a Wazir)
     promotion_kinds = ("W",)
+    pads = ()
 
     def __init__(self, **options: object):
         super().__init__(**options)

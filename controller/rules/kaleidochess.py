@@ -28,8 +28,10 @@ from typing import Any, NamedTuple
 from controller.geometry import load_shape
 from controller.rules.core import (
     Game,
+    GameOption,
     Move,
     Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
@@ -246,6 +248,14 @@ class KaleidoChess(Game):
     #: the board lights every piece in its owner's colour, also with two players: on a
     #: round board whose armies meet from every side the colours keep the sides apart
     owner_colours = True
+    pads = (PadNeed("die"),)
+    option_specs = (
+        GameOption("players", int, 2, "number of players", choices=(2, 3, 4)),
+        GameOption("dice", bool, False, "dice variant: a die roll decides which pieces move"),
+        GameOption("repetition_ban", bool, False, "a move may not repeat a position"),
+        GameOption("move_cap", int, None, "the game is drawn after this many turns "
+                   "(off = no cap)", low=1, high=100_000, nullable=True),
+    )
 
     def __init__(
         self,

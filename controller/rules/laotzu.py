@@ -24,9 +24,11 @@ from typing import Any
 from controller.rules.core import (
     OFF_BOARD,
     Game,
+    GameOption,
     IllegalMoveError,
     Move,
     Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
@@ -347,6 +349,20 @@ class LaoTzu(Game):
     name = "laotzu"
     title = "Lao Tzu Chess"
     shape = "square8"
+    pads = tuple(PadNeed("hand", p, k) for p in (WHITE, BLACK) for k in "PNBRQ")
+    option_specs = (
+        GameOption("white_array", int, None, "White's Chess960 array (Scharnagl number; "
+                   "518 = the orthodox array)", low=0, high=959, nullable=True),
+        GameOption("black_array", int, None, "Black's Chess960 array (Scharnagl number)",
+                   low=0, high=959, nullable=True),
+        GameOption("seed", str, None, "draw both arrays at random from this seed",
+                   nullable=True, accepts_int=True),
+        GameOption("castling", str, "chess960", "castling rule",
+                   choices=tuple(CASTLING_RULES)),
+    )
+    hidden_information = True
+    #: the arrays show the hidden back ranks
+    hidden_options = frozenset({"white_array", "black_array", "seed"})
 
     def __init__(
         self,

@@ -33,6 +33,7 @@ from controller.rules.core import (
     IllegalMoveError,
     Move,
     Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
@@ -431,6 +432,7 @@ class Lotus39(Game):
     white_array = "e1=K,d1=R,f1=R,c1=A,g1=A,c2=L,g2=F,e2=P3,a3=P,c3=P,e3=P,g3=P,i3=P"
     #: pieces White starts with off the board (placed later on the emptied home hexagon)
     white_reserve = "N"
+    pads = (PadNeed("reserve", 0, "N"), PadNeed("reserve", 1, "N"))
 
     def __init__(self, **options: Any):
         super().__init__(**options)

@@ -16,8 +16,10 @@ from typing import Any
 from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL, load_shape
 from controller.rules.core import (
     Game,
+    GameOption,
     Move,
     Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
@@ -28,6 +30,8 @@ from controller.rules.core import (
 
 WHITE, BLACK = 0, 1
 MAX_TOWER = 8
+#: the largest stone budget: every cell a full Tower
+MAX_STONE_BUDGET = 64 * MAX_TOWER
 START_TEXT = "rmdt8kdmr/eeeeeeee/8/8/8/8/EEEEEEEE/RMDT8KDMR w KQkq b 0 1"
 KINDS = "KEMRDT"
 NO_PROMOTION = frozenset("KE")  # never promote to King or Eaglet (DECISIONS Q4)
@@ -219,6 +223,11 @@ class Luotuoqi(Game):
     name = "luotuoqi"
     title = "Lùotuoqí (Camel Chess)"
     shape = "square8"
+    pads = (PadNeed("cube", 0), PadNeed("cube", 1))
+    option_specs = (
+        GameOption("stone_budget", int, None, "stones per colour available for Towers "
+                   "(off = unlimited)", low=0, high=MAX_STONE_BUDGET, nullable=True),
+    )
 
     def __init__(self, stone_budget: int | None = None):
         """``stone_budget``: stones per colour available for Towers (None = unlimited)."""
