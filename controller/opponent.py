@@ -40,6 +40,21 @@ def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
     return game.long_move_text(pos, result.move)
 
 
+def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: int,
+                    seed: int, movetime: float | None = None) -> list[Move]:
+    """In the worker, for a hidden-information game: the moves to try, best first, judged
+    from ``view`` alone (the true position never leaves the service)."""
+    from controller.engine import LEVELS
+    from controller.engine.fog import ranked_tries
+    from controller.engine.search import Limits
+
+    game = get_game(game_name, **options)
+    lv = LEVELS[level]
+    budget = lv.movetime if movetime is None else min(movetime, lv.movetime)
+    limits = Limits(depth=min(lv.depth, 3), movetime=budget / 6, noise=0)
+    return ranked_tries(game, view, limits, seed=seed + view.fullmove)
+
+
 @dataclass
 class Computer:
     """The players the computer plays (player indices) and its level."""
@@ -93,8 +108,14 @@ class Opponent:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-            future = self._pool.submit(think, game.name, dict(options), setup, list(moves),
-                                       self.computer.level, self.seed)
+            if game.hidden_information:  # the worker sees what the player sees, no more
+                view = game.player_view(pos, game.ply_mover(pos))
+                public = {k: v for k, v in options.items() if k not in game.hidden_options}
+                future = self._pool.submit(think_from_view, game.name, public, view,
+                                           self.computer.level, self.seed)
+            else:
+                future = self._pool.submit(think, game.name, dict(options), setup,
+                                           list(moves), self.computer.level, self.seed)
             self._question = _Question(key, future, len(moves))
             return None
         if not q.future.done():
@@ -107,6 +128,15 @@ class Opponent:
             return None
         if not text:
             return None
+        if isinstance(text, list):  # ranked tries from a view: the first the rules allow
+            from controller.engine.fog import same_try
+
+            legal = game.legal_moves(pos)
+            for tried in text:
+                for move in legal:
+                    if same_try(tried, move):
+                        return move
+            return legal[0]
         return game.parse_move(pos, text)
 
     def cancel(self) -> None:

@@ -83,3 +83,41 @@ def test_a_stale_answer_is_never_used():
         assert opponent.poll(game, {}, setup, [], pos) is None  # not the computer's turn
     finally:
         opponent.close()
+
+
+def test_lao_tzu_computer_thinks_from_its_view_only(tmp_path, monkeypatch):
+    """The worker is handed the computer's view, never the game record or the arrays."""
+    import controller.opponent as opponent_module
+
+    seen = []
+    real = opponent_module.think_from_view
+
+    def spy(game_name, options, view, level, seed, movetime=None):
+        seen.append((options, type(view).__name__))
+        return real(game_name, options, view, level, seed, movetime)
+
+    monkeypatch.setattr(opponent_module, "think_from_view", spy)
+    monkeypatch.setattr(opponent_module, "think", None)  # the record path must not be used
+    game = get_game("laotzu", white_array=100, black_array=700)
+    pos = game.start()
+    pos.push(game.parse_move(pos, "e4"))
+    opponent = Opponent(Computer(frozenset({1}), 2))
+    # an in-process pool stand-in: run the job at once (the spy must see the arguments)
+    from concurrent.futures import Future
+
+    class Inline:
+        def submit(self, fn, *args):
+            f = Future()
+            f.set_result(fn(*args))
+            return f
+
+        def shutdown(self, **kw):
+            pass
+
+    opponent._pool = Inline()
+    options = dict(game.options)
+    assert opponent.poll(game, options, game.position_text(game.start()), ["e2e4"], pos) is None
+    move = opponent.poll(game, options, game.position_text(game.start()), ["e2e4"], pos)
+    assert move in game.legal_moves(pos)
+    assert seen and all("black_array" not in o and "white_array" not in o for o, _ in seen)
+    assert seen[0][1] == "PlayerView"
