@@ -17,7 +17,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from controller.engine import Engine, Evaluator
+from controller.engine import Engine, Evaluator, Limits
 from controller.rules import Game, Move, Position, get_game
 
 
@@ -71,6 +71,13 @@ class EnginePlayer(Player):
         self.name = f"level {level}"
 
     def choose(self, game, pos, moves):
+        if game.hidden_information:  # fog of war: from its own view, as on the board
+            from controller.engine.fog import choose_try
+
+            level = self.engine.level
+            view = game.player_view(pos, game.ply_mover(pos))
+            limits = Limits(depth=min(level.depth, 3), movetime=level.movetime / 6)
+            return choose_try(game, view, moves, limits, seed=len(pos.moves))
         return self.engine.choose(pos).move
 
 
