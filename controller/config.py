@@ -35,6 +35,12 @@ class BoardSettings:
     command_hold_s: float = 1.0
     #: where choices are answered: auto (option pads when the layout has them), pads, cells
     answer_on: str = "auto"
+    #: players the computer plays, by name (e.g. ["Black"]); empty: people play every side
+    computer: list[str] = field(default_factory=list)
+    #: the computer's strength, 1 (a beginner can win) to 10
+    computer_level: int = 6
+    #: simulated board: the simulated hand makes the computer's moves (a real board: you do)
+    simulated_hand_moves: bool = True
 
 
 @dataclass

@@ -48,6 +48,7 @@ from controller.journal import GameRecord, GameWriter, Journal, JournalError
 from controller.layout import Layout, LayoutError, load_layout
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
+from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
 from controller.rules.core import Termination
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
@@ -58,6 +59,8 @@ log = logging.getLogger("fairyboard.service")
 EXIT_BAD_CONFIG = 2
 #: the simulated board catches up with real time in steps of at most this much
 MAX_CATCH_UP_S = 0.5
+#: seconds between two actions of the simulated hand making the computer's move
+HAND_STEP_S = 0.12
 
 #: Errors that mean "this configuration cannot run": one line, exit status 2.
 STARTUP_ERRORS = (ConfigError, LayoutError, LedError, RulesError, SensingError, JournalError,
@@ -320,6 +323,12 @@ class BoardService:
         self.journal = Journal(config.journal.path)
         self.journal.folder.mkdir(parents=True, exist_ok=True)
         self.board: Board | None = None
+        #: the computer's players and its search process (none until a game asks for it)
+        self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
+        #: simulated board: actions of the simulated hand still to make (the computer's
+        #: move), one every HAND_STEP_S so the sensors see each of them
+        self._hand: list[dict[str, Any]] = []
+        self._hand_at = 0.0
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
         try:
             self._set_up(config)
@@ -535,9 +544,52 @@ class BoardService:
             self._previewed = held
             board.preview(held)
         board.tick(now)
+        self._computer_turn(now)
         if board.interaction != before:
             self._changed()
         self._light(now)
+
+    def _computer_turn(self, now: float) -> None:
+        """The computer's move: asked for while the board waits for a move of one of its
+        players, shown with the board's execute flow once the search answers.  On the
+        simulated board the simulated hand then makes it, one action at a time."""
+        board = self.board
+        assert board is not None
+        if self._hand:
+            if now - self._hand_at >= HAND_STEP_S:
+                self._hand_at = now
+                from controller.web.simulator import perform
+                perform(self, self._hand.pop(0))
+            return
+        if board.state != "turn" or self.session.ended or not self.opponent.computer.seats:
+            return
+        s = self.session
+        pos = board.position
+        thinking = self.opponent.thinking
+        move = self.opponent.poll(s.game, s.options, s.setup, self._record(), pos)
+        if move is None:
+            if self.opponent.thinking != thinking:
+                self._changed()  # the page shows that the computer thinks
+            return
+        log.info("computer move", extra={"game_id": s.game_id,
+                                         "move": s.game.move_text(pos, move)})
+        before = pos.copy()
+        board.execute(move)
+        if self.sim is not None and self.config.board.simulated_hand_moves:
+            from controller.web.simulator import move_actions
+            self._hand = move_actions(s.game, before, move, self.layout)
+            self._hand_at = now
+        self._changed()
+
+    def _record(self) -> list[str]:
+        """The moves of the game so far in long notation (what the engine's worker replays)."""
+        s = self.session
+        pos = s.game.parse_position(s.setup)
+        texts = []
+        for move in self.board.position.moves:
+            texts.append(s.game.long_move_text(pos, move))
+            pos.push(move)
+        return texts
 
     def _light(self, now: float) -> None:
         """Render the LED scene when the interaction changed or a blink edge is due;
@@ -729,9 +781,17 @@ class BoardService:
         return int(move.token.split(":")[1])
 
     def new_game(self, name: str, options: dict[str, Any] | None = None,
-                 setup: str | None = None) -> None:
-        """End the current game (unfinished: result ``*``) and start ``name``."""
+                 setup: str | None = None, computer: Computer | None = None) -> None:
+        """End the current game (unfinished: result ``*``) and start ``name``; the
+        computer plays the players of ``computer`` (nobody by default)."""
         options = dict(options or {})
+        if computer is not None:
+            game_class = GAMES.get(name)
+            players = game_class(**options).players if game_class is not None else 2
+            bad = [p for p in computer.seats if not 0 <= p < players]
+            if bad or not 1 <= computer.level <= 10:
+                raise ServiceError(f"computer: players 0..{players - 1} and a level 1..10, "
+                                   f"got players {sorted(computer.seats)} level {computer.level}")
         try:
             self._check_game(name)
         except ConfigError as exc:
@@ -741,6 +801,9 @@ class BoardService:
             game.check_playable(game.parse_position(setup))
         self._abandon_current()
         self.resume_offer = None
+        self.opponent.cancel()
+        self._hand = []
+        self.opponent.computer = computer or Computer()
         self._start(name, options, setup, game)
 
     def decide_resume(self, keep: bool) -> None:
@@ -765,6 +828,7 @@ class BoardService:
     # -- shutdown ----------------------------------------------------------------------
     def close(self) -> None:
         self.stopping = True
+        self.opponent.close()
         self._notify()
         with contextlib.suppress(Exception):
             if self.leds is not None:
@@ -772,6 +836,22 @@ class BoardService:
         with contextlib.suppress(Exception):
             self.sensing.close()
         self.session.writer.close()
+
+
+def computer_from_config(config: Config) -> Computer:
+    """``board.computer`` (player names) as player indices of the configured game."""
+    if not 1 <= config.board.computer_level <= 10:
+        raise ConfigError(f"board.computer_level must be 1..10, got {config.board.computer_level}")
+    if not config.board.computer:
+        return Computer(frozenset(), config.board.computer_level)
+    names = [n.lower() for n in get_game(config.board.game, **config.board.options).player_names]
+    seats = []
+    for name in config.board.computer:
+        if name.lower() not in names:
+            raise ConfigError(f"board.computer: no player {name!r} in {config.board.game} "
+                              f"(players: {', '.join(names)})")
+        seats.append(names.index(name.lower()))
+    return Computer(frozenset(seats), config.board.computer_level)
 
 
 def _game_class(name: str) -> type:

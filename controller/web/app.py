@@ -66,6 +66,24 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+def _computer(value: Any) -> Any:
+    """``{"players": [1], "level": 6}`` (players by number) or null: nobody."""
+    from controller.opponent import Computer
+
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"players", "level"}:
+        raise RequestError("new game: 'computer' must be {\"players\": [numbers], "
+                           "\"level\": 1..10}")
+    players, level = value.get("players", []), value.get("level", 6)
+    if (not isinstance(players, list) or len(players) > 4
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in players)
+            or not isinstance(level, int) or isinstance(level, bool)):
+        raise RequestError("new game: 'computer' must be {\"players\": [numbers], "
+                           "\"level\": 1..10}")
+    return Computer(frozenset(players), level)
+
+
 def create_app(service: Any) -> Starlette:
     """The Starlette app serving ``service`` (a :class:`controller.service.BoardService`)."""
 
@@ -111,7 +129,7 @@ def create_app(service: Any) -> Starlette:
             raise RequestError("new game: 'options' must be an object")
         if setup is not None and not isinstance(setup, str):
             raise RequestError("new game: 'setup' must be a position text")
-        service.new_game(game, options, setup or None)
+        service.new_game(game, options, setup or None, _computer(data.get("computer")))
         return JSONResponse({"ok": True, "id": service.game_id})
 
     async def resume(request: Request) -> Response:

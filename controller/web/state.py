@@ -323,6 +323,7 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                  "players": list(game.player_names), "options": options,
                  "setup": setup, "id": svc.game_id},
         "games": svc.games,
+        "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),
         "phase": it.phase,
         "message": sight.message(it.message),
         "mover": mover,

@@ -307,6 +307,7 @@ function renderState() {
     $("turn-text").textContent = "";
   }
   $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
+    : S.computer && S.computer.thinking ? `The computer (level ${S.computer.level}) is thinking…`
     : PHASE_TEXT[S.phase] || S.phase;
   $("commands").hidden = !!S.result || S.phase === "setup";
   const msg = $("message");
@@ -474,6 +475,26 @@ function renderNewGame() {
     renderGameOptions();
   }
 }
+function renderComputerSeats(g) {
+  // one box per player of the chosen game (KaleidoChess: as many as its "players" option)
+  const box = $("ng-computer-players");
+  box.innerHTML = "";
+  const count = Number(($("ng-options").querySelector("input[name=players]") || {}).value) || 0;
+  let names = ui.state.game.name === g.name ? ui.state.game.players : ["White", "Black"];
+  if (count === 3) names = ["White", "Red", "Black"];
+  if (count === 4) names = ["White", "Red", "Black", "Green"];
+  if (count === 2) names = ["White", "Black"];
+  names.forEach((n, i) => {
+    const lab = document.createElement("label");
+    lab.className = "inline";
+    const inp = document.createElement("input");
+    inp.type = "checkbox"; inp.name = "computer"; inp.value = i;
+    inp.checked = (ui.state.computer?.seats || []).includes(i) && ui.state.game.name === g.name;
+    lab.append(inp, " " + n);
+    box.appendChild(lab);
+  });
+}
+
 function renderGameOptions() {
   const S = ui.state;
   const g = S.games.find((x) => x.name === $("ng-game").value);
@@ -497,6 +518,9 @@ function renderGameOptions() {
     }
     box.appendChild(lab);
   }
+  renderComputerSeats(g);
+  const players = box.querySelector("input[name=players]");
+  if (players) players.addEventListener("change", () => renderComputerSeats(g));
 }
 
 let legendDone = false;
@@ -839,7 +863,10 @@ async function boot() {
       if (v !== null) options[inp.name] = v;
     }
     const setup = $("ng-setup").value.trim();
-    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null });
+    const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
+      .map((x) => Number(x.value));
+    const computer = seats.length ? { players: seats, level: Number($("ng-level").value) || 6 } : null;
+    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null, computer });
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") $("count-popup").hidden = true;
