@@ -38,6 +38,7 @@ from controller.rules.core import (
     RulesError,
     Termination,
     grid_board_text,
+    move_from_cells,
     parse_grid_board,
     render_grid,
 )
@@ -617,6 +618,9 @@ class GnuQi(Game):
         for move in legal:
             if self._san(pos, move, legal) == wanted:
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
 

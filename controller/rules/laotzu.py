@@ -34,6 +34,7 @@ from controller.rules.core import (
     PositionError,
     RulesError,
     Termination,
+    move_from_cells,
 )
 
 WHITE, BLACK = 0, 1
@@ -943,9 +944,13 @@ class LaoTzu(Game):
         want = text.strip().rstrip("+#!?").replace("0", "O")
         if want.startswith("@"):  # python-chess writes Pawn drops without the letter
             want = "P" + want
-        for move in self.legal_moves(pos):
+        legal = self.legal_moves(pos)
+        for move in legal:
             if self._san(pos, move) == want or self.long_move_text(pos, move) == text.strip():
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text.strip()!r}")
 
     # -- display -----------------------------------------------------------------------
