@@ -503,6 +503,7 @@ function renderGameOptions() {
   if (!g) return;
   for (const opt of g.options) {
     const lab = document.createElement("label");
+    if (opt.help) lab.title = opt.help;
     const inp = document.createElement("input");
     inp.name = opt.name;
     inp.dataset.type = opt.type;
@@ -513,7 +514,8 @@ function renderGameOptions() {
     } else {
       inp.type = opt.type === "int" ? "number" : "text";
       if (opt.default !== null && opt.default !== undefined) inp.value = opt.default;
-      inp.placeholder = opt.default === null ? "default" : "";
+      const drawn = g.options.some((o) => o.name === "seed");
+      inp.placeholder = opt.default === null ? (drawn ? "random" : "default") : "";
       lab.append(opt.name.replaceAll("_", " ") + " ", inp);
     }
     box.appendChild(lab);
@@ -861,6 +863,13 @@ async function boot() {
     for (const inp of $("ng-options").querySelectorAll("input")) {
       const v = optionValue(inp);
       if (v !== null) options[inp.name] = v;
+    }
+    // a game that draws its set-up from a seed (Lao Tzu's two Chess960 arrays) gets a
+    // random one when the person left the set-up options empty: the draw is recorded
+    const g = ui.state.games.find((x) => x.name === $("ng-game").value);
+    const drawn = g && g.options.find((o) => o.name === "seed");
+    if (drawn && g.options.every((o) => o.default !== null || !(o.name in options))) {
+      options.seed = String(Math.floor(Math.random() * 2 ** 31));
     }
     const setup = $("ng-setup").value.trim();
     const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
