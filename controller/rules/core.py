@@ -427,6 +427,9 @@ class Game:
     #: the board lights every piece in its owner's colour even with two players (always
     #: with more than two)
     owner_colours: ClassVar[bool] = False
+    #: full names of the piece letters ("M": "Mule"), for the page (a piece's name on
+    #: hover) and the players' guides; a letter without a name is shown as the letter
+    piece_names: ClassVar[Mapping[str, str]] = {}
     #: game end (:meth:`outcome`): plies without progress that draw (None: no such rule)
     move_rule: ClassVar[int | None] = 100
     #: how often one position must occur to draw (None: repetition does not end the game)

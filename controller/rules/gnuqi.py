@@ -291,6 +291,8 @@ def _attacked(board: list, t: int, by: int, rev_leaps: tuple, rev_rays: tuple) -
 class GnuQi(Game):
     """Gnu Qi on the 9×9 board with Rivers after ranks 3 and 6."""
 
+    piece_names = PIECE_NAMES
+
     name = "gnuqi"
     title = "Gnu Qi"
     shape = "square9"

@@ -348,6 +348,9 @@ class LaoTzu(Game):
     that stores the options replays the same set-up.
     """
 
+    piece_names = {"K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
+                   "P": "Pawn"}
+
     name = "laotzu"
     title = "Lao Tzu Chess"
     shape = "square8"

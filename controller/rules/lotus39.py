@@ -424,6 +424,8 @@ class AttackPlan(NamedTuple):
 class Lotus39(Game):
     """Traditional Lotus-39 (provisional array, DECISIONS.md)."""
 
+    piece_names = {letter: kind.name for letter, kind in PIECES.items()}
+
     name = "lotus39"
     title = "Lotus-39"
     shape = "lotus39"

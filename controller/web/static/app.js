@@ -237,12 +237,21 @@ function drawPile(parent, objects, c, r, title) {
   return g;
 }
 
+function objectName(o) {
+  // "white-M" -> "White Mule" with the game's piece names (the letter when it has none)
+  const names = (ui.state && ui.state.game.pieces) || {};
+  if (o.kind === "cube") return "the Cube";
+  const colour = o.colour ? o.colour[0].toUpperCase() + o.colour.slice(1) : "";
+  return `${colour} ${names[o.kind] || o.kind}`.trim();
+}
+
 function objectText(objects) {
-  // bottom first; runs of the same object as "white-T ×8"
+  // bottom first; runs of the same object as "White Tower ×8"
   const runs = [];
   for (const o of objects) {
     const last = runs[runs.length - 1];
-    if (last && last[0] === o.name) last[1]++; else runs.push([o.name, 1]);
+    const name = objectName(o);
+    if (last && last[0] === name) last[1]++; else runs.push([name, 1]);
   }
   return runs.map(([n, k]) => (k > 1 ? `${n} ×${k}` : n)).join(", ");
 }
@@ -423,7 +432,7 @@ function chip(obj, extra) {
   c.style.background = fill;
   c.style.color = ink;
   c.textContent = obj.kind === "cube" ? "▣" : obj.kind;
-  c.title = obj.name;
+  c.title = objectName(obj);
   if (extra) { const n = document.createElement("span"); n.className = "n"; n.textContent = extra; c.appendChild(n); }
   return c;
 }
