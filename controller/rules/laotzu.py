@@ -33,6 +33,7 @@ from controller.rules.core import (
     PositionError,
     RulesError,
     Termination,
+    move_from_cells,
 )
 from controller.rules.laotzu_board import (
     _MOVE_CACHE,
@@ -164,6 +165,9 @@ class LaoTzu(Game):
     ``self.white_array``/``self.black_array`` and in ``self.options``, so a game record
     that stores the options replays the same set-up.
     """
+
+    piece_names = {"K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
+                   "P": "Pawn"}
 
     name = "laotzu"
     title = "Lao Tzu Chess"
@@ -761,9 +765,13 @@ class LaoTzu(Game):
         want = text.strip().rstrip("+#!?").replace("0", "O")
         if want.startswith("@"):  # python-chess writes Pawn drops without the letter
             want = "P" + want
-        for move in self.legal_moves(pos):
+        legal = self.legal_moves(pos)
+        for move in legal:
             if self._san(pos, move) == want or self.long_move_text(pos, move) == text.strip():
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text.strip()!r}")
 
     # -- display -----------------------------------------------------------------------
