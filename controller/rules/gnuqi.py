@@ -47,7 +47,7 @@ from controller.rules.core import (
 #: Queen b2, Gnu h2, Pawns a3–i3; Black is White's array turned through 180°.
 START_FEN = "rncckbbnr/1g5q1/ppppppppp/9/9/9/PPPPPPPPP/1Q5G1/RNBBKCCNR w KQkq - 0 1"
 
-PROVISIONAL = "provisional set-up (DECISIONS.md)"
+PROVISIONAL = "provisional set-up: the inventor's array is lost, this one is a reconstruction"
 
 PIECE_NAMES = {
     "K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
