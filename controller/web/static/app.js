@@ -181,6 +181,8 @@ function renderLeds() {
   });
 }
 
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
 function pieceColours(obj) { return PIECE_COLOURS[obj.colour] || PIECE_COLOURS.other; }
 
 // Draw one pile (bottom first) centred on a point of radius r (mm)
@@ -292,7 +294,7 @@ function renderState() {
   res.hidden = !S.resume;
   if (S.resume) {
     $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game from ` +
-      `${S.resume.date} (${S.resume.plies} moves). Set up the board as lit to continue.`;
+      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit to continue.`;
   }
 
   // status
