@@ -577,7 +577,8 @@ def test_cli_moves_perft_and_show(capsys):
     assert "Ce4: 36" in lines and "1296" in lines
     assert cli_main(["show", "--game", "gnuqi", "--moves", "e4", "e6", "Qe2"]) == 0
     shown = capsys.readouterr().out
-    assert "[provisional set-up: the inventor's array is lost, this one is a reconstruction]" in shown and "~~~" in shown
+    label = "[provisional set-up: the inventor's array is lost, this one is a reconstruction]"
+    assert label in shown and "~~~" in shown
     assert "Black to move" in shown
     assert cli_main(["moves", "--game", "gnuqi", "--position", "4k4/9/9/9/9/9/9/9/4K4 w"]) == 0
     assert len(capsys.readouterr().out.split()) == 5

@@ -36,6 +36,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
     Termination,
     grid_board_text,
     move_from_cells,
@@ -292,6 +293,9 @@ class GnuQi(Game):
     """Gnu Qi on the 9×9 board with Rivers after ranks 3 and 6."""
 
     piece_names = PIECE_NAMES
+    special_step = SpecialStep(
+        "Take a Pawn across the far River: it becomes a Wazir. Make the move, then take the "
+        "Pawn off and put a Wazir on its cell (the board asks for it).", promotion="W")
 
     name = "gnuqi"
     title = "Gnu Qi"
