@@ -226,12 +226,17 @@ class Journal:
             n += 1
             path = self.folder / f"{stamp}~{n:02d}-{game}.jsonl"
         writer = GameWriter(path)
-        _fsync_dir(self.folder)
-        writer._append({
-            "type": "start", "format": FORMAT, "game": game, "options": options,
-            "setup": setup, "players": players,
-            "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
-        })
+        try:
+            _fsync_dir(self.folder)
+            writer._append({
+                "type": "start", "format": FORMAT, "game": game, "options": options,
+                "setup": setup, "players": players,
+                "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
+            })
+        except OSError:  # a full disk: no empty file left behind
+            writer.close()
+            path.unlink(missing_ok=True)
+            raise
         return writer
 
     def continue_game(self, record: GameRecord) -> GameWriter:

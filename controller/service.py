@@ -435,7 +435,7 @@ class BoardService:
             self.journal_problems.append(record.damage)
             log.warning("journal damaged; resuming the moves before the damage", extra={
                 "game_id": record.id, "plies": len(plies), "dropped": record.damage})
-        writer = self.journal.continue_game(record)
+        writer = self._write(self.journal.continue_game, record)
         session = GameSession(game, record.setup, dict(record.options), writer, plies)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
@@ -452,7 +452,8 @@ class BoardService:
         game = game or get_game(name, **options)
         pos = game.parse_position(setup) if setup else game.start()
         setup_text = game.position_text(pos)
-        writer = self.journal.new_game(name, options, setup_text, self._player_names(game))
+        writer = self._write(self.journal.new_game, name, options, setup_text,
+                             self._player_names(game))
         session = GameSession(game, setup_text, options, writer)
         log.info("new game", extra={"game_id": session.game_id, "game": name,
                                     "options": options, "setup": setup_text})
@@ -489,12 +490,12 @@ class BoardService:
             self.board.new_game(game, pos)
         self._changed()
 
-    def _write(self, record: Callable[..., None], *args: Any) -> None:
+    def _write(self, record: Callable[..., Any], *args: Any) -> Any:
         """One journal record; a refusal (disk full, I/O error) fails the service."""
         if self.failure is not None:
             raise JournalWriteError(self.failure)
         try:
-            record(*args)
+            return record(*args)
         except OSError as exc:
             self._fail(f"journal write failed: {exc.strerror or exc}")
             raise JournalWriteError(self.failure) from exc
@@ -504,7 +505,7 @@ class BoardService:
         than the journal holds."""
         if self.failure is None:
             self.failure = message
-            log.error(f"{message}; stopping", extra={"journal": str(self.session.writer.path)})
+            log.error(f"{message}; stopping", extra={"journal": str(self.journal.folder)})
         self.stopping = True
         self._state_cache.clear()
         if self.on_failure is not None:
@@ -575,7 +576,8 @@ class BoardService:
         options = self.session.options if game is self.session.game else {}
         pos = self.board.position
         setup = game.position_text(pos)
-        writer = self.journal.new_game(game.name, options, setup, self._player_names(game))
+        writer = self._write(self.journal.new_game, game.name, options, setup,
+                             self._player_names(game))
         self.session = GameSession(game, setup, options, writer)
         self.palette = self.base_palette.for_players(game.player_names)
         self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
@@ -588,7 +590,7 @@ class BoardService:
     def _abandon_current(self) -> None:
         s = self.session
         if not s.ended:
-            s.writer.end("*", Termination.ABANDONED)
+            self._write(s.writer.end, "*", Termination.ABANDONED)
             s.ended = True
             log.info("game abandoned", extra={"game_id": s.game_id, "plies": len(s.plies)})
         s.writer.close()
@@ -999,6 +1001,9 @@ def run_service(args: Any) -> int:
     try:
         try:
             service = BoardService(config)
+        except JournalWriteError as exc:  # a full disk: status 1, systemd tries again
+            print(f"fairyboard: error: {_message(exc)}", file=sys.stderr)
+            return 1
         except STARTUP_ERRORS as exc:
             return _fail(_message(exc))
         try:

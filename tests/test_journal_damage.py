@@ -317,3 +317,42 @@ def test_disk_full_during_a_board_move_stops_the_service(tmp_path, monkeypatch):
     assert svc.health()["status"] == "failed"
     assert read_game(svc.session.writer.path).moves == []
     svc.close()
+
+
+def _full_journal_disk(monkeypatch) -> None:
+    """Every write to a journal file fails with ENOSPC (other writes go through)."""
+    real_write = os.write
+
+    def write(fd, data):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".jsonl"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+
+
+def test_disk_full_during_a_page_new_game_stops_the_service(tmp_path, monkeypatch):
+    svc = _service(tmp_path)
+    _set_up(svc)
+    _do(svc, "Mb1-c3")
+    first = svc.game_id
+    _full_journal_disk(monkeypatch)
+    with pytest.raises(ServiceError, match="No space left on device"):
+        svc.new_game("luotuoqi")
+    monkeypatch.undo()
+    assert svc.health()["status"] == "failed" and svc.game_id == first
+    assert svc.state_json()["result"] is None
+    assert [g.id for g in Journal(tmp_path / "journal").games()] == [first]
+    assert Journal(tmp_path / "journal").find(first).result is None
+    svc.close()
+
+
+def test_disk_full_at_start_exits_with_status_1_and_one_line(tmp_path, monkeypatch, capsys):
+    config = tmp_path / "board.toml"
+    config.write_text(f"[journal]\npath = '{tmp_path / 'journal'}'\n[web]\nenabled = false\n")
+    _full_journal_disk(monkeypatch)
+    assert cli_main(["run", "--config", str(config)]) == 1
+    monkeypatch.undo()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "fairyboard: error: journal write failed: No space left on device"
+    assert list((tmp_path / "journal").iterdir()) == []  # no empty file left behind
