@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.rules import GAMES, Position, RulesError, get_game
+from controller.rules import GAMES, IllegalMoveError, Position, RulesError, get_game
 
 EXIT_BAD_INPUT = 2
 #: deepest perft the command accepts: deeper trees would run for years in every game
@@ -58,7 +58,15 @@ def _game_and_position(args: argparse.Namespace) -> tuple[Any, Position]:
         pos = game.parse_position(args.position)
         game.check_playable(pos)
     for text in getattr(args, "moves_played", None) or []:
-        pos.push(game.parse_move(pos, text))
+        try:
+            pos.push(game.parse_move(pos, text))
+        except IllegalMoveError as exc:
+            # the command line is the referee: it may name the position even in Lao Tzu,
+            # whose board never does
+            message = str(exc)
+            if " in " not in message:
+                message += f" in {game.position_text(pos)}"
+            raise CommandError(message) from None
     return game, pos
 
 

@@ -120,3 +120,24 @@ def test_a_closed_pipe_is_a_quiet_exit():
     proc = subprocess.run(f"{sys.executable} -m controller.cli moves --game lotus39 | head -1",
                           shell=True, capture_output=True, text=True)
     assert proc.stdout.strip() == "a4" and proc.stderr == ""
+
+
+@pytest.mark.parametrize("game,moves", [
+    ("laotzu", ["e2-e4", "e7e5", "Ng1-f3", "Nb8c6"]),
+    ("gnuqi", ["e3-e4", "e7e6"]),
+    ("luotuoqi", ["Mb1-c3", "Mb8-c6+cube", "c6-d4"]),
+    ("lotus39", ["e2-d3"]),
+])
+def test_moves_may_be_typed_as_their_two_cells(capsys, game, moves):
+    code, out, err = run(capsys, "show", "--game", game, "--moves", *moves)
+    assert code == 0, err
+
+
+def test_an_illegal_move_names_the_position_even_in_lao_tzu(capsys):
+    code, _, err = run(capsys, "show", "--game", "laotzu", "--moves", "e5")
+    assert code == 2 and "illegal move 'e5' in rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR" in err
+
+
+def test_two_cells_that_fit_several_moves_are_named(capsys):
+    code, _, err = run(capsys, "show", "--game", "luotuoqi", "--moves", "Mb1-c3", "b8c6")
+    assert code == 2 and "'b8c6' fits several moves: Mb8-c6, Mb8-c6+cube" in err

@@ -153,3 +153,14 @@ def test_luotuoqi_keeps_its_recorded_words() -> None:
     game = get_game("luotuoqi")
     assert game.ended((), Termination.FIFTY_MOVE).reason == "fifty-move rule"
     assert game.ended((), Termination.CHECKMATE).reason == "checkmate"
+
+
+def test_lao_tzu_player_knowledge_is_apart_from_the_referee() -> None:
+    """What a player may know (``laotzu_view``) is built from the shared board tables and
+    the position handed to ``view``; it never imports the referee's module."""
+    view_src = (CONTROLLER / "rules" / "laotzu_view.py").read_text(encoding="utf-8")
+    assert "controller.rules.laotzu import" not in view_src
+    assert "from controller.rules.laotzu_board import" in view_src
+    from controller.rules import laotzu, laotzu_view
+
+    assert laotzu.view is laotzu_view.view and laotzu.PlayerView is laotzu_view.PlayerView

@@ -85,3 +85,19 @@ def test_a_mistyped_option_from_the_page_never_reaches_the_journal(tmp_path):
     again = BoardService(config)  # a restart resumes the game, no traceback
     assert again.game_id == first
     again.close()
+
+
+def test_a_journal_with_mistyped_options_does_not_stop_the_restart(tmp_path):
+    """A journal written before options were checked: the service starts a new game
+    instead of failing with a traceback on every start."""
+    journal = Journal(tmp_path / "journal")
+    writer = journal.new_game("luotuoqi", {"stone_budget": "16"},
+                              "4k3/8/8/8/2T2ET23/8/8/4K3 w - - 0 1", ["White", "Black"])
+    writer.close()
+    config = Config()
+    config.journal.path = str(tmp_path / "journal")
+    svc = BoardService(config)
+    assert svc.game.name == "luotuoqi" and svc.game.stone_budget is None
+    assert len(Journal(tmp_path / "journal").games()) == 2  # the old one kept, a new one
+    assert svc.session.setup == svc.game.position_text(svc.game.start())
+    svc.close()

@@ -105,3 +105,17 @@ def test_a_stopped_service_greys_the_page(tmp_path):
         assert "offline" in page.evaluate("document.body.className")
         page.screenshot(path=str(tmp_path / "offline.png"))
         browser.close()
+
+
+def test_a_lao_tzu_game_from_the_form_draws_both_arrays(tmp_path):
+    expect = sync_api.expect
+    with running_service(tmp_path) as url, browser_page(sync_api, url) as page:
+        page.click("#new-game summary")
+        page.select_option("#ng-game", "laotzu")
+        assert page.locator("#ng-options input[name=white_array]").get_attribute(
+            "placeholder") == "random"
+        page.click("#new-game-form button[type=submit]")
+        expect(page.locator("#game-title")).to_contain_text("Lao Tzu", timeout=5000)
+    records = sorted((tmp_path / "journal").glob("*laotzu*.jsonl"))
+    start = records[-1].read_text().splitlines()[0]
+    assert '"seed"' in start  # drawn at random and recorded, so the game can be replayed

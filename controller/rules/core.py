@@ -427,6 +427,9 @@ class Game:
     #: the board lights every piece in its owner's colour even with two players (always
     #: with more than two)
     owner_colours: ClassVar[bool] = False
+    #: full names of the piece letters ("M": "Mule"), for the page (a piece's name on
+    #: hover) and the players' guides; a letter without a name is shown as the letter
+    piece_names: ClassVar[Mapping[str, str]] = {}
     #: game end (:meth:`outcome`): plies without progress that draw (None: no such rule)
     move_rule: ClassVar[int | None] = 100
     #: how often one position must occur to draw (None: repetition does not end the game)
@@ -613,12 +616,16 @@ class Game:
 
     # -- generic services --------------------------------------------------------------
     def parse_move(self, pos: Position, text: str) -> Move:
-        """The legal move whose notation (or long form) is ``text``."""
+        """The legal move whose notation (or long form) is ``text``; also the plain
+        from-to forms every game understands (:func:`move_from_cells`)."""
         text = text.strip()
         legal = self.legal_moves(pos)
         for move in legal:
             if self.move_text(pos, move) == text or self.long_move_text(pos, move) == text:
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
     def long_move_text(self, pos: Position, move: Move) -> str:
@@ -648,6 +655,40 @@ class Game:
             "promotion": move.promotion or None,
             "notation": self.move_text(pos, move),
         }
+
+
+def move_from_cells(game: Game, pos: Position, legal: Iterable[Move], text: str,
+                    ) -> Move | None:
+    """The one legal move written as its two cells: ``e2-e4``, ``e2e4``, ``Ng1-f3``,
+    ``e2xd3``, ``e7e8q``, ``e7-e8=Q`` (a piece letter in front, ``+``/``#`` and a
+    promotion letter are optional; ``-`` means no capture and ``x`` a capture when
+    given).  None when no legal move fits; :class:`IllegalMoveError` naming the moves when
+    several do (a Tower's split sizes, the same move with the Cube)."""
+    body = text.strip().rstrip("+#!?").replace("×", "x")
+    promotion = ""
+    if "=" in body:
+        body, promotion = body.split("=", 1)
+    names = {name: i for i, name in enumerate(game.geometry.cells)}
+    candidates: list[tuple[int, int, str, str]] = []
+    for lead in (body, body[1:] if body[:1].isupper() else None):
+        if not lead:
+            continue
+        for cut in range(1, len(lead)):
+            a, rest = lead[:cut], lead[cut:]
+            sep = rest[:1] if rest[:1] in ("-", "x") else ""
+            b, extra = rest[len(sep):], promotion
+            if b not in names and b[:-1] in names and b[-1:].isalpha() and not promotion:
+                b, extra = b[:-1], b[-1]
+            if a in names and b in names:
+                candidates.append((names[a], names[b], sep, extra.upper()))
+    found = [m for m in legal if any(
+        m.origin == a and m.target == b and (not promo or m.promotion == promo)
+        and (sep != "-" or not m.captures) and (sep != "x" or m.captures)
+        for (a, b, sep, promo) in candidates)]
+    if len(found) > 1:
+        raise IllegalMoveError(f"{text.strip()!r} fits several moves: "
+                               + ", ".join(game.move_text(pos, m) for m in found))
+    return found[0] if found else None
 
 
 # -- helpers for square-board games -------------------------------------------------

@@ -38,6 +38,7 @@ from controller.rules.core import (
     RulesError,
     Termination,
     grid_board_text,
+    move_from_cells,
     parse_grid_board,
     render_grid,
 )
@@ -289,6 +290,8 @@ def _attacked(board: list, t: int, by: int, rev_leaps: tuple, rev_rays: tuple) -
 
 class GnuQi(Game):
     """Gnu Qi on the 9×9 board with Rivers after ranks 3 and 6."""
+
+    piece_names = PIECE_NAMES
 
     name = "gnuqi"
     title = "Gnu Qi"
@@ -617,6 +620,9 @@ class GnuQi(Game):
         for move in legal:
             if self._san(pos, move, legal) == wanted:
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
 

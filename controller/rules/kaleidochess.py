@@ -242,6 +242,9 @@ def _destinations(kind: str, origin: int, occ: int) -> list[int]:
 class KaleidoChess(Game):
     """KaleidoChess for 2, 3 or 4 players, optionally with the dice variant."""
 
+    piece_names = {"W": "Wizard", "D": "Dragon", "R": "Roc", "E": "Eagle", "V": "Raven",
+                   "L": "Elephant", "T": "Tiger", "H": "Horse", "P": "Pawn"}
+
     name = "kaleidochess"
     title = "KaleidoChess"
     shape = SHAPE

@@ -37,6 +37,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    move_from_cells,
 )
 
 WHITE, BLACK = 0, 1
@@ -422,6 +423,8 @@ class AttackPlan(NamedTuple):
 
 class Lotus39(Game):
     """Traditional Lotus-39 (provisional array, DECISIONS.md)."""
+
+    piece_names = {letter: kind.name for letter, kind in PIECES.items()}
 
     name = "lotus39"
     title = "Lotus-39"
@@ -902,6 +905,9 @@ class Lotus39(Game):
         for move in legal:
             if want in (self._short_text(pos, move, legal), self.long_move_text(pos, move)):
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
     def move_json(self, pos: Position, move: Move) -> dict[str, Any]:

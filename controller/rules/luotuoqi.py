@@ -222,6 +222,8 @@ PROMOTION_AXES = (("E", "W"), ("N", "S"), ("NE", "SW"), ("NW", "SE"))
 class Luotuoqi(Game):
     name = "luotuoqi"
     title = "Lùotuoqí (Camel Chess)"
+    piece_names = {"K": "King", "E": "Eaglet", "M": "Mule", "R": "Rook-Camel",
+                   "D": "Diagonal Bypasser", "T": "Tower"}
     shape = "square8"
     pads = (PadNeed("cube", 0), PadNeed("cube", 1))
     #: the words recorded Lùotuoqí games use

@@ -321,6 +321,7 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         "seq": svc.version,
         "game": {"name": game.name, "title": game.title, "provisional": game.provisional,
                  "players": list(game.player_names), "options": options,
+                 "pieces": dict(game.piece_names),
                  "setup": setup, "id": svc.game_id},
         "games": svc.games,
         "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),

@@ -237,12 +237,21 @@ function drawPile(parent, objects, c, r, title) {
   return g;
 }
 
+function objectName(o) {
+  // "white-M" -> "White Mule" with the game's piece names (the letter when it has none)
+  const names = (ui.state && ui.state.game.pieces) || {};
+  if (o.kind === "cube") return "the Cube";
+  const colour = o.colour ? o.colour[0].toUpperCase() + o.colour.slice(1) : "";
+  return `${colour} ${names[o.kind] || o.kind}`.trim();
+}
+
 function objectText(objects) {
-  // bottom first; runs of the same object as "white-T ×8"
+  // bottom first; runs of the same object as "White Tower ×8"
   const runs = [];
   for (const o of objects) {
     const last = runs[runs.length - 1];
-    if (last && last[0] === o.name) last[1]++; else runs.push([o.name, 1]);
+    const name = objectName(o);
+    if (last && last[0] === name) last[1]++; else runs.push([name, 1]);
   }
   return runs.map(([n, k]) => (k > 1 ? `${n} ×${k}` : n)).join(", ");
 }
@@ -423,7 +432,7 @@ function chip(obj, extra) {
   c.style.background = fill;
   c.style.color = ink;
   c.textContent = obj.kind === "cube" ? "▣" : obj.kind;
-  c.title = obj.name;
+  c.title = objectName(obj);
   if (extra) { const n = document.createElement("span"); n.className = "n"; n.textContent = extra; c.appendChild(n); }
   return c;
 }
@@ -503,6 +512,7 @@ function renderGameOptions() {
   if (!g) return;
   for (const opt of g.options) {
     const lab = document.createElement("label");
+    if (opt.help) lab.title = opt.help;
     const inp = document.createElement("input");
     inp.name = opt.name;
     inp.dataset.type = opt.type;
@@ -513,7 +523,8 @@ function renderGameOptions() {
     } else {
       inp.type = opt.type === "int" ? "number" : "text";
       if (opt.default !== null && opt.default !== undefined) inp.value = opt.default;
-      inp.placeholder = opt.default === null ? "default" : "";
+      const drawn = g.options.some((o) => o.name === "seed");
+      inp.placeholder = opt.default === null ? (drawn ? "random" : "default") : "";
       lab.append(opt.name.replaceAll("_", " ") + " ", inp);
     }
     box.appendChild(lab);
@@ -861,6 +872,13 @@ async function boot() {
     for (const inp of $("ng-options").querySelectorAll("input")) {
       const v = optionValue(inp);
       if (v !== null) options[inp.name] = v;
+    }
+    // a game that draws its set-up from a seed (Lao Tzu's two Chess960 arrays) gets a
+    // random one when the person left the set-up options empty: the draw is recorded
+    const g = ui.state.games.find((x) => x.name === $("ng-game").value);
+    const drawn = g && g.options.find((o) => o.name === "seed");
+    if (drawn && g.options.every((o) => o.default !== null || !(o.name in options))) {
+      options.seed = String(Math.floor(Math.random() * 2 ** 31));
     }
     const setup = $("ng-setup").value.trim();
     const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
