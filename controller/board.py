@@ -255,6 +255,9 @@ class Board:
         self._exchange: int | None = None  # a piece to swap on this cell (Pawn -> Wazir)
         self._placed_first: dict[int, int] = {}  # spot put down -> what was lifted then
         self._draw_offer: int | None = None
+        #: while an amend's takeback and move callbacks run: the move being replaced (the
+        #: journal writes the replacement as one record)
+        self.replacing: Move | None = None
         self._message = ""
         self._fog_cache: tuple[Any, Sight] | None = None
         self._published: Interaction | None = None
@@ -832,6 +835,7 @@ class Board:
         mover = self._mover()
         if amend:
             old = rec.amend(move)
+            self.replacing = old
             for fn in self.listeners.takeback:
                 fn([old])
         before = self.position.board[move.origin] if move.origin >= 0 and not amend else None
@@ -853,6 +857,7 @@ class Board:
         self._outcome = self.game.outcome(self.position)
         for fn in self.listeners.move:
             fn(move)
+        self.replacing = None
         self.move_sensed()
         if self._outcome is not None:
             for fn in self.listeners.game_over:

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from controller.rules import GAMES, IllegalMoveError, Position, RulesError, get_game
@@ -229,10 +230,24 @@ def _journal(args: argparse.Namespace):
 
 
 def cmd_games_list(args: argparse.Namespace) -> int:
-    for record in _journal(args).games():
-        state = record.result or "unfinished"
-        names = " - ".join(record.players)
-        print(f"{record.id}  {record.game:<14} {len(record.moves):>4} plies  {state:<10} {names}")
+    """Every game file, oldest first; a damaged, unreadable or quarantined file is listed
+    as such (one bad file never stops the listing)."""
+    from controller.journal import JournalProblem
+
+    journal = _journal(args)
+    records, problems = journal.scan()
+    rows = [(r.path.name, r) for r in records] + [(p.path.name, p) for p in problems]
+    rows += [(path.name, path) for path in journal.quarantined()]
+    for _, item in sorted(rows, key=lambda row: row[0]):
+        if isinstance(item, Path):
+            print(f"{item.name}  quarantined")
+        elif isinstance(item, JournalProblem):
+            print(f"{item.path.stem}  unreadable: {item.problem}")
+        else:
+            state = item.result or "unfinished"
+            names = " - ".join(item.players)
+            line = f"{item.id}  {item.game:<14} {len(item.moves):>4} plies  {state:<10} {names}"
+            print(line.rstrip() + (f"  [damaged: {item.damage}]" if item.damage else ""))
     return 0
 
 

@@ -71,6 +71,15 @@ class ServiceError(ValueError):
     """A request the service cannot carry out (bad game name, no choice open, …)."""
 
 
+class JournalWriteError(OSError):
+    """The journal refused a record (disk full, I/O error): the service stops with
+    status 1; nothing that is not on disk is shown as done."""
+
+
+class ServiceFailed(ServiceError):
+    """A page request after (or causing) a journal write failure: the service is stopping."""
+
+
 # ---------------------------------------------------------------------------------
 # logging: one JSON object per line on stderr (journald keeps them as they are)
 
@@ -300,6 +309,22 @@ class GameSession:
         return self.writer.path.stem
 
 
+def _page_request(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A page request that may write the journal: after a write failure it is refused
+    (ServiceFailed, one line), never answered with state the journal does not hold."""
+    import functools
+
+    @functools.wraps(method)
+    def request(self: BoardService, *args: Any, **kwargs: Any) -> Any:
+        if self.failure is not None:
+            raise ServiceFailed(f"{self.failure}; the service is stopping")
+        try:
+            return method(self, *args, **kwargs)
+        except JournalWriteError:
+            raise ServiceFailed(f"{self.failure}; the service is stopping") from None
+    return request
+
+
 class BoardService:
     """The running board: sensing, state machine, LEDs, journal and the page's API."""
 
@@ -358,6 +383,11 @@ class BoardService:
         self.layout_json = layout_json(self.layout)
         self.games = games_json(self.layout, _game_class)
         self.resume_offer: dict[str, Any] | None = None
+        #: journal files that could not be read (quarantined) or were damaged, one line each
+        self.journal_problems: list[str] = []
+        #: set when a journal write failed: the service stops (exit status 1)
+        self.failure: str | None = None
+        self.on_failure: Callable[[], None] | None = None
         self._state_cache: dict[Any, dict[str, Any]] = {}
         self._restart: str | None = None
         self.session = self._resume_or_start()
@@ -372,27 +402,46 @@ class BoardService:
                               f"{name} (it serves {', '.join(self.layout.games)})")
 
     def _resume_or_start(self) -> GameSession:
-        record = None
-        try:
-            record = self.journal.unfinished()
-        except JournalError as exc:
-            log.warning("journal unreadable; starting a new game", extra={"problem": str(exc)})
-        if record is not None and record.game in self.layout.games:
+        """Resume the newest game if it is unfinished.  A file that cannot be read — empty,
+        no start record, options or set-up the game rejects — is quarantined (renamed aside)
+        and reported; it never keeps another game from being resumed or a new one started."""
+        records, problems = self.journal.scan()
+        for problem in problems:
+            self._quarantine(problem.path, problem.problem)
+        record = records[-1] if records else None
+        while record is not None and not record.finished and record.game in self.layout.games:
             try:
                 return self._resume(record)
-            except (JournalError, RulesError) as exc:
-                log.warning("cannot resume the unfinished game; starting a new one",
-                            extra={"game_id": record.id, "problem": str(exc)})
+            except (JournalError, RulesError, TypeError, ValueError) as exc:
+                self._quarantine(record.path, " ".join(str(exc).split()).removeprefix(
+                    f"{record.path.name}: "))
+                records.pop()
+                record = records[-1] if records else None
         c = self.config.board
         return self._start(c.game, dict(c.options), None)
 
+    def _quarantine(self, path: Path, problem: str) -> None:
+        try:
+            aside: Path | str = self.journal.quarantine(path)
+        except OSError as exc:
+            aside = f"(cannot rename: {exc.strerror or exc})"
+        line = f"{path.name}: {problem}; quarantined as {getattr(aside, 'name', aside)}"
+        self.journal_problems.append(line)
+        log.warning("journal file unreadable; quarantined", extra={
+            "file": path.name, "problem": problem, "quarantined": str(aside)})
+
     def _resume(self, record: GameRecord) -> GameSession:
-        game, pos = record.replay()  # with its whole history: takebacks, repetitions
+        game, pos = record.replay(salvage=True)  # with its history: takebacks, repetitions
         plies = _plies_of(game, record)
-        writer = self.journal.continue_game(record)
+        if record.damage:
+            self.journal_problems.append(record.damage)
+            log.warning("journal damaged; resuming the moves before the damage", extra={
+                "game_id": record.id, "plies": len(plies), "dropped": record.damage})
+        writer = self._write(self.journal.continue_game, record)
         session = GameSession(game, record.setup, dict(record.options), writer, plies)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
-                             "date": record.date.replace("T", " ")}
+                             "date": record.date.replace("T", " "),
+                             "dropped": record.damage}
         log.info("resuming unfinished game", extra={
             "game_id": record.id, "game": record.game, "plies": len(plies),
             "torn_tail": record.torn_tail})
@@ -405,7 +454,8 @@ class BoardService:
         game = game or get_game(name, **options)
         pos = game.parse_position(setup) if setup else game.start()
         setup_text = game.position_text(pos)
-        writer = self.journal.new_game(name, options, setup_text, self._player_names(game))
+        writer = self._write(self.journal.new_game, name, options, setup_text,
+                             self._player_names(game))
         session = GameSession(game, setup_text, options, writer)
         log.info("new game", extra={"game_id": session.game_id, "game": name,
                                     "options": options, "setup": setup_text})
@@ -444,9 +494,33 @@ class BoardService:
             self.board.new_game(game, pos)
         self._changed()
 
+    def _write(self, record: Callable[..., Any], *args: Any) -> Any:
+        """One journal record; a refusal (disk full, I/O error) fails the service."""
+        if self.failure is not None:
+            raise JournalWriteError(self.failure)
+        try:
+            return record(*args)
+        except OSError as exc:
+            self._fail(f"journal write failed: {exc.strerror or exc}")
+            raise JournalWriteError(self.failure) from exc
+
+    def _fail(self, message: str) -> None:
+        """Stop the service (exit status 1): /health says why, the page shows nothing more
+        than the journal holds."""
+        if self.failure is None:
+            self.failure = message
+            log.error(f"{message}; stopping", extra={"journal": str(self.journal.folder)})
+        self.stopping = True
+        self._state_cache.clear()
+        if self.on_failure is not None:
+            self.on_failure()
+        self._notify()
+
     def _on_move(self, move: Move) -> None:
         """A move is committed (already on ``board.position``): journal it before the
-        board publishes it.  Raises OSError when the disk refuses — nothing is shown."""
+        board publishes it.  Raises OSError when the disk refuses — nothing is shown.
+        A move that replaces the last one (the Cube handed over after it) is one ``amend``
+        record: a kill can never leave the journal without the move the board showed."""
         s = self.session
         pos = self.position
         game = s.game
@@ -458,15 +532,22 @@ class BoardService:
             shown = game.player_move_text(pos, move)
         finally:
             pos.push(last)
-        s.writer.move(text, long)  # returns only once the record is on disk
+        amend = self.board is not None and self.board.replacing is not None
+        # returns only once the record is on disk
+        self._write(s.writer.amend if amend else s.writer.move, text, long)
+        if amend:
+            s.plies.pop()
         s.plies.append((player, shown))
         log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": text,
-                                "player": game.player_names[player]})
+                                "player": game.player_names[player],
+                                **({"amends": True} if amend else {})})
         self._changed()
 
     def _on_takeback(self, moves: list[Move]) -> None:
+        if self.board is not None and self.board.replacing is not None:
+            return  # the move callback writes the replacement as one amend record
         s = self.session
-        s.writer.takeback(len(moves))
+        self._write(s.writer.takeback, len(moves))
         del s.plies[len(s.plies) - len(moves):]
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
             s.ended = False
@@ -476,7 +557,7 @@ class BoardService:
     def _on_game_over(self, outcome: Outcome) -> None:
         s = self.session
         if not s.ended:
-            s.writer.end(outcome.result, outcome.reason)
+            self._write(s.writer.end, outcome.result, outcome.reason)
             s.ended = True
         log.info("game over", extra={"game_id": s.game_id, "result": outcome.result,
                                      "reason": outcome.reason})
@@ -499,7 +580,8 @@ class BoardService:
         options = self.session.options if game is self.session.game else {}
         pos = self.board.position
         setup = game.position_text(pos)
-        writer = self.journal.new_game(game.name, options, setup, self._player_names(game))
+        writer = self._write(self.journal.new_game, game.name, options, setup,
+                             self._player_names(game))
         self.session = GameSession(game, setup, options, writer)
         self.palette = self.base_palette.for_players(game.player_names)
         self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
@@ -512,7 +594,7 @@ class BoardService:
     def _abandon_current(self) -> None:
         s = self.session
         if not s.ended:
-            s.writer.end("*", Termination.ABANDONED)
+            self._write(s.writer.end, "*", Termination.ABANDONED)
             s.ended = True
             log.info("game abandoned", extra={"game_id": s.game_id, "plies": len(s.plies)})
         s.writer.close()
@@ -701,8 +783,12 @@ class BoardService:
             from controller.web.state import build_state
             cached = build_state(self, viewer)
             self._state_cache[key] = cached
-        return dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
-                    health=self.health())
+        state = dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
+                     health=self.health(), journal_problems=list(self.journal_problems))
+        if self.failure is not None:  # only what the journal holds: no unwritten result
+            state.update(phase="failed", message=self.failure, choice=[],
+                         result=state["result"] if self.session.ended else None)
+        return state
 
     def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
         from controller.web.state import visible_leds
@@ -727,12 +813,16 @@ class BoardService:
             state = "stale"
         else:
             state = "ok"
+        status = "ok" if state in ("ok", "starting") else "degraded"
         return {
-            "status": "ok" if state in ("ok", "starting") else "degraded",
+            "status": "failed" if self.failure is not None else status,
+            **({"failure": self.failure} if self.failure is not None else {}),
             "uptime_s": round(time.monotonic() - self.started, 1),
             "sensing": {"backend": self.sensing.name, "state": state,
                         "last_frame_age_s": age, "scans": self.sensing.pipeline.scans},
             "journal": str(self.session.writer.path),
+            # unreadable files quarantined, damage dropped on resuming (one line each)
+            "journal_problems": list(self.journal_problems),
             "game": self.game.name,
             "game_id": self.game_id,
             "layout": self.layout.name,
@@ -740,6 +830,7 @@ class BoardService:
         }
 
     # -- what the page asks --------------------------------------------------------------
+    @_page_request
     def answer_choice(self, index: int) -> None:
         """Answer the open choice with option ``index`` of :meth:`choice_labels`."""
         assert self.board is not None
@@ -755,6 +846,7 @@ class BoardService:
     #: commands the page may give for the player to move
     COMMANDS = ("offer draw", "accept draw", "resign")
 
+    @_page_request
     def command(self, name: str) -> None:
         """``offer draw``, ``accept draw`` or ``resign`` for the player to move (the same
         commands as the board's own menu; the journal follows through the callbacks)."""
@@ -774,6 +866,7 @@ class BoardService:
             raise ServiceError(str(exc)) from None
         self._changed()
 
+    @_page_request
     def roll_die(self) -> int:
         """The page's virtual die: a random face, entered as the roll move."""
         assert self.board is not None
@@ -784,6 +877,7 @@ class BoardService:
         self._changed()
         return int(move.token.split(":")[1])
 
+    @_page_request
     def new_game(self, name: str, options: dict[str, Any] | None = None,
                  setup: str | None = None, computer: Computer | None = None) -> None:
         """End the current game (unfinished: result ``*``) and start ``name``; the
@@ -815,6 +909,7 @@ class BoardService:
         self.tutorial_since = len(self.position.moves) if on else None
         self._changed()
 
+    @_page_request
     def decide_resume(self, keep: bool) -> None:
         """The page's answer to the resume prompt."""
         if self.resume_offer is None:
@@ -826,6 +921,7 @@ class BoardService:
         s = self.session
         self.new_game(s.game.name, s.options, None)
 
+    @_page_request
     def sim_action(self, action: dict[str, Any]) -> None:
         """A human action on the simulated board (the page's simulator)."""
         if self.sim is None:
@@ -914,6 +1010,9 @@ def run_service(args: Any) -> int:
     try:
         try:
             service = BoardService(config)
+        except JournalWriteError as exc:  # a full disk: status 1, systemd tries again
+            print(f"fairyboard: error: {_message(exc)}", file=sys.stderr)
+            return 1
         except STARTUP_ERRORS as exc:
             return _fail(_message(exc))
         try:
@@ -962,6 +1061,15 @@ async def _serve(service: BoardService, sock: socket.socket | None = None) -> in
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, request_stop, sig)
 
+    def failed() -> None:  # a journal write failed, in the board loop or a page request
+        stop.set()
+        if server is not None:
+            server.should_exit = True
+
+    service.on_failure = failed
+    if service.failure is not None:  # failed before the loop ran
+        failed()
+
     tasks = [asyncio.create_task(_poll(service, stop))]
     if sock is not None:
         server = _make_server(service)
@@ -978,7 +1086,7 @@ async def _serve(service: BoardService, sock: socket.socket | None = None) -> in
     done, pending = await asyncio.wait(tasks, timeout=5.0)
     for task in pending:
         task.cancel()
-    status = 0
+    status = 0 if service.failure is None else 1
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             log.error("task failed", exc_info=task.exception())
@@ -994,10 +1102,11 @@ async def _poll(service: BoardService, stop: asyncio.Event) -> None:
         try:
             service.sensing.catch_up()
             service.tick()
-        except OSError as exc:
-            log.error("journal write failed; stopping", extra={"problem": str(exc)})
+        except OSError as exc:  # the journal refused a record: stop with status 1
+            if service.failure is None:
+                service._fail(f"journal write failed: {exc.strerror or exc}")
             stop.set()
-            raise
+            return
         except SensingError as exc:
             log.warning("sensing error", extra={"problem": str(exc)})
         except Exception:
