@@ -59,6 +59,10 @@ log = logging.getLogger("fairyboard.service")
 EXIT_BAD_CONFIG = 2
 #: the simulated board catches up with real time in steps of at most this much
 MAX_CATCH_UP_S = 0.5
+#: a simulated board untouched this long rests (no emulated scans, slow polling)
+QUIET_S = 2.0
+#: the loop's period while the simulated board rests (LED blinks still look smooth)
+RESTING_PERIOD_S = 0.05
 #: seconds between two actions of the simulated hand making the computer's move
 HAND_STEP_S = 0.12
 
@@ -166,6 +170,11 @@ class Sensing:
         self.link = link
         self.backend = backend if backend is not None else pipeline.backend
         self._real = time.monotonic()
+        #: simulated board at rest: nothing was done to it for QUIET_S, so its emulated
+        #: scans are skipped (their readings would repeat) and the loop polls slowly
+        self.resting = False
+        self._revision = -1
+        self._changed_at = self._real
 
     def catch_up(self) -> None:
         """Simulated board: advance its clock by the real time since the last call (the
@@ -174,8 +183,16 @@ class Sensing:
             self.pipeline.update()
             return
         now = time.monotonic()
-        self.sim.advance(min(MAX_CATCH_UP_S, max(0.0, now - self._real)))
+        step = min(MAX_CATCH_UP_S, max(0.0, now - self._real))
         self._real = now
+        if self.sim.revision != self._revision:
+            self._revision, self._changed_at = self.sim.revision, now
+        # an emulated microcontroller keeps its own time-outs: never skip its beat
+        self.resting = self.link is None and now - self._changed_at > QUIET_S
+        if self.resting:
+            self.sim.skip(step)
+        else:
+            self.sim.advance(step)
 
     def problem(self) -> str:
         """Empty when the back end works; otherwise what is wrong (shown by /health)."""
@@ -611,7 +628,7 @@ class BoardService:
         assert board is not None
         now = self.clock()
         pipeline = self.sensing.pipeline
-        if pipeline.scans != self._scans_seen:
+        if pipeline.scans != self._scans_seen or self.sensing.resting:
             self._scans_seen = pipeline.scans
             self.last_raw_time = now
         problem = self.sensing.problem()
@@ -666,6 +683,12 @@ class BoardService:
             self._hand = move_actions(s.game, before, move, self.layout)
             self._hand_at = now
         self._changed()
+
+    @property
+    def busy(self) -> bool:
+        """Something is under way that wants the loop at full speed (the computer's
+        search or the simulated hand making its move)."""
+        return bool(self._hand) or self.opponent.thinking
 
     def _record(self) -> list[str]:
         """The moves of the game so far in long notation (what the engine's worker replays)."""
@@ -1111,7 +1134,8 @@ async def _poll(service: BoardService, stop: asyncio.Event) -> None:
             log.warning("sensing error", extra={"problem": str(exc)})
         except Exception:
             log.exception("board loop error")
-        await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
+        wait = RESTING_PERIOD_S if service.sensing.resting and not service.busy else period
+        await asyncio.sleep(max(0.0, wait - (time.monotonic() - started)))
 
 
 #: open connections (page requests and websockets) the web server takes at once
