@@ -1147,6 +1147,7 @@ def _make_server(service: BoardService) -> Any:
 
     from controller.web.app import create_app
     from controller.web.guard import Guard, policy_for
+    from controller.web.server import SilentClosingH11
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
@@ -1164,7 +1165,8 @@ def _make_server(service: BoardService) -> Any:
     # instead of running out of file descriptors (the unit sets LimitNOFILE above it)
     config = uvicorn.Config(Guard(create_app(service), policy), log_config=None,
                             access_log=False, lifespan="off", timeout_graceful_shutdown=2,
-                            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
+                            http=SilentClosingH11, limit_concurrency=MAX_CONNECTIONS,
+                            timeout_keep_alive=5,
                             ws_max_size=64 * 1024, h11_max_incomplete_event_size=16 * 1024)
     return Server(config)
 

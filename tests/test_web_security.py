@@ -219,3 +219,29 @@ def test_a_page_of_another_origin_can_do_nothing_in_chromium(tmp_path):
         assert state["result"] is None and state["moves"] == []
     log = Path(tmp_path / "service.log").read_text()
     assert "Traceback" not in log
+
+
+def test_silent_connections_are_closed_and_cannot_lock_the_page_out(tmp_path):
+    """Issue 15 #8: sockets opened and left silent used up the connections for good."""
+    import socket
+    import time
+    from urllib.error import HTTPError
+    from urllib.parse import urlsplit
+
+    from controller.service import MAX_CONNECTIONS
+
+    with running_service(tmp_path) as url:
+        where = urlsplit(url)
+        silent = [socket.create_connection((where.hostname, where.port))
+                  for _ in range(MAX_CONNECTIONS + 5)]
+        time.sleep(0.3)
+        with pytest.raises(HTTPError) as full:  # the limit answers at once, it never hangs
+            urllib.request.urlopen(url + "health", timeout=5)
+        assert full.value.code == 503
+        time.sleep(6)  # the keep-alive time-out closes the silent ones
+        with urllib.request.urlopen(url + "health", timeout=5) as r:
+            assert r.status == 200
+        for s in silent:
+            s.settimeout(1)
+            assert s.recv(1) == b""  # closed by the server
+            s.close()
