@@ -505,7 +505,8 @@ class BoardService:
         than the journal holds."""
         if self.failure is None:
             self.failure = message
-            log.error(f"{message}; stopping", extra={"journal": str(self.journal.folder)})
+            log.error("journal write failed; stopping",
+                      extra={"problem": message, "journal": str(self.journal.folder)})
         self.stopping = True
         self._state_cache.clear()
         if self.on_failure is not None:
