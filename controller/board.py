@@ -209,6 +209,9 @@ class Board:
                  on_game_over: Callable[[Outcome], None] | None = None):
         self.game = game
         self.layout = layout
+        #: the Cube's pads: a Cube handed over leaves its pad empty, but it is no piece
+        #: off the board (it never arrives on a cell)
+        self._token_pads = sum(1 << layout.spot_index(s.name) for s in layout.pads("cube"))
         self.options = options or BoardOptions()
         self.games = list(games) if games is not None else [game.name]
         if game.name not in self.games:
@@ -516,8 +519,9 @@ class Board:
         # stays off (the victims of an elimination taken off afterwards are new lifts),
         # and is forgotten when they are all back (it was a tap, not an arrival)
         for c in bits(put & self._touched):
-            if self._lifted & ~(1 << c):
-                self._arrivals[c] = self._lifted & ~(1 << c)
+            support = self._lifted & ~(1 << c) & ~self._token_pads
+            if support:
+                self._arrivals[c] = support
         kept = 0
         for c, support in list(self._arrivals.items()):
             if support & lifted:

@@ -348,6 +348,8 @@ class BoardService:
         self.journal = Journal(config.journal.path)
         self.journal.folder.mkdir(parents=True, exist_ok=True)
         self.board: Board | None = None
+        #: the page's guided first game: the ply it began at (None: not running)
+        self.tutorial_since: int | None = None
         #: the computer's players and its search process (none until a game asks for it)
         self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
         #: simulated board: actions of the simulated hand still to make (the computer's
@@ -470,6 +472,8 @@ class BoardService:
     def _install(self, session: GameSession, pos: Position) -> None:
         """Put a session on the board: set-up verification of ``pos`` starts."""
         self.session = session
+        if self.tutorial_since is not None:
+            self.tutorial_since = len(pos.moves)
         game = session.game
         self.palette = self.base_palette.for_players(game.player_names)
         self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
@@ -900,6 +904,11 @@ class BoardService:
         self._hand = []
         self.opponent.computer = computer or Computer()
         self._start(name, options, setup, game)
+
+    def set_tutorial(self, on: bool) -> None:
+        """Start (from the current move) or stop the page's guided first game."""
+        self.tutorial_since = len(self.position.moves) if on else None
+        self._changed()
 
     @_page_request
     def decide_resume(self, keep: bool) -> None:

@@ -98,6 +98,8 @@ def test_a_journal_with_mistyped_options_does_not_stop_the_restart(tmp_path):
     config.journal.path = str(tmp_path / "journal")
     svc = BoardService(config)
     assert svc.game.name == "luotuoqi" and svc.game.stone_budget is None
-    assert len(Journal(tmp_path / "journal").games()) == 2  # the old one kept, a new one
+    # the old one kept — quarantined aside, named for the page and /health — and a new one
+    journal = Journal(tmp_path / "journal")
+    assert len(journal.games()) == 1 and len(journal.quarantined()) == 1
     assert svc.session.setup == svc.game.position_text(svc.game.start())
     svc.close()

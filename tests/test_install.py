@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "controller", "boards")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "controller", "boards",
+           "docs")
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +77,13 @@ def test_installed_command_plays_and_prints_outside_the_checkout(installed: Path
     written = [Path(line) for line in printed.stdout.splitlines()]
     assert written and all(p.is_file() for p in written)
     assert any(p.suffix == ".svg" for p in written)
+
+
+def test_the_wheel_ships_the_players_guides(installed: Path, tmp_path: Path) -> None:
+    where = subprocess.run([str(installed / "bin" / "python"), "-c",
+                            "from controller.web.guides import guides_dir, guide_html; "
+                            "print(guides_dir()); print(len(guide_html('gnuqi', 'Gnu Qi')))"],
+                           cwd=tmp_path, check=True, capture_output=True, text=True)
+    folder, size = where.stdout.split()
+    assert Path(folder).is_relative_to(installed) and int(size) > 1000
+    assert (Path(folder) / "images" / "gnuqi-camel.svg").is_file()

@@ -119,3 +119,23 @@ def test_a_lao_tzu_game_from_the_form_draws_both_arrays(tmp_path):
     records = sorted((tmp_path / "journal").glob("*laotzu*.jsonl"))
     start = records[-1].read_text().splitlines()[0]
     assert '"seed"' in start  # drawn at random and recorded, so the game can be replayed
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_the_walkthrough_card_on_screen_and_advancing(size, tmp_path):
+    width, height = SIZES[size]
+    expect = sync_api.expect
+    with running_service(tmp_path) as url, browser_page(sync_api, url, width, height) as page:
+        page.click("#tutorial-start")
+        expect(page.locator("#tutorial")).to_be_visible(timeout=5000)
+        expect(page.locator("#tutorial-steps li.current")).to_have_attribute(
+            "data-step", "arrange")
+        page.click("#arrange")
+        expect(page.locator("#tutorial-steps li.current")).to_have_attribute(
+            "data-step", "lift", timeout=5000)
+        assert page.evaluate(CONTROLS_OFF_SCREEN) == []
+        if size == "phone":
+            card = page.locator("#tutorial").bounding_box()
+            assert card["y"] + card["height"] <= page.locator("#board").bounding_box()["y"]
+        assert page.locator("#guide-link").get_attribute("href") == "/guide/luotuoqi"
+        page.screenshot(path=str(tmp_path / f"walkthrough-{size}.png"), full_page=True)

@@ -391,6 +391,20 @@ class PadNeed(NamedTuple):
     piece: str | None = None
 
 
+class SpecialStep(NamedTuple):
+    """The last step of the page's guided first game: the game's own special move.
+
+    ``text`` says what to do and how on the board; a move made counts when it is of
+    ``kind`` (if given), promotes to ``promotion`` (if given), captures one of the mover's
+    own pieces (``own_capture``) or leaves part of a stack behind (``leaves_part``)."""
+
+    text: str
+    kind: str = ""
+    promotion: str = ""
+    own_capture: bool = False
+    leaves_part: bool = False
+
+
 class Game:
     """Base class of a game's rules.  Subclasses set the class attributes and hooks.
 
@@ -430,6 +444,9 @@ class Game:
     #: full names of the piece letters ("M": "Mule"), for the page (a piece's name on
     #: hover) and the players' guides; a letter without a name is shown as the letter
     piece_names: ClassVar[Mapping[str, str]] = {}
+    #: the guided first game's last step (the page's walkthrough): this game's special
+    #: move; None: the walkthrough ends after a capture
+    special_step: ClassVar[SpecialStep | None] = None
     #: game end (:meth:`outcome`): plies without progress that draw (None: no such rule)
     move_rule: ClassVar[int | None] = 100
     #: how often one position must occur to draw (None: repetition does not end the game)

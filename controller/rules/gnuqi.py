@@ -36,6 +36,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
     Termination,
     grid_board_text,
     move_from_cells,
@@ -47,7 +48,7 @@ from controller.rules.core import (
 #: Queen b2, Gnu h2, Pawns a3–i3; Black is White's array turned through 180°.
 START_FEN = "rncckbbnr/1g5q1/ppppppppp/9/9/9/PPPPPPPPP/1Q5G1/RNBBKCCNR w KQkq - 0 1"
 
-PROVISIONAL = "provisional set-up (DECISIONS.md)"
+PROVISIONAL = "provisional set-up: the inventor's array is lost, this one is a reconstruction"
 
 PIECE_NAMES = {
     "K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
@@ -292,6 +293,9 @@ class GnuQi(Game):
     """Gnu Qi on the 9×9 board with Rivers after ranks 3 and 6."""
 
     piece_names = PIECE_NAMES
+    special_step = SpecialStep(
+        "Take a Pawn across the far River: it becomes a Wazir. Make the move, then take the "
+        "Pawn off and put a Wazir on its cell (the board asks for it).", promotion="W")
 
     name = "gnuqi"
     title = "Gnu Qi"

@@ -36,6 +36,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
     Termination,
 )
 
@@ -244,6 +245,9 @@ class KaleidoChess(Game):
 
     piece_names = {"W": "Wizard", "D": "Dragon", "R": "Roc", "E": "Eagle", "V": "Raven",
                    "L": "Elephant", "T": "Tiger", "H": "Horse", "P": "Pawn"}
+    special_step = SpecialStep(
+        "Capture one of your own pieces: in KaleidoChess any piece may be knocked out, "
+        "yours too. Take it off and put your moving piece on its field.", own_capture=True)
 
     name = "kaleidochess"
     title = "KaleidoChess"

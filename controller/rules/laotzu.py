@@ -32,6 +32,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
     Termination,
     move_from_cells,
 )
@@ -168,6 +169,9 @@ class LaoTzu(Game):
 
     piece_names = {"K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
                    "P": "Pawn"}
+    special_step = SpecialStep(
+        "Drop a piece: a piece you captured waits on your hand pad. Lift it from the pad "
+        "and put it on one of the empty cells that light up.", kind="drop")
 
     name = "laotzu"
     title = "Lao Tzu Chess"

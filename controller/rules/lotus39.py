@@ -37,6 +37,7 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
     move_from_cells,
 )
 
@@ -425,6 +426,9 @@ class Lotus39(Game):
     """Traditional Lotus-39 (provisional array, DECISIONS.md)."""
 
     piece_names = {letter: kind.name for letter, kind in PIECES.items()}
+    special_step = SpecialStep(
+        "Move a Pawn off your home stack: take one Pawn from the three on your home hexagon "
+        "and put it on a lit cell; the others stay.", leaves_part=True)
 
     name = "lotus39"
     title = "Lotus-39"

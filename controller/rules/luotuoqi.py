@@ -22,6 +22,7 @@ from controller.rules.core import (
     Piece,
     Position,
     PositionError,
+    SpecialStep,
     Termination,
     grid_board_text,
     parse_grid_board,
@@ -224,6 +225,10 @@ class Luotuoqi(Game):
     title = "Lùotuoqí (Camel Chess)"
     piece_names = {"K": "King", "E": "Eaglet", "M": "Mule", "R": "Rook-Camel",
                    "D": "Diagonal Bypasser", "T": "Tower"}
+    special_step = SpecialStep(
+        "Split a Tower: take the top stones of your Tower (or put the rest back) and put "
+        "them down on a lit cell; if several sizes fit, touch the option pad of the size.",
+        kind="split")
     shape = "square8"
     pads = (PadNeed("cube", 0), PadNeed("cube", 1))
     #: the words recorded Lùotuoqí games use

@@ -33,7 +33,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -132,6 +132,34 @@ def create_app(service: Any) -> Starlette:
         service.new_game(game, options, setup or None, _computer(data.get("computer")))
         return JSONResponse({"ok": True, "id": service.game_id})
 
+    async def guide(request: Request) -> Response:
+        from controller.rules import GAMES
+        from controller.web.guides import guide_html
+
+        name = request.path_params["game"]
+        # Lotus-39 Modern shares the Lotus-39 guide
+        page = guide_html(name.removesuffix("-modern"),
+                          GAMES[name].title if name in GAMES else name)
+        if page is None:
+            return JSONResponse({"error": f"no guide for {name!r}"}, status_code=404)
+        return HTMLResponse(page)
+
+    async def guide_picture(request: Request) -> Response:
+        from controller.web.guides import guide_image
+
+        path = guide_image(request.path_params["name"])
+        if path is None:
+            return JSONResponse({"error": "no such picture"}, status_code=404)
+        return FileResponse(path, media_type="image/svg+xml")
+
+    async def tutorial(request: Request) -> Response:
+        data = await _body(request)
+        on = data.get("on")
+        if not isinstance(on, bool) or set(data) != {"on"}:
+            raise RequestError('tutorial: expected {"on": true or false}')
+        service.set_tutorial(on)
+        return JSONResponse({"ok": True})
+
     async def resume(request: Request) -> Response:
         data = await _body(request)
         keep = data.get("resume")
@@ -209,6 +237,9 @@ def create_app(service: Any) -> Starlette:
         Route("/api/layout", guarded(layout)),
         Route("/api/state", guarded(state)),
         Route("/api/sim", guarded(sim), methods=["POST"]),
+        Route("/api/tutorial", guarded(tutorial), methods=["POST"]),
+        Route("/guide/images/{name}", guide_picture),
+        Route("/guide/{game}", guide),
         Route("/api/choice", guarded(choice), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/api/resume", guarded(resume), methods=["POST"]),

@@ -18,6 +18,7 @@ from controller.leds.palette import RGB, Palette
 from controller.leds.scene import dark_cells
 from controller.rules import GAMES, Game, Piece, PlayerView, Position
 from controller.sight import Sight
+from controller.web.tutorial import progress as tutorial_progress
 
 #: cell and pad colours of the drawing (those of the printed board pictures)
 LIGHT, DARK, PLAIN, PAD = "#c9bda8", "#8c7d6a", "#b9ad98", "#6b625a"
@@ -324,6 +325,8 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                  "pieces": dict(game.piece_names),
                  "setup": setup, "id": svc.game_id},
         "games": svc.games,
+        "tutorial": (None if svc.tutorial_since is None else
+                     tutorial_progress(game, pos, it.phase, svc.tutorial_since, viewer)),
         "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),
         "phase": it.phase,
         "message": sight.message(it.message),

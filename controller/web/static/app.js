@@ -181,6 +181,8 @@ function renderLeds() {
   });
 }
 
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
 function pieceColours(obj) { return PIECE_COLOURS[obj.colour] || PIECE_COLOURS.other; }
 
 // Draw one pile (bottom first) centred on a point of radius r (mm)
@@ -285,6 +287,7 @@ function renderState() {
   }
   // title and banners
   $("game-title").textContent = S.game.title + (S.game.id ? `  ·  ${S.game.id}` : "");
+  $("guide-link").href = `/guide/${S.game.name}`;
   const prov = $("provisional");
   prov.hidden = !S.game.provisional;
   prov.textContent = S.game.provisional ? `Note: ${S.game.provisional}` : "";
@@ -292,7 +295,7 @@ function renderState() {
   res.hidden = !S.resume;
   if (S.resume) {
     $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game from ` +
-      `${S.resume.date} (${S.resume.plies} moves). Set up the board as lit to continue.`;
+      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit to continue.`;
   }
 
   // status
@@ -414,6 +417,8 @@ function renderState() {
   });
   ml.scrollTop = ml.scrollHeight;
 
+  renderTutorial();
+
   // simulator panel
   $("sim").hidden = !S.sim;
   $("tools").hidden = !S.sim;
@@ -423,6 +428,24 @@ function renderState() {
   renderNewGame();
   renderLegend();
   renderHealth();
+}
+
+function renderTutorial() {
+  const T = ui.state.tutorial;
+  $("tutorial").hidden = !T;
+  $("tutorial-start").hidden = !!T;
+  if (!T) return;
+  const list = $("tutorial-steps");
+  list.innerHTML = "";
+  T.steps.forEach((s, i) => {
+    const li = document.createElement("li");
+    li.textContent = s.text;
+    li.className = s.done ? "done" : (i === T.current ? "current" : "");
+    li.dataset.step = s.name;
+    list.appendChild(li);
+  });
+  $("tutorial-now").textContent = T.finished ? T.done_text : "";
+  $("tutorial-guide").href = `/guide/${ui.state.game.name}`;
 }
 
 function chip(obj, extra) {
@@ -863,6 +886,8 @@ async function boot() {
       post("/api/command", { command: b.dataset.command });
     });
   }
+  $("tutorial-start").addEventListener("click", () => post("/api/tutorial", { on: true }));
+  $("tutorial-stop").addEventListener("click", () => post("/api/tutorial", { on: false }));
   $("resume-keep").addEventListener("click", () => post("/api/resume", { resume: true }));
   $("resume-new").addEventListener("click", () => post("/api/resume", { resume: false }));
   $("ng-game").addEventListener("change", renderGameOptions);
