@@ -114,9 +114,15 @@ class PlayerSettings:
 @dataclass
 class WebSettings:
     enabled: bool = True
-    #: bound to localhost unless another address is configured on purpose
+    #: bound to localhost unless another address is configured on purpose; any other
+    #: address serves the page to the network and requires the pairing code from the log
     host: str = "127.0.0.1"
     port: int = 8080
+    #: further names the board answers to (Host header), e.g. ["chessboard.home"]; besides
+    #: localhost, address literals and this machine's name (docs/service.md, "Web page")
+    allowed_hosts: list[str] = field(default_factory=list)
+    #: further web sites whose pages may use the board, e.g. ["https://club.example"]
+    allowed_origins: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -1120,18 +1120,34 @@ async def _poll(service: BoardService, stop: asyncio.Event) -> None:
         await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
 
 
+#: open connections (page requests and websockets) the web server takes at once
+MAX_CONNECTIONS = 100
+
+
 def _make_server(service: BoardService) -> Any:
     import uvicorn
 
     from controller.web.app import create_app
+    from controller.web.guard import Guard, policy_for
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
         def capture_signals(self):  # the service handles SIGINT/SIGTERM itself
             yield
 
-    config = uvicorn.Config(create_app(service), log_config=None, access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2)
+    web = service.config.web
+    token_path = Path(service.config.journal.path).expanduser().parent / "pairing-token"
+    policy = policy_for(web.host, web.allowed_hosts, web.allowed_origins, token_path)
+    if policy.token:
+        log.warning("pairing code", extra={
+            "code": policy.token, "hint": "the page is served to the network: enter this "
+            "code on a new browser (or open /?token=CODE)"})
+    # limits: idle connections are closed soon, and past this many the server answers 503
+    # instead of running out of file descriptors (the unit sets LimitNOFILE above it)
+    config = uvicorn.Config(Guard(create_app(service), policy), log_config=None,
+                            access_log=False, lifespan="off", timeout_graceful_shutdown=2,
+                            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
+                            ws_max_size=64 * 1024, h11_max_incomplete_event_size=16 * 1024)
     return Server(config)
 
 

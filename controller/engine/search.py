@@ -35,7 +35,9 @@ INF = 10 * MATE
 #: scores this close to MATE are mates; they are stored relative to the node in the table
 MATE_BOUND = MATE - 10_000
 EXACT, LOWER, UPPER = 0, 1, 2
-QUIESCENCE_PLIES = 6
+QUIESCENCE_PLIES = 4
+#: centipawns a capture must be able to gain beyond its victims to be searched in quiescence
+DELTA_MARGIN = 200
 CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
 
 
@@ -90,6 +92,7 @@ class Search:
         self._deadline = float("inf")
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
+        self._partial: tuple[int, Move] | None = None
 
     # -- the public entry --------------------------------------------------------------
     def best_move(self, pos: Position, limits: Limits,
@@ -102,7 +105,6 @@ class Search:
         self.nodes = 0
         self.root = self.game.ply_mover(pos)
         deadline = started + limits.movetime if limits.movetime else float("inf")
-        self._deadline = float("inf")
         self._max_nodes = limits.nodes
         self._stop = stop
         self.killers = []
@@ -116,14 +118,20 @@ class Search:
             return Result(moves[0], self.evaluator.score(pos, self.root), 0, 0,
                           time.monotonic() - started, [moves[0]])
         max_depth = limits.depth or 64
-        best = Result(moves[0], -INF, 0, 0, 0.0, [moves[0]])
+        self._deadline = deadline
+        moves = self._order(pos, moves, None, 0)
+        best = Result(moves[0], self.evaluator.score(pos, self.root), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
         for depth in range(1, max_depth + 1):
-            if depth == 2:  # depth 1 always completes, so there is always an answer
-                self._deadline = deadline
+            self._partial = None
             try:
                 score, move, scores = self._root(pos, moves, depth, exact=limits.noise > 0)
             except SearchStopped:
+                if depth == 1 and self._partial is not None:
+                    # out of time inside the first iteration: the best move searched so far
+                    score, move = self._partial
+                    best = Result(move, score, 1, self.nodes, time.monotonic() - started,
+                                  [move])
                 break
             best = Result(move, score, depth, self.nodes, time.monotonic() - started,
                           self._pv(pos, move, depth))
@@ -188,6 +196,7 @@ class Search:
             if score > best:
                 best, best_move = score, move
                 alpha = max(alpha, score)
+                self._partial = (best, best_move)
         self._store(self._key(pos), depth, EXACT, best, best_move, 0)
         return best, best_move, scores
 
@@ -287,6 +296,10 @@ class Search:
                                             for c in m.captures)]
         captures.sort(key=lambda m: -self._gain(pos, m))
         for move in captures:
+            # delta pruning: a capture that cannot lift the score past the window is skipped
+            taken = self._taken(pos, move) + DELTA_MARGIN
+            if (stand + taken <= alpha) if maximising else (stand - taken >= beta):
+                continue
             pos.push(move)
             try:
                 score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
@@ -301,6 +314,16 @@ class Search:
             if alpha >= beta:
                 break
         return best
+
+    def _taken(self, pos: Position, move: Move) -> int:
+        """Value of the pieces ``move`` removes (and of a promotion)."""
+        value = self.evaluator.piece_value
+        taken = 800 if move.promotion else 0
+        for c in move.captures:
+            victim = pos.board[c]
+            if victim is not None:
+                taken += value(victim.kind, victim.height)
+        return taken
 
     def _gain(self, pos: Position, move: Move) -> int:
         """Most valuable victims first, cheapest attackers first (MVV-LVA)."""

@@ -56,13 +56,52 @@ def _viewer(value: Any) -> int | None:
         raise RequestError(f"viewer must be a player number, got {value!r}") from None
 
 
-async def _body(request: Request) -> dict[str, Any]:
+#: the fields each request body may have (anything else is refused with 400)
+FIELDS: dict[str, frozenset[str]] = {
+    "sim": frozenset({"action", "spot", "count", "path", "object", "onto", "toward",
+                      "amount", "dwell_s", "viewer"}),
+    "choice": frozenset({"index"}),
+    "new game": frozenset({"game", "options", "setup", "computer"}),
+    "resume": frozenset({"resume"}),
+    "command": frozenset({"command"}),
+    "tutorial": frozenset({"on"}),
+    "roll": frozenset(),
+}
+MAX_DEPTH = 8
+
+
+def _no_constant(name: str) -> Any:
+    raise RequestError(f"request body: {name} is not a number JSON allows")
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
+
+
+async def _body(request: Request, what: str) -> dict[str, Any]:
+    """The request's JSON object, checked: valid JSON without NaN/Infinity, an object
+    nested at most ``MAX_DEPTH`` deep, only the fields ``FIELDS[what]`` allows."""
+    raw = await request.body()
     try:
-        data = await request.json()
+        data = json.loads(raw, parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise RequestError("request body is not valid JSON") from None
+    except RecursionError:
+        raise RequestError(f"request body nested deeper than {MAX_DEPTH}") from None
     if not isinstance(data, dict):
         raise RequestError("request body must be a JSON object")
+    if _depth(data) > MAX_DEPTH:
+        raise RequestError(f"request body nested deeper than {MAX_DEPTH}")
+    unknown = sorted(str(k)[:30] for k in data if k not in FIELDS[what])
+    if unknown:
+        raise RequestError(f"{what}: unknown field {unknown[0]!r} (known: "
+                           f"{', '.join(sorted(FIELDS[what])) or 'none'})")
     return data
 
 
@@ -105,13 +144,13 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse(service.state_json(_viewer(request.query_params.get("viewer"))))
 
     async def sim(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "sim")
         service.sim_action(data)
         # the new state at once, so the page decides its next gesture on fresh data
         return JSONResponse({"ok": True, "state": service.state_json(_viewer(data.get("viewer")))})
 
     async def choice(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "choice")
         index = data.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             raise RequestError(f"choice index must be a whole number, got {index!r}")
@@ -119,7 +158,7 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def new_game(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "new game")
         game = data.get("game")
         options = data.get("options") or {}
         setup = data.get("setup")
@@ -153,7 +192,7 @@ def create_app(service: Any) -> Starlette:
         return FileResponse(path, media_type="image/svg+xml")
 
     async def tutorial(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "tutorial")
         on = data.get("on")
         if not isinstance(on, bool) or set(data) != {"on"}:
             raise RequestError('tutorial: expected {"on": true or false}')
@@ -161,7 +200,7 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def resume(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "resume")
         keep = data.get("resume")
         if not isinstance(keep, bool):
             raise RequestError("resume: expected {\"resume\": true or false}")
@@ -169,7 +208,7 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse({"ok": True, "id": service.game_id})
 
     async def command(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "command")
         name = data.get("command")
         if not isinstance(name, str):
             raise RequestError("command: expected {\"command\": \"resign\"} or similar")
@@ -187,6 +226,7 @@ def create_app(service: Any) -> Starlette:
     async def live(websocket: WebSocket) -> None:
         await websocket.accept()
         changed = asyncio.Event()
+        changed.set()  # the first state goes out at once, not after the first change
         service.listeners.add(changed.set)
         viewer: list[int | None] = [None]
         force = [True]
