@@ -837,6 +837,7 @@ class Board:
             self._refuse()
             return
         mover = self._mover()
+        self.replacing = None  # never stale from a callback that raised
         if amend:
             old = rec.amend(move)
             self.replacing = old
@@ -883,6 +884,7 @@ class Board:
             self.board_wrong()
 
     def _take_back(self, plies: int) -> None:
+        self.replacing = None  # a real takeback, never an amend's
         undone = self.reconciler.takeback(plies)
         self._outcome = None
         self._execute = None

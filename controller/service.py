@@ -429,7 +429,7 @@ class BoardService:
         while record is not None and not record.finished and record.game in self.layout.games:
             try:
                 return self._resume(record)
-            except (JournalError, RulesError, TypeError, ValueError) as exc:
+            except JournalError as exc:  # the file, not the board: set it aside
                 self._quarantine(record.path, " ".join(str(exc).split()).removeprefix(
                     f"{record.path.name}: "))
                 records.pop()
@@ -448,8 +448,13 @@ class BoardService:
             "file": path.name, "problem": problem, "quarantined": str(aside)})
 
     def _resume(self, record: GameRecord) -> GameSession:
-        game, pos = record.replay(salvage=True)  # with its history: takebacks, repetitions
-        plies = _plies_of(game, record)
+        try:  # with its whole history: takebacks, repetitions
+            game, pos = record.replay(salvage=True)
+            plies = _plies_of(game, record)
+        except (RulesError, TypeError, ValueError) as exc:
+            if isinstance(exc, JournalError):
+                raise
+            raise JournalError(f"{record.path.name}: {' '.join(str(exc).split())}") from None
         if record.damage:
             self.journal_problems.append(record.damage)
             log.warning("journal damaged; resuming the moves before the damage", extra={
@@ -526,7 +531,8 @@ class BoardService:
         than the journal holds."""
         if self.failure is None:
             self.failure = message
-            log.error(f"{message}; stopping", extra={"journal": str(self.journal.folder)})
+            log.error("journal write failed; stopping",
+                      extra={"problem": message, "journal": str(self.journal.folder)})
         self.stopping = True
         self._state_cache.clear()
         if self.on_failure is not None:

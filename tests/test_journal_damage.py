@@ -356,3 +356,51 @@ def test_disk_full_at_start_exits_with_status_1_and_one_line(tmp_path, monkeypat
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "fairyboard: error: journal write failed: No space left on device"
     assert list((tmp_path / "journal").iterdir()) == []  # no empty file left behind
+
+
+def test_a_game_whose_recorded_options_are_refused_is_quarantined_not_a_crash(tmp_path,
+                                                                                capsys):
+    """Issue 15, defect 4 (restart half): such a start record made every restart exit 1."""
+    game = get_game("luotuoqi")
+    folder = tmp_path / "journal"
+    writer = Journal(folder).new_game("luotuoqi", {"stone_budget": "16"},
+                                      game.position_text(game.start()), [], now=1e9)
+    writer.move("Mb1-c3")
+    writer.close()
+    svc = _service(tmp_path)
+    try:
+        assert svc.resume_offer is None and svc.plies == []
+        (problem,) = svc.health()["journal_problems"]
+        assert "options are rejected: stone_budget must be a whole number" in problem
+        assert not writer.path.exists()
+    finally:
+        svc.close()
+    assert cli_main(["games", "list", "--journal", str(folder)]) == 0
+    assert f"{writer.path.name}.bad-" in capsys.readouterr().out
+
+
+def test_disk_full_during_a_page_request_over_http(tmp_path, monkeypatch):
+    """The page's own view: the resign request fails with the one line, /health is 503
+    "failed", the state shows no result (issue 15, defect 7)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from controller.web.app import create_app
+
+    svc = _service(tmp_path)
+    client = TestClient(create_app(svc))
+    _set_up(svc)
+    _do(svc, "Mb1-c3")
+    _full_journal_disk(monkeypatch)
+    answer = client.post("/api/command", json={"command": "resign"})
+    monkeypatch.undo()
+    assert answer.status_code != 200
+    assert "journal write failed: No space left on device" in answer.json()["error"]
+    health = client.get("/health")
+    assert health.status_code == 503 and health.json()["status"] == "failed"
+    state = client.get("/api/state").json()
+    assert state["result"] is None and state["phase"] == "failed"
+    assert [m["text"] for m in state["moves"]] == ["Mb1-c3"]
+    svc.close()

@@ -129,7 +129,7 @@ class Run:
         for k, (step, want) in enumerate(zip(steps, SCRIPT_STATES, strict=True)):
             for url, body in step:
                 self.post(url, body)
-                time.sleep(0.08)
+                time.sleep(0.03)
             if k == 0:
                 deadline = time.monotonic() + 5
                 while self.http.get("/api/state").json()["phase"] != "turn":
