@@ -38,7 +38,6 @@ from test_board_laotzu import LaoHuman, LaoRig  # noqa: E402
 from test_board_lotus39 import LotusHuman, LotusRig  # noqa: E402
 from test_board_lotus39 import choose as lotus_choose  # noqa: E402
 from test_board_properties import BUSY, _special  # noqa: E402
-from test_board_rig import GAME as LUOTUOQI  # noqa: E402
 from test_board_rig import Human, Rig  # noqa: E402
 
 from controller.rules import get_game  # noqa: E402
@@ -174,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = time.process_time() - started
     wrong = sum(1 for f in failures if f[2] == "wrong commit")
     stuck = sum(1 for f in failures if f[2] != "wrong commit")
-    print(f"| kind | games | moves |\n|---|---|---|")
+    print("| kind | games | moves |\n|---|---|---|")
     for kind in kinds:
         print(f"| {kind} | {games[kind]} | {moves[kind]} |")
     print(f"\nseeds {args.seed}..{seed - 1}: {sum(games.values())} games, "
