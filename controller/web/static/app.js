@@ -24,6 +24,7 @@ const PHASE_TEXT = {
   correction: "The board does not match: fix the lit cells",
   execute: "Execute the move shown on the board",
   takeback: "Restoring an earlier position (takeback)",
+  failed: "Stopped: the journal cannot be written",
   game_over: "Game over",
   paused: "Paused",
 };
@@ -295,8 +296,16 @@ function renderState() {
   res.hidden = !S.resume;
   if (S.resume) {
     $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game from ` +
-      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit to continue.`;
+      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit to continue.` +
+      (S.resume.dropped ? ` Its journal was damaged after that: ${S.resume.dropped}.` : "");
   }
+  // the journal: files set aside or damage dropped (nothing lost that was shown), or a
+  // journal that cannot be written (the service stops: nothing more is accepted)
+  const problems = $("journal-problems");
+  const lines = S.phase === "failed" ? [`The board has stopped: ${S.message}. It restarts ` +
+    "by itself (systemd) and resumes the game from its journal."] : (S.journal_problems || []);
+  problems.hidden = !lines.length;
+  problems.textContent = lines.length ? "Journal: " + lines.join(" · ") : "";
 
   // status
   const names = S.game.players;
