@@ -655,7 +655,11 @@ class Reconciler:
         if self._amend is None:
             return ()
         prev, last, ext_list = self._amend
-        done = prev.effects[prev.moves.index(last)].must_lift  # lifted before the commit
+        # seen empty before the commit: what the last move had to lift, and what it left
+        # empty (the commit needed that picture) — a Chess960 Rook that moved first from
+        # the King's target lent it that way
+        e = prev.effects[prev.moves.index(last)]
+        done = e.must_lift | e.vacate
         fits = [k for k in ext_list if prev.effects[k].key == key
                 and prev.effects[k].must_lift & ~done & ~touched == 0]
         return tuple(prev.moves[k] for k in prev.narrow(fits, frame)) if fits else ()
