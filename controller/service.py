@@ -141,9 +141,11 @@ def setup_logging(level: str = "info", fmt: str = "json",
         lg = logging.getLogger(name)
         lg.handlers.clear()
         lg.propagate = True
-    # one line per HTTP request is noise at info level
-    logging.getLogger("uvicorn.access").setLevel(
-        logging.DEBUG if level == "debug" else logging.WARNING)
+    # one line per HTTP request, and one per state-machine transition (the ``transitions``
+    # library logs every trigger at info: 69 % of the log's bytes), are noise at info level
+    quiet = logging.DEBUG if level == "debug" else logging.WARNING
+    logging.getLogger("uvicorn.access").setLevel(quiet)
+    logging.getLogger("transitions").setLevel(quiet)
     return handler
 
 

@@ -77,6 +77,7 @@ def arrange(sim: Any, game: Any, pos: Any, layout: Any) -> None:
     """Clear the simulated board and put down the objects of ``pos`` (a set-up aid)."""
     objects = position_objects(game, pos, layout)
     sim.clear()
+    sim.aside.clear()  # the box is put away too: captured pieces do not pile up game after game
     for spot, names in sorted(objects.items()):
         sim.put(spot, names)
 

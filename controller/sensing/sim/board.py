@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from controller.sensing.frame import Frame
+
+#: human actions kept in ``SimulatedBoard.log``
+LOG_KEEP = 200
 
 
 class SimClock:
@@ -113,7 +117,9 @@ class SimulatedBoard:
         self.revision = 0
         self._tickers: list[_Ticker] = []
         self._order = 0
-        self.log: list[tuple[float, str]] = []
+        #: the latest human actions (time, what), for messages and debugging; bounded so a
+        #: long session does not grow (it did by ~3 KB a move)
+        self.log: deque[tuple[float, str]] = deque(maxlen=LOG_KEEP)
         self._neighbours = self._spot_neighbours()
 
     # --- addressing -------------------------------------------------------------------
