@@ -234,6 +234,16 @@ def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Con
     return config
 
 
+def calibration_path(config: Config, layout: str) -> Path:
+    """``sensing.calibration`` for ``layout``: ``{layout}`` is the only placeholder."""
+    try:
+        return Path(config.sensing.calibration.format(layout=layout)).expanduser()
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ConfigError(f"sensing.calibration: {config.sensing.calibration!r} may use only "
+                          f"{{layout}} as a placeholder ({type(exc).__name__}: {exc})"
+                          ) from None
+
+
 def _check_consistency(config: Config, source: str) -> None:
     s = config.sensing
     if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
@@ -242,6 +252,10 @@ def _check_consistency(config: Config, source: str) -> None:
     if s.backend == "gpio-analog" and len(s.select_pins) != 4:
         raise ConfigError(f"{source}: sensing.select_pins needs the four multiplexer select "
                           "pins S0..S3 for the gpio-analog back end")
+    try:
+        calibration_path(config, "layout")
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     for a in s.adc_addresses:
         if a not in (0x48, 0x49, 0x4A, 0x4B):
             raise ConfigError(f"{source}: sensing.adc_addresses: {a:#04x} is not an ADS1115 "

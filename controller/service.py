@@ -41,6 +41,7 @@ from controller.config import (
     ConfigError,
     PlayerSettings,
     apply_overrides,
+    calibration_path,
     load_config,
 )
 from controller.interaction import Interaction
@@ -270,7 +271,7 @@ def open_sensing(config: Config, layout: Layout, is_extendable: Callable[[Frame]
         from controller.sensing.analog import AnalogPins, AnalogScanner
         from controller.sensing.calibration import load_calibration
 
-        path = Path(s.calibration.format(layout=layout.name)).expanduser()
+        path = calibration_path(config, layout.name)
         if not path.exists():
             raise ConfigError(f"sensing.calibration: {path} not found: run "
                               "'fairyboard calibrate' first")
