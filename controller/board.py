@@ -1066,10 +1066,18 @@ class Board:
                 message = self._guide_text(spot, spot in extra)
             elif state == "setup":
                 message = message or ("set up the position" if (missing or extra) else "")
+            elif state == "correction" and not message:
+                message = self._not_a_move_text(missing, extra)
         elif state in ("lifted", "settling"):
             d = self._pending if state == "settling" and self._pending else self._decision
             if d is not None:
                 base.update(origins=d.origins, targets=d.targets, to_remove=d.to_remove)
+                pads = {t for t in d.targets
+                        if t >= self.view.n_cells and self.layout.spots[t].role == "hand"}
+                if not message and pads and frame is not None and any(
+                        t < self.view.n_cells and frame.occupied[t] for t in d.targets):
+                    # the mover stands on its capture: the captured piece is wanted in hand
+                    message = self._hand_pad_text(frozenset(pads))
                 if d.to_remove and not message:  # who is knocked out
                     message = game.removal_message(pos, [m for m in self.reconciler.index.moves
                                                          if d.to_remove <= set(m.captures)])
@@ -1220,6 +1228,44 @@ class Board:
             if view.die_pad is not None and any(m.kind == "roll" for m in rec.index.moves):
                 pads.add(view.die_pad)  # a die roll is due
         return frozenset(pads)
+
+    def _not_a_move_text(self, missing: frozenset[int], extra: frozenset[int]) -> str:
+        """A piece moved where it may not go: which move was seen, why it is not legal and
+        what to do — said only when the picture is one piece moved from a cell to a cell
+        (anything else: the lit cells say what is missing or extra)."""
+        n = self.view.n_cells
+        if len(missing) != 1 or len(extra) != 1:
+            return ""
+        (a,), (b,) = tuple(missing), tuple(extra)
+        pos = self.position
+        if a >= n or b >= n or pos.board[a] is None:
+            return ""
+        game, spots = self.game, self.layout.spots
+        fog = self._fog()
+        if fog is not None and fog.piece_at(a) is None:
+            return ""  # never name a piece the player may not know
+        piece = pos.board[a]
+        name = f"{game.player_names[piece.owner]} {game.piece_names.get(piece.kind, piece.kind)}"
+        seen = f"{name} {spots[a].name}–{spots[b].name} is not a legal move"
+        back = f"put it back on {spots[a].name}"
+        mover = game.ply_mover(pos)
+        if piece.owner != mover:
+            return f"{seen}: it is {game.player_names[mover]}'s move; {back}"
+        if fog is not None:  # the reason may lie in what he cannot see
+            return f"{seen}: {back}"
+        if game.in_check(pos):
+            return f"{seen}: {game.player_names[mover]} is in check; {back}"
+        if not any(m.origin == a for m in self.reconciler.index.moves):
+            return f"{seen}: it has no legal move now; {back}"
+        return f"{seen}: {back} and lift it to see where it may go"
+
+    def _hand_pad_text(self, pads: frozenset[int]) -> str:
+        """A capture that waits for the captured piece on the capturer's hand pad."""
+        spot = self.layout.spots[min(pads)]
+        owner = self.game.player_names[spot.owner] if spot.owner is not None else ""
+        kind = self.game.piece_names.get(spot.piece or "", spot.piece or "piece")
+        return (f"put a {owner} {kind} from the box on {owner}'s {kind} hand pad "
+                "(a captured piece changes colour)").replace("  ", " ")
 
     def _guide_text(self, spot: int, extra: bool) -> str:
         name = self.layout.spots[spot].name
