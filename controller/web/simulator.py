@@ -128,6 +128,9 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
         count = before.height - (move.left.height if move.left is not None else 0)
         out += [{"action": "lift", "spot": name(move.origin), "count": count},
                 {"action": "place", "spot": name(move.target)}]
+        if move.kind == "merge":  # the target Tower lifted once (tapped): it was seen
+            out += [{"action": "lift", "spot": name(move.target)},  # empty, so a merge
+                    {"action": "place", "spot": name(move.target)}]  # and not a capture
         if move.piece is None:  # it lands, then leaves with its player (KaleidoChess: out)
             out += [{"action": "lift", "spot": name(move.target)}, {"action": "set_aside"}]
         if (move.piece is not None and before is not None
