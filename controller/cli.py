@@ -230,24 +230,40 @@ def _journal(args: argparse.Namespace):
 
 
 def cmd_games_list(args: argparse.Namespace) -> int:
-    """Every game file, oldest first; a damaged, unreadable or quarantined file is listed
-    as such (one bad file never stops the listing)."""
+    """Every game file, oldest first, as an aligned table with a legend; a damaged,
+    unreadable or quarantined file is listed as such (one bad file never stops it)."""
     from controller.journal import JournalProblem
 
     journal = _journal(args)
     records, problems = journal.scan()
     rows = [(r.path.name, r) for r in records] + [(p.path.name, p) for p in problems]
     rows += [(path.name, path) for path in journal.quarantined()]
+    if not rows:
+        print(f"no games in {journal.folder}")
+        return 0
+    table: list[tuple[str, ...]] = []
     for _, item in sorted(rows, key=lambda row: row[0]):
         if isinstance(item, Path):
-            print(f"{item.name}  quarantined")
+            table.append((item.name, "quarantined"))
         elif isinstance(item, JournalProblem):
-            print(f"{item.path.stem}  unreadable: {item.problem}")
+            table.append((item.path.stem, f"unreadable: {item.problem}"))
         else:
-            state = item.result or "unfinished"
-            names = " - ".join(item.players)
-            line = f"{item.id}  {item.game:<14} {len(item.moves):>4} plies  {state:<10} {names}"
-            print(line.rstrip() + (f"  [damaged: {item.damage}]" if item.damage else ""))
+            n = len(item.moves)
+            table.append((item.id, item.game, f"{n} move{'' if n == 1 else 's'}",
+                          item.result or "unfinished", " - ".join(item.players)
+                          + (f"  [damaged: {item.damage}]" if item.damage else "")))
+    full = [row for row in table if len(row) == 5]
+    widths = [max(len(row[k]) for row in full) for k in range(4)] if full else []
+    for row in table:
+        if len(row) == 5:
+            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]),
+                     row[2].rjust(widths[2]), row[3].ljust(widths[3]), row[4]]
+            print("  ".join(cells).rstrip())
+        else:
+            print("  ".join(row))
+    print("\nresult: 1-0 White won, 0-1 Black won, 1/2-1/2 drawn, * stopped unfinished "
+          "(a new game was started), unfinished: resumed at the next start; "
+          "'fairyboard games export ID' prints a game")
     return 0
 
 

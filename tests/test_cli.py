@@ -141,3 +141,23 @@ def test_an_illegal_move_names_the_position_even_in_lao_tzu(capsys):
 def test_two_cells_that_fit_several_moves_are_named(capsys):
     code, _, err = run(capsys, "show", "--game", "luotuoqi", "--moves", "Mb1-c3", "b8c6")
     assert code == 2 and "'b8c6' fits several moves: Mb8-c6, Mb8-c6+cube" in err
+
+
+def test_games_list_is_an_aligned_table_with_a_legend(tmp_path, capsys):
+    from controller.journal import Journal
+
+    journal = Journal(tmp_path)
+    for game, moves in (("luotuoqi", ["Ea2-b3"]), ("gnuqi", ["e4", "e6"])):
+        from controller.rules import get_game
+        g = get_game(game)
+        writer = journal.new_game(game, {}, g.position_text(g.start()), ["White", "Black"])
+        for m in moves:
+            writer.move(m)
+        writer.close()
+    code, out, _ = run(capsys, "games", "list", "--journal", str(tmp_path))
+    lines = out.splitlines()
+    assert code == 0 and "1 move " in lines[0] + " " and "2 moves" in lines[1]
+    assert lines[0].index("unfinished") == lines[1].index("unfinished")  # aligned
+    assert lines[-1].startswith("result: 1-0 White won")
+    code, out, _ = run(capsys, "games", "list", "--journal", str(tmp_path / "none"))
+    assert code == 0 and out.startswith("no games in ")

@@ -226,8 +226,8 @@ def test_games_list_and_export_never_fail_on_one_bad_file(tmp_path, capsys):
     assert out[0].startswith("20000101-000000-luotuoqi  unreadable: empty journal file")
     assert out[1].startswith("20000102-000000-luotuoqi  unreadable: line 1 is not a start")
     assert out[2] == "20000103-000000-luotuoqi.jsonl.bad-20000104-000000  quarantined"
-    assert out[3].startswith(good.stem) and "2 plies" in out[3] and "damaged" not in out[3]
-    assert out[4].startswith(damaged.stem) and "2 plies" in out[4]
+    assert out[3].startswith(good.stem) and "2 moves" in out[3] and "damaged" not in out[3]
+    assert out[4].startswith(damaged.stem) and "2 moves" in out[4]
     assert "[damaged: " in out[4] and "checksum mismatch" in out[4]
     assert cli_main(["games", "export", "--journal", str(tmp_path), damaged.stem]) == 0
     exported = capsys.readouterr().out
