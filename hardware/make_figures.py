@@ -1,7 +1,10 @@
 """Regenerate the build guides' figures in hardware/figures/ from the layout files.
 
-    python3 hardware/make_figures.py            # every shipped layout
-    python3 hardware/make_figures.py square8    # one layout
+    .venv/bin/python hardware/make_figures.py            # every shipped layout
+    .venv/bin/python hardware/make_figures.py square8    # one layout
+
+(The virtual environment that ``scripts/test`` makes has what it needs: the project and
+Pillow, from the ``test`` extra.)
 
 It runs the same generator as ``fairyboard board print`` and keeps what the guides show:
 the PNG previews (reduced to a 256-colour palette to keep the repository small), the
@@ -15,7 +18,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PIL import Image
+try:
+    from PIL import Image
+except ImportError:
+    sys.exit("make_figures: needs Pillow and fairyboard: run it with the virtual environment "
+             "that scripts/test makes (.venv/bin/python hardware/make_figures.py)")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
