@@ -139,3 +139,15 @@ def test_the_walkthrough_card_on_screen_and_advancing(size, tmp_path):
             assert card["y"] + card["height"] <= page.locator("#board").bounding_box()["y"]
         assert page.locator("#guide-link").get_attribute("href") == "/guide/luotuoqi"
         page.screenshot(path=str(tmp_path / f"walkthrough-{size}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("layout,game", [("square9", "gnuqi"), ("kaleido89", "kaleidochess"),
+                                         ("lotus39", "lotus39")])
+def test_every_board_names_its_cells_inside_them_both_ways(layout, game, tmp_path):
+    config = f"[board]\nlayout = '{layout}'\ngame = '{game}'\n"
+    with running_service(tmp_path, config) as url, \
+            browser_page(sync_api, url, *SIZES["phone"]) as page:
+        assert page.evaluate(NAMES_OUTSIDE_CELLS) == []
+        assert page.evaluate(CONTROLS_OFF_SCREEN) == []
+        page.click("#flip")
+        assert page.evaluate(NAMES_OUTSIDE_CELLS) == []

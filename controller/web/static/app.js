@@ -327,9 +327,11 @@ function renderState() {
   } else {
     $("turn-text").textContent = "";
   }
+  const arrangeHint = S.phase === "setup" && S.sim
+    ? " — on the simulated board: press \u201cArrange the pieces\u201d" : "";
   $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
     : S.computer && S.computer.thinking ? `The computer (level ${S.computer.level}) is thinking…`
-    : PHASE_TEXT[S.phase] || S.phase;
+    : (PHASE_TEXT[S.phase] || S.phase) + arrangeHint;
   $("commands").hidden = !!S.result || S.phase === "setup";
   const msg = $("message");
   msg.textContent = S.message || "";
