@@ -55,7 +55,7 @@ def test_show_draws_the_board(capsys):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["moves", "--game", "chess"], "unknown game 'chess'"),
+    (["moves", "--game", "shogi"], "unknown game 'shogi'"),
     (["moves", "--game", "luotuoqi", "--position", "8/8 w"], "expected 6 fields"),
     (["moves", "--game", "luotuoqi", "--moves", "Ke1-e2"], "illegal move 'Ke1-e2'"),
     (["perft", "--game", "luotuoqi", "--depth", "-1"], "--depth must be 0 or more"),

@@ -73,7 +73,7 @@ def test_square8_wiring_and_pads() -> None:
     layout = load_layout("square8")
     assert (layout.sensing, layout.sensor_kind) == ("matrix", "reed")
     assert (layout.matrix_rows, layout.matrix_columns) == (11, 8)
-    assert layout.games == ("luotuoqi", "laotzu")
+    assert layout.games == ("luotuoqi", "laotzu", "chess")
     g = layout.geometry
     # matrix-by-rank: row = rank, column = file
     assert layout.spot("a1").sensor == SensorWiring(row=0, column=0)
@@ -280,8 +280,8 @@ def test_wrong_shape_and_kinds() -> None:
     data["games"] = ["gnuqi"]
     _fails(data, r"games: gnuqi is played on square9, not square8")
     data = _square8()
-    data["games"] = ["chess"]
-    _fails(data, r"games: unknown game 'chess'")
+    data["games"] = ["shogi"]
+    _fails(data, r"games: unknown game 'shogi'")
     data = _square8()
     data["sensor_kind"] = "optical"
     _fails(data, r"sensor_kind: unknown sensor kind 'optical'")

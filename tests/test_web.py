@@ -122,7 +122,7 @@ def test_choice_new_game_and_resume_requests(client, svc, tmp_path):
     assert r.status_code == 200 and svc.game.name == "laotzu"
     assert svc.game_options == {"castling": "chess480"}
     games = client.get("/api/state").json()["games"]
-    assert [g["name"] for g in games] == ["luotuoqi", "laotzu"]
+    assert [g["name"] for g in games] == ["luotuoqi", "laotzu", "chess"]
     laotzu = next(g for g in games if g["name"] == "laotzu")
     assert {"name": "castling", "type": "str", "default": "chess960"} in laotzu["options"]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.rules.chess import Chess
 from controller.rules.core import (
     Game,
     GameOption,
@@ -37,7 +38,7 @@ __all__ = [
 
 #: every game, in the order the command line and the page list them
 GAME_CLASSES: tuple[type[Game], ...] = (
-    Luotuoqi, LaoTzu, GnuQi, KaleidoChess, Lotus39, ModernLotus39,
+    Luotuoqi, LaoTzu, GnuQi, KaleidoChess, Lotus39, ModernLotus39, Chess,
 )
 
 #: registry name -> game class
