@@ -3,6 +3,9 @@
     python3 hardware/make_figures.py            # every shipped layout
     python3 hardware/make_figures.py square8    # one layout
 
+Run it with the Python that has fairyboard installed (``pip install -e .`` gives cairosvg
+and the rest); Pillow is optional: without it the PNGs are copied unreduced.
+
 It runs the same generator as ``fairyboard board print`` and keeps what the guides show:
 the PNG previews (reduced to a 256-colour palette to keep the repository small), the
 wiring tables and the bill of materials.  The printable SVG/PDF files are not committed:
@@ -15,13 +18,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PIL import Image
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from controller.boardprint import print_board  # noqa: E402
-from controller.layout import layout_names  # noqa: E402
+try:
+    import cairosvg  # noqa: F401  (only to fail early, with one line, without it)
+
+    from controller.boardprint import print_board
+    from controller.layout import layout_names
+except ImportError as exc:
+    print(f"make_figures.py: {exc.name} is missing; run it with the Python fairyboard is "
+          "installed in (pip install -e .), e.g. .venv/bin/python hardware/make_figures.py",
+          file=sys.stderr)
+    sys.exit(2)
+
+try:
+    from PIL import Image
+except ImportError:  # the PNGs are then committed unreduced
+    Image = None
 
 FIGURES = ROOT / "hardware" / "figures"
 KEEP = ("surface.png", "template.png", "wiring.png", "wiring.md", "wiring.csv", "bom.md",
@@ -38,7 +52,7 @@ def make_figures(name: str) -> list[Path]:
             if kind not in KEEP:
                 continue
             target = out_dir / path.name
-            if path.suffix == ".png":
+            if path.suffix == ".png" and Image is not None:
                 with Image.open(path) as img:
                     img.convert("RGB").quantize(colors=256).save(target, optimize=True)
             else:
