@@ -8,6 +8,7 @@
   the drilling and assembly template;
 * ``<name>-wiring.svg/.png/.csv/.md`` — which spot sits on which matrix row/column, chain
   bit or analog channel, and which LED index lights it;
+* with ``schematic=True``, ``<name>-schematic.svg/.pdf`` and ``<name>-netlist.net`` (KiCad);
 * ``<name>-bom.md/.csv`` — the bill of materials (parts, part numbers, spares and prices from
   ``boards/parts.toml``) with the LED budget and every power rail checked against its rating.
 
@@ -76,8 +77,12 @@ RIVER = "#2a7fd4"
 HOME_CELLS = {"lotus39": {"e2": "White's home", "e6": "Black's home"}}
 
 
-def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4") -> list[Path]:
-    """Write every printable file of a layout into ``out_dir``; return their paths."""
+def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4", *,
+                schematic: bool = False) -> list[Path]:
+    """Write every printable file of a layout into ``out_dir``; return their paths.
+
+    ``schematic`` adds ``<name>-schematic.svg/.pdf`` and the KiCad netlist
+    ``<name>-netlist.net`` (controller/schematic.py)."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r} (one of {', '.join(PAPERS)})")
     layout = load_layout(layout_name)
@@ -106,6 +111,14 @@ def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4") -> lis
     write("wiring.md", wiring_markdown(layout))
     write("bom.md", bom_markdown(layout))
     write("bom.csv", bom_csv(layout))
+    if schematic:
+        from controller.schematic import board_netlist, kicad_netlist, schematic_svg
+
+        netlist = board_netlist(layout)
+        svg = schematic_svg(netlist, f"Schematic of {layout.name}: {layout.title}")
+        write("schematic.svg", svg)
+        written.append(write_pdf(svg, out / f"{name}-schematic.pdf"))
+        write("netlist.net", kicad_netlist(netlist))
     return written
 
 
@@ -553,6 +566,14 @@ def write_png(svg: str, path: Path, width_mm: float,
 
     cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(path),
                      output_width=round(width_mm * px_per_mm), background_color="white")
+    return path
+
+
+def write_pdf(svg: str, path: Path) -> Path:
+    """A one-page PDF of an SVG at its own size."""
+    import cairosvg
+
+    cairosvg.svg2pdf(bytestring=svg.encode("utf-8"), write_to=str(path))
     return path
 
 

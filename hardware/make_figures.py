@@ -39,7 +39,7 @@ except ImportError:  # the PNGs are then committed unreduced
 
 FIGURES = ROOT / "hardware" / "figures"
 KEEP = ("surface.png", "template.png", "wiring.png", "wiring.md", "wiring.csv", "bom.md",
-        "bom.csv")
+        "bom.csv", "schematic.svg", "netlist.net")
 
 
 def make_figures(name: str) -> list[Path]:
@@ -47,7 +47,7 @@ def make_figures(name: str) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        for path in print_board(name, tmp):
+        for path in print_board(name, tmp, schematic=True):
             kind = path.name.removeprefix(f"{name}-")
             if kind not in KEEP:
                 continue
