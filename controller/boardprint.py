@@ -733,8 +733,16 @@ def pico_pin_lines(layout: Layout) -> list[str]:
             rows.append(f"| CD74HC4067 S{k} (all multiplexers) | {pin} |")
         for k, pin in enumerate(fw["MUX_SIGNALS"]):
             rows.append(f"| MUX{k + 1} SIG (common) | {pin} (ADC) |")
-        note = "EN (pin 15) of every multiplexer to GND; sensors powered from 3V3."
-    rows.append(f"| LED data → 74AHCT125 → 330 Ω → DIN of LED 0 | {fw['NEOPIXEL_PIN']} |")
+        note = "EN (pin 15) of every multiplexer to GND."
+    rows.append(f"| LED data → 74AHCT125 (10 kΩ pull-down) → 330 Ω → DIN of LED 0 | "
+                f"{fw['NEOPIXEL_PIN']} |")
+    if layout.sensor_kind != "reed":
+        rows.append("| sensors' 3.3 V rail (LM1117-3.3 output, from the 5 V rail) | — not the "
+                    "3V3 pin (36) |")
+        if layout.sensing == "analog":
+            rows.append("| ADC_VREF: from the sensors' 3.3 V rail | pin 35 |")
+    rows += ["| GND: the 5 V supply's ground, the sensors', the LEDs' | any GND pin (38) |",
+             "| power: over USB (VBUS); VSYS not joined to the 5 V rail | micro-USB |"]
     return [*rows, "", note]
 
 

@@ -8,7 +8,8 @@ and the rest); Pillow is optional: without it the PNGs are copied unreduced.
 
 It runs the same generator as ``fairyboard board print`` and keeps what the guides show:
 the PNG previews (reduced to a 256-colour palette to keep the repository small), the
-wiring tables and the bill of materials.  The printable SVG/PDF files are not committed:
+wiring tables, the bill of materials, the schematic (SVG) and the KiCad netlist.  The
+printable PDF files are not committed:
 ``fairyboard board print <layout> --out DIR`` writes them for your paper size.
 """
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +86,19 @@ def test_prices_spares_and_files() -> None:
     assert "`leds.current_budget_ma = 1060`" in md
     assert "MAX_BRIGHTNESS` stays 255" in md
     assert "| 3.3 V sensor regulator | 470 mA | 800 mA | 59% |" in md
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_guide_agrees_with_the_bom(name: str) -> None:
+    """Each build guide: the BOM's LED budget, 3.3 V parts, SPI LEDs, bring-up at the end."""
+    guide = (Path(__file__).resolve().parent.parent / "hardware" / f"{name}.md").read_text()
+    budgets = {int(v) for v in re.findall(r"current_budget_ma = (\d+)", guide)}
+    assert budgets == {led_budget_ma(load_layout(name))}
+    assert "A3144 also works" not in guide and "SS49E" not in guide
+    assert '"neopixel"' not in guide  # LEDs from a Pi on SPI (GPIO10): no root
+    bringup = guide[guide.index("## Bring-up"):]
+    assert "fairyboard selftest" in bringup and "## " not in bringup[3:]
+    if name == "lotus39":
+        assert "fairyboard calibrate" in bringup and "DRV5055A4" in guide
+        assert "ADS1115" in guide and 'backend = "gpio-analog"' in guide
+    assert "/work/" not in guide and "shared/" not in guide
