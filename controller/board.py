@@ -44,7 +44,18 @@ from controller.reconcile import (
     next_touched,
 )
 from controller.rules import get_game
-from controller.rules.core import OFF_BOARD, Game, IllegalMoveError, Move, Outcome, Piece, Position
+from controller.rules.core import (
+    OFF_BOARD,
+    Game,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Piece,
+    PlayerView,
+    Position,
+    Termination,
+)
+from controller.sight import Sight, viewer_spots
 
 # -- the table ------------------------------------------------------------------------
 
@@ -150,6 +161,8 @@ class BoardOptions:
 OFFER_DRAW, ACCEPT_DRAW, RESIGN, NEW_GAME, NEXT_GAME = (
     "offer draw", "accept draw", "resign", "new game", "next game")
 MORE = "more…"
+#: the royal piece whose check the board shows and whose lifting opens the command menu
+ROYAL = "K"
 #: the only answer to a move that is illegal for reasons the player cannot see (Lao Tzu)
 ILLEGAL_MOVE = "illegal move"
 
@@ -196,6 +209,9 @@ class Board:
                  on_game_over: Callable[[Outcome], None] | None = None):
         self.game = game
         self.layout = layout
+        #: the Cube's pads: a Cube handed over leaves its pad empty, but it is no piece
+        #: off the board (it never arrives on a cell)
+        self._token_pads = sum(1 << layout.spot_index(s.name) for s in layout.pads("cube"))
         self.options = options or BoardOptions()
         self.games = list(games) if games is not None else [game.name]
         if game.name not in self.games:
@@ -242,8 +258,11 @@ class Board:
         self._exchange: int | None = None  # a piece to swap on this cell (Pawn -> Wazir)
         self._placed_first: dict[int, int] = {}  # spot put down -> what was lifted then
         self._draw_offer: int | None = None
+        #: while an amend's takeback and move callbacks run: the move being replaced (the
+        #: journal writes the replacement as one record)
+        self.replacing: Move | None = None
         self._message = ""
-        self._fog_cache: tuple[Any, Any] | None = None
+        self._fog_cache: tuple[Any, Sight] | None = None
         self._published: Interaction | None = None
         self._publish()
 
@@ -450,7 +469,7 @@ class Board:
         player = self._mover() if player is None else player
         others = tuple(p for p in range(self.game.players) if p != player)
         self._emit_command(RESIGN, player)
-        self._end(Outcome(others, "resignation"))
+        self._end(Outcome(others, Termination.RESIGNATION))
 
     def offer_draw(self, player: int | None = None) -> None:
         """The offer stands until the other player has moved."""
@@ -467,7 +486,7 @@ class Board:
         if self._draw_offer is None or self._draw_offer == player:
             raise ValueError("no draw offer to accept")
         self._emit_command(ACCEPT_DRAW, player)
-        self._end(Outcome((), "agreement"))
+        self._end(Outcome((), Termination.AGREEMENT))
 
     def next_game(self) -> None:
         """The next game of :attr:`games` (the layout's games), from its set-up."""
@@ -500,8 +519,9 @@ class Board:
         # stays off (the victims of an elimination taken off afterwards are new lifts),
         # and is forgotten when they are all back (it was a tap, not an arrival)
         for c in bits(put & self._touched):
-            if self._lifted & ~(1 << c):
-                self._arrivals[c] = self._lifted & ~(1 << c)
+            support = self._lifted & ~(1 << c) & ~self._token_pads
+            if support:
+                self._arrivals[c] = support
         kept = 0
         for c, support in list(self._arrivals.items()):
             if support & lifted:
@@ -817,8 +837,10 @@ class Board:
             self._refuse()
             return
         mover = self._mover()
+        self.replacing = None  # never stale from a callback that raised
         if amend:
             old = rec.amend(move)
+            self.replacing = old
             for fn in self.listeners.takeback:
                 fn([old])
         before = self.position.board[move.origin] if move.origin >= 0 and not amend else None
@@ -840,6 +862,7 @@ class Board:
         self._outcome = self.game.outcome(self.position)
         for fn in self.listeners.move:
             fn(move)
+        self.replacing = None
         self.move_sensed()
         if self._outcome is not None:
             for fn in self.listeners.game_over:
@@ -861,6 +884,7 @@ class Board:
             self.board_wrong()
 
     def _take_back(self, plies: int) -> None:
+        self.replacing = None  # a real takeback, never an amend's
         undone = self.reconciler.takeback(plies)
         self._outcome = None
         self._execute = None
@@ -919,9 +943,8 @@ class Board:
                 self._wrong_since = self.now
 
     def _royal_cells(self, player: int | None = None) -> list[int]:
-        kinds = getattr(self.game, "royal_kinds", ("K",))
         board = self.reconciler.index.board
-        return [c for c, p in enumerate(board) if p is not None and p.kind in kinds
+        return [c for c, p in enumerate(board) if p is not None and p.kind == ROYAL
                 and (player is None or p.owner == player)]
 
     def _watch_command_gesture(self, frame: FrameLike) -> None:
@@ -961,25 +984,23 @@ class Board:
             pos.push(last)
 
     def _label(self, pos: Position, move: Move) -> str:
-        """A move of ``pos`` as its player may be told it: in a hidden-information game
-        from his view (``player_view(...).move_text``: no check mark, nothing a hidden
-        piece decides), otherwise in the game's notation."""
-        hook = getattr(self.game, "player_view", None)
-        if hook is None:
+        """A move of ``pos`` as its player may be told it (:meth:`Sight.move_text`)."""
+        if not self.game.hidden_information:
             return self.game.move_text(pos, move)
-        return hook(pos, self.game.ply_mover(pos)).move_text(move)
+        return Sight(self.game, pos).move_text(pos, move)
 
-    def _fog(self) -> Any:
-        """The view of the player the board serves (the side to move) in a game with hidden
-        information — the game's ``player_view(pos, player)`` hook — else None.  Built
-        once per committed position."""
-        hook = getattr(self.game, "player_view", None)
-        if hook is None:
-            return None
+    def _sight(self) -> Sight:
+        """What the player the board serves (the side to move) may see: built once per
+        committed position."""
         idx = self.reconciler.index
         if self._fog_cache is None or self._fog_cache[0] is not idx:
-            self._fog_cache = (idx, hook(self.position, self._mover()))
+            self._fog_cache = (idx, Sight(self.game, self.position, self._mover()))
         return self._fog_cache[1]
+
+    def _fog(self) -> PlayerView | None:
+        """The view of the player the board serves in a game with hidden information,
+        else None."""
+        return self._sight().view
 
     def _move_spots(self, move: Move) -> frozenset[int]:
         """Cells a move changed (and the Cube pads when the Cube changed hands)."""
@@ -1012,7 +1033,7 @@ class Board:
             # after a die roll: the pieces that may move
             base["origins"] = frozenset(m.origin for m in self.reconciler.index.moves
                                         if m.origin >= 0)
-        if game.players > 2 or getattr(game, "owner_colours", False):
+        if game.players > 2 or game.owner_colours:
             owners = {c: p.owner for c, p in enumerate(pos.board) if p is not None}
             if state == "game_over" and self._outcome is not None and self._outcome.winners:
                 owners = {c: p for c, p in owners.items() if p in self._outcome.winners}
@@ -1045,14 +1066,21 @@ class Board:
                 message = self._guide_text(spot, spot in extra)
             elif state == "setup":
                 message = message or ("set up the position" if (missing or extra) else "")
+            elif state == "correction" and not message:
+                message = self._not_a_move_text(missing, extra)
         elif state in ("lifted", "settling"):
             d = self._pending if state == "settling" and self._pending else self._decision
             if d is not None:
                 base.update(origins=d.origins, targets=d.targets, to_remove=d.to_remove)
-                removal = getattr(game, "removal_message", None)  # who is knocked out
-                if d.to_remove and removal is not None and not message:
-                    message = removal(pos, [m for m in self.reconciler.index.moves
-                                            if d.to_remove <= set(m.captures)])
+                pads = {t for t in d.targets
+                        if t >= self.view.n_cells and self.layout.spots[t].role == "hand"}
+                if not message and pads and frame is not None and any(
+                        t < self.view.n_cells and frame.occupied[t] for t in d.targets):
+                    # the mover stands on its capture: the captured piece is wanted in hand
+                    message = self._hand_pad_text(frozenset(pads))
+                if d.to_remove and not message:  # who is knocked out
+                    message = game.removal_message(pos, [m for m in self.reconciler.index.moves
+                                                         if d.to_remove <= set(m.captures)])
                 if len(d.origins) == 1:
                     c = next(iter(d.origins))
                     p = pos.board[c] if c < len(pos.board) else None
@@ -1126,7 +1154,7 @@ class Board:
         the picture it showed complete at the last commit, which both players saw (in
         set-up: occupancy only; see docs/laotzu.md).  "check", never by what."""
         visible = frozenset(fog.visible)
-        allowed = visible | frozenset(range(self.view.n_cells, len(self.layout.spots)))
+        allowed = viewer_spots(visible, self.view.n_cells, len(self.layout.spots))
         phase = base["phase"]
         base.update(viewer=fog.player, visible=visible if phase != "setup" else None,
                     enemy_visible=frozenset(c for c, _ in fog.enemies))
@@ -1137,7 +1165,7 @@ class Board:
         if phase in ("lifted", "settling") and d is not None and not d.placed \
                 and len(d.origins) == 1:
             base["targets"] = base.get("targets", frozenset()) | self._hints(
-                fog, next(iter(d.origins)))
+                next(iter(d.origins)))
         for name in ("origins", "targets", "to_remove", "execute_from", "execute_to",
                      "last_move", "check", "active_pads", "enemy_visible"):
             if name in base:
@@ -1152,15 +1180,13 @@ class Board:
             message = "check"
         return message
 
-    def _hints(self, fog: Any, spot: int) -> frozenset[int]:
+    def _hints(self, spot: int) -> frozenset[int]:
         """Where the viewer's piece lifted from ``spot`` (a cell, or his hand pad) may go,
-        as far as he can know (``fog.targets`` / ``fog.drop_targets``)."""
+        as far as he can know (:meth:`Sight.hints`)."""
         if spot < self.view.n_cells:
-            return fog.targets(spot) if any(c == spot for c, _ in fog.own) else frozenset()
+            return self._sight().hints(spot)
         pad = self.layout.spots[spot]
-        if pad.role == "hand" and pad.owner == fog.player and pad.piece:
-            return fog.drop_targets(pad.piece)
-        return frozenset()
+        return self._sight().hints(spot, pad.role, pad.owner, pad.piece)
 
     def _exchange_prompt(self, base: dict[str, Any], frame: FrameLike | None) -> str:
         """Ask for the piece exchanged on its cell (Gnu Qi's Pawn -> Wazir): while the old
@@ -1179,9 +1205,8 @@ class Board:
         return f"exchange the piece on {name} for a {what}"
 
     def _piece_name(self, piece: Piece) -> str:
-        """The piece's name from the rules (``piece_name`` hook), else its symbol."""
-        named = getattr(self.game, "piece_name", None)
-        return named(piece) if named is not None else self.game.piece_symbol(piece)
+        """The piece's name from the rules (``piece_name`` hook: its symbol by default)."""
+        return self.game.piece_name(piece)
 
     def _active_pads(self) -> frozenset[int]:
         view = self.view
@@ -1203,6 +1228,44 @@ class Board:
             if view.die_pad is not None and any(m.kind == "roll" for m in rec.index.moves):
                 pads.add(view.die_pad)  # a die roll is due
         return frozenset(pads)
+
+    def _not_a_move_text(self, missing: frozenset[int], extra: frozenset[int]) -> str:
+        """A piece moved where it may not go: which move was seen, why it is not legal and
+        what to do — said only when the picture is one piece moved from a cell to a cell
+        (anything else: the lit cells say what is missing or extra)."""
+        n = self.view.n_cells
+        if len(missing) != 1 or len(extra) != 1:
+            return ""
+        (a,), (b,) = tuple(missing), tuple(extra)
+        pos = self.position
+        if a >= n or b >= n or pos.board[a] is None:
+            return ""
+        game, spots = self.game, self.layout.spots
+        fog = self._fog()
+        if fog is not None and fog.piece_at(a) is None:
+            return ""  # never name a piece the player may not know
+        piece = pos.board[a]
+        name = f"{game.player_names[piece.owner]} {game.piece_names.get(piece.kind, piece.kind)}"
+        seen = f"{name} {spots[a].name}–{spots[b].name} is not a legal move"
+        back = f"put it back on {spots[a].name}"
+        mover = game.ply_mover(pos)
+        if piece.owner != mover:
+            return f"{seen}: it is {game.player_names[mover]}'s move; {back}"
+        if fog is not None:  # the reason may lie in what he cannot see
+            return f"{seen}: {back}"
+        if game.in_check(pos):
+            return f"{seen}: {game.player_names[mover]} is in check; {back}"
+        if not any(m.origin == a for m in self.reconciler.index.moves):
+            return f"{seen}: it has no legal move now; {back}"
+        return f"{seen}: {back} and lift it to see where it may go"
+
+    def _hand_pad_text(self, pads: frozenset[int]) -> str:
+        """A capture that waits for the captured piece on the capturer's hand pad."""
+        spot = self.layout.spots[min(pads)]
+        owner = self.game.player_names[spot.owner] if spot.owner is not None else ""
+        kind = self.game.piece_names.get(spot.piece or "", spot.piece or "piece")
+        return (f"put a {owner} {kind} from the box on {owner}'s {kind} hand pad "
+                "(a captured piece changes colour)").replace("  ", " ")
 
     def _guide_text(self, spot: int, extra: bool) -> str:
         name = self.layout.spots[spot].name

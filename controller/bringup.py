@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.config import Config
+from controller.config import Config, calibration_path
 from controller.layout import Layout, load_layout
 from controller.leds.scene import LedFrame
 from controller.sensing.calibration import Calibration, calibrate
@@ -116,7 +116,7 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
 
 
 def default_calibration_path(config: Config, layout: Layout) -> Path:
-    return Path(config.sensing.calibration.format(layout=layout.name)).expanduser()
+    return calibration_path(config, layout.name)
 
 
 def run_calibration(config: Config, out: str | None = None, say: Say = print,

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from controller.rules import GAMES, Position, RulesError, get_game
+from controller.rules import GAMES, IllegalMoveError, Position, RulesError, get_game
 
 EXIT_BAD_INPUT = 2
+#: deepest perft the command accepts: deeper trees would run for years in every game
+MAX_PERFT_DEPTH = 12
 
 
 class CommandError(Exception):
@@ -46,9 +50,23 @@ def _game_and_position(args: argparse.Namespace) -> tuple[Any, Position]:
             raise CommandError(f"--set expects KEY=VALUE, got {item!r}")
         options[key.replace("-", "_")] = _option_value(value)
     game = get_game(args.game, **options)
-    pos = game.parse_position(args.position) if args.position else game.start()
+    if args.position is not None and not args.position.strip():
+        raise CommandError("--position is empty (leave it out for the starting position)")
+    if args.position is None:
+        pos = game.start()
+    else:
+        pos = game.parse_position(args.position)
+        game.check_playable(pos)
     for text in getattr(args, "moves_played", None) or []:
-        pos.push(game.parse_move(pos, text))
+        try:
+            pos.push(game.parse_move(pos, text))
+        except IllegalMoveError as exc:
+            # the command line is the referee: it may name the position even in Lao Tzu,
+            # whose board never does
+            message = str(exc)
+            if " in " not in message:
+                message += f" in {game.position_text(pos)}"
+            raise CommandError(message) from None
     return game, pos
 
 
@@ -64,8 +82,9 @@ def cmd_moves(args: argparse.Namespace) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    if args.depth < 0:
-        raise CommandError("--depth must be 0 or more")
+    if not 0 <= args.depth <= MAX_PERFT_DEPTH:
+        raise CommandError(f"--depth must be 0 or more, at most {MAX_PERFT_DEPTH}, "
+                           f"got {str(args.depth)[:30]}")
     game, pos = _game_and_position(args)
     if args.divide and args.depth > 0:
         total = 0
@@ -99,13 +118,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_view(args: argparse.Namespace) -> int:
     game, pos = _game_and_position(args)
-    view_text = getattr(game, "view_text", None)
-    if view_text is None:
+    if not game.hidden_information:
         raise CommandError(f"game {args.game!r} has no hidden information; use 'show'")
     names = [n.lower() for n in game.player_names]
     if args.player.lower() not in names:
         raise CommandError(f"unknown player {args.player!r} (one of {', '.join(names)})")
-    print(view_text(pos, names.index(args.player.lower())))
+    print(game.view_text(pos, names.index(args.player.lower())))
     return 0
 
 
@@ -118,6 +136,92 @@ def cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine(game: Any, args: argparse.Namespace) -> Any:
+    from controller.engine import Engine  # lazy: only these commands search
+
+    if not 1 <= args.level <= 10:
+        raise CommandError(f"--level must be a whole number from 1 to 10, got {args.level}")
+    if args.movetime is not None and not 0 < args.movetime <= 3600:
+        raise CommandError(f"--movetime must be more than 0 and at most 3600 seconds, "
+                           f"got {args.movetime}")
+    return Engine(game, level=args.level, seed=args.seed)
+
+
+def cmd_bestmove(args: argparse.Namespace) -> int:
+    game, pos = _game_and_position(args)
+    engine = _engine(game, args)
+    result = engine.choose(pos, movetime=args.movetime)
+    if result.move is None:
+        outcome = game.outcome(pos)
+        raise CommandError("no legal move: the game is over"
+                           + (f" ({outcome.result}, {outcome.reason})" if outcome else ""))
+    mate = f" mate {result.mate_in}" if result.mate_in is not None else ""
+    print(f"info depth {result.depth} score {result.score}{mate} nodes {result.nodes} "
+          f"time {result.seconds:.3f} pv {' '.join(_line(game, pos, result.pv))}")
+    print(game.move_text(pos, result.move))
+    return 0
+
+
+def _line(game: Any, pos: Position, moves: list) -> list[str]:
+    """A principal variation in the game's notation."""
+    texts = []
+    for move in moves:
+        texts.append(game.move_text(pos, move))
+        pos.push(move)
+    for _ in moves:
+        pos.pop()
+    return texts
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """The engine against itself or a random mover, move by move on the terminal."""
+    import random
+
+    game, pos = _game_and_position(args)
+    engine = _engine(game, args)
+    rng = random.Random(args.seed)
+    seats = {p: "engine" for p in range(game.players)}
+    if args.against == "random":
+        seats = {p: ("engine" if p == 0 else "random") for p in range(game.players)}
+    for ply in range(1, args.max_plies + 1):
+        moves = game.legal_moves(pos)
+        if not moves:
+            break
+        mover = game.ply_mover(pos)
+        if moves[0].kind == "roll" or seats[mover] == "random":
+            move = rng.choice(moves)
+        else:
+            move = engine.choose(pos, movetime=args.movetime).move
+        print(f"{ply:>4}. {game.player_names[mover]:<6} {game.move_text(pos, move)}")
+        pos.push(move)
+    outcome = game.outcome(pos)
+    if outcome is None:
+        print(f"stopped after {args.max_plies} plies")
+    else:
+        print(f"{outcome.result} ({outcome.reason})")
+    return 0
+
+
+def cmd_diagram(args: argparse.Namespace) -> int:
+    from controller.diagram import diagram_svg, draw_figures  # lazy: only this command
+
+    if args.batch:
+        for path in draw_figures(args.batch, args.out):
+            print(path)
+        return 0
+    if not args.game:
+        raise CommandError("diagram needs --game (or --batch FILE)")
+    game, pos = _game_and_position(args)
+    svg = diagram_svg(game, pos, args.piece, args.caption or "")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(svg)
+        print(args.out)
+    else:
+        print(svg, end="")
+    return 0
+
+
 def _journal(args: argparse.Namespace):
     from controller.config import load_config
     from controller.journal import Journal
@@ -127,10 +231,40 @@ def _journal(args: argparse.Namespace):
 
 
 def cmd_games_list(args: argparse.Namespace) -> int:
-    for record in _journal(args).games():
-        state = record.result or "unfinished"
-        names = " - ".join(record.players)
-        print(f"{record.id}  {record.game:<14} {len(record.moves):>4} plies  {state:<10} {names}")
+    """Every game file, oldest first, as an aligned table with a legend; a damaged,
+    unreadable or quarantined file is listed as such (one bad file never stops it)."""
+    from controller.journal import JournalProblem
+
+    journal = _journal(args)
+    records, problems = journal.scan()
+    rows = [(r.path.name, r) for r in records] + [(p.path.name, p) for p in problems]
+    rows += [(path.name, path) for path in journal.quarantined()]
+    if not rows:
+        print(f"no games in {journal.folder}")
+        return 0
+    table: list[tuple[str, ...]] = []
+    for _, item in sorted(rows, key=lambda row: row[0]):
+        if isinstance(item, Path):
+            table.append((item.name, "quarantined"))
+        elif isinstance(item, JournalProblem):
+            table.append((item.path.stem, f"unreadable: {item.problem}"))
+        else:
+            n = len(item.moves)
+            table.append((item.id, item.game, f"{n} move{'' if n == 1 else 's'}",
+                          item.result or "unfinished", " - ".join(item.players)
+                          + (f"  [damaged: {item.damage}]" if item.damage else "")))
+    full = [row for row in table if len(row) == 5]
+    widths = [max(len(row[k]) for row in full) for k in range(4)] if full else []
+    for row in table:
+        if len(row) == 5:
+            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]),
+                     row[2].rjust(widths[2]), row[3].ljust(widths[3]), row[4]]
+            print("  ".join(cells).rstrip())
+        else:
+            print("  ".join(row))
+    print("\nresult: 1-0 White won, 0-1 Black won, 1/2-1/2 drawn, * stopped unfinished "
+          "(a new game was started), unfinished: resumed at the next start; "
+          "'fairyboard games export ID' prints a game")
     return 0
 
 
@@ -161,10 +295,58 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _layouts_playing(game: str) -> list[str]:
+    from controller.layout import layout_names, load_layout
+
+    return [name for name in layout_names() if game in load_layout(name).games]
+
+
+def choose_board(args: argparse.Namespace) -> None:
+    """Fill in ``--layout`` or ``--game`` when only the other is given and one choice fits.
+
+    ``run --game gnuqi`` needs the 9×9 board and there is only one: the configured (or
+    default) layout is replaced by it.  ``run --layout square9`` alone picks the game that
+    layout plays when the configured game does not fit it and it plays only one."""
+    from controller.config import load_config
+    from controller.layout import load_layout
+
+    if args.game and args.layout:
+        return
+    try:
+        board = load_config(args.config).board
+    except (ValueError, OSError):
+        return  # run_service reports the configuration's problem in its own words
+    if args.game and not args.layout and args.game in GAMES:
+        try:
+            fits = args.game in load_layout(board.layout).games
+        except ValueError:
+            fits = False
+        layouts = _layouts_playing(args.game)
+        if not fits and len(layouts) == 1:
+            args.layout = layouts[0]
+    elif args.layout and not args.game:
+        try:
+            games = load_layout(args.layout).games
+        except ValueError:
+            return
+        if board.game not in games and len(games) == 1:
+            args.game = games[0]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.service import run_service  # lazy: pulls in the web stack
 
+    choose_board(args)
     return run_service(args)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fairyboard")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -173,10 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Electronic-board controller for Lùotuoqí, Lao Tzu Chess, Gnu Qi, "
         "KaleidoChess and Lotus-39.",
     )
+    parser.add_argument("--version", action="version", version=f"fairyboard {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def game_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    def game_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+        p.add_argument("--game", required=required, type=str.lower,
+                       help=f"one of: {', '.join(GAMES)}")
         p.add_argument("--position", help="position text (default: the starting position)")
         p.add_argument("--moves", dest="moves_played", nargs="*", metavar="MOVE",
                        help="moves to play from the position first")
@@ -204,6 +388,34 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p)
     p.add_argument("--player", required=True)
     p.set_defaults(func=cmd_view)
+
+    def engine_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--level", type=int, default=6, help="strength 1-10 (default 6)")
+        p.add_argument("--movetime", type=float, metavar="SECONDS",
+                       help="think at most this long per move (default: the level's budget)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the weak levels' noise")
+
+    p = sub.add_parser("bestmove", help="the computer's move (last line, in the game's notation)")
+    game_args(p)
+    engine_args(p)
+    p.set_defaults(func=cmd_bestmove)
+
+    p = sub.add_parser("play", help="the computer plays a whole game on the terminal")
+    game_args(p)
+    engine_args(p)
+    p.add_argument("--against", choices=["self", "random"], default="self",
+                   help="the opponent: the engine itself or a random mover (default self)")
+    p.add_argument("--max-plies", type=int, default=400, help="stop after this many plies")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("diagram", help="draw a position on its board as SVG (players' guides)")
+    game_args(p, required=False)
+    p.add_argument("--piece", metavar="CELL", help="mark the legal targets of the piece on CELL")
+    p.add_argument("--caption", help="title of the picture")
+    p.add_argument("--out", help="SVG file to write (default: standard output); with --batch, "
+                   "the folder (default: beside the figure file)")
+    p.add_argument("--batch", metavar="FIGURES.toml", help="draw every figure listed in a file")
+    p.set_defaults(func=cmd_diagram)
 
     p = sub.add_parser("board", help="printed boards: templates, wiring, bill of materials")
     board_sub = p.add_subparsers(dest="board_command", required=True)
@@ -239,8 +451,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run the board service (default: the simulated board)")
     p.add_argument("--config", help="TOML configuration file")
-    p.add_argument("--layout", help="layout name (overrides the configuration)")
-    p.add_argument("--game", help="game name (overrides the configuration)")
+    p.add_argument("--layout", type=str.lower,
+                   help="layout name (overrides the configuration; found from --game when "
+                   "only one layout plays it)")
+    p.add_argument("--game", type=str.lower, help="game name (overrides the configuration)")
+    p.add_argument("--journal", help="folder of the game journal (overrides the configuration)")
+    p.add_argument("--log-format", choices=["json", "text"],
+                   help="log lines as JSON (for journald) or text (for a terminal)")
     p.add_argument("--web-port", type=int, help="port of the companion web page")
     p.add_argument("--web-host", help="address to bind the web page to (default localhost)")
     p.add_argument("--no-browser", action="store_true", help="accepted for scripts; no effect")
@@ -253,6 +470,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader (``| head``) closed the pipe: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (RulesError, CommandError, KeyError, ValueError, OSError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"fairyboard: error: {message}", file=sys.stderr)

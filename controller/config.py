@@ -35,6 +35,12 @@ class BoardSettings:
     command_hold_s: float = 1.0
     #: where choices are answered: auto (option pads when the layout has them), pads, cells
     answer_on: str = "auto"
+    #: players the computer plays, by name (e.g. ["Black"]); empty: people play every side
+    computer: list[str] = field(default_factory=list)
+    #: the computer's strength, 1 (a beginner can win) to 10
+    computer_level: int = 6
+    #: simulated board: the simulated hand makes the computer's moves (a real board: you do)
+    simulated_hand_moves: bool = True
 
 
 @dataclass
@@ -108,9 +114,15 @@ class PlayerSettings:
 @dataclass
 class WebSettings:
     enabled: bool = True
-    #: bound to localhost unless another address is configured on purpose
+    #: bound to localhost unless another address is configured on purpose; any other
+    #: address serves the page to the network and requires the pairing code from the log
     host: str = "127.0.0.1"
     port: int = 8080
+    #: further names the board answers to (Host header), e.g. ["chessboard.home"]; besides
+    #: localhost, address literals and this machine's name (docs/service.md, "Web page")
+    allowed_hosts: list[str] = field(default_factory=list)
+    #: further web sites whose pages may use the board, e.g. ["https://club.example"]
+    allowed_origins: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -222,6 +234,16 @@ def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Con
     return config
 
 
+def calibration_path(config: Config, layout: str) -> Path:
+    """``sensing.calibration`` for ``layout``: ``{layout}`` is the only placeholder."""
+    try:
+        return Path(config.sensing.calibration.format(layout=layout)).expanduser()
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ConfigError(f"sensing.calibration: {config.sensing.calibration!r} may use only "
+                          f"{{layout}} as a placeholder ({type(exc).__name__}: {exc})"
+                          ) from None
+
+
 def _check_consistency(config: Config, source: str) -> None:
     s = config.sensing
     if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
@@ -230,6 +252,10 @@ def _check_consistency(config: Config, source: str) -> None:
     if s.backend == "gpio-analog" and len(s.select_pins) != 4:
         raise ConfigError(f"{source}: sensing.select_pins needs the four multiplexer select "
                           "pins S0..S3 for the gpio-analog back end")
+    try:
+        calibration_path(config, "layout")
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     for a in s.adc_addresses:
         if a not in (0x48, 0x49, 0x4A, 0x4B):
             raise ConfigError(f"{source}: sensing.adc_addresses: {a:#04x} is not an ADS1115 "
@@ -259,9 +285,11 @@ def load_config(path: str | Path | None) -> Config:
 
 
 def apply_overrides(config: Config, **overrides: Any) -> Config:
-    """Command-line options override the file: ``layout``, ``game``, ``web_port``, ``web_host``."""
+    """Command-line options override the file: ``layout``, ``game``, ``web_port``,
+    ``web_host``, ``journal``, ``log_format``."""
     mapping = {"layout": ("board", "layout"), "game": ("board", "game"),
-               "web_port": ("web", "port"), "web_host": ("web", "host")}
+               "web_port": ("web", "port"), "web_host": ("web", "host"),
+               "journal": ("journal", "path"), "log_format": ("log", "format")}
     for key, value in overrides.items():
         if value is None:
             continue

@@ -23,7 +23,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
+
+def _boards_dir() -> Path:
+    """The board data: inside the package when installed from a wheel (the build copies
+    ``boards/`` to ``controller/boards``, see setup.py), else ``boards/`` at the top of the
+    checkout."""
+    package = Path(__file__).resolve().parent
+    installed = package / "boards"
+    return installed if installed.is_dir() else package.parent / "boards"
+
+
+BOARDS_DIR = _boards_dir()
 SHAPES_DIR = BOARDS_DIR / "shapes"
 
 FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"

@@ -1,34 +1,81 @@
 """The game journal: every committed move is on disk before the board shows it as done.
 
 One append-only file of JSON lines per game.  Each record is written with a single
-``write`` to a file opened with ``O_APPEND``, then flushed and ``fsync``-ed; the folder is
-synced when a file is created.  A power cut can therefore only lose a record whose write
-had not returned — a move the board never acknowledged — and at worst leave a torn last
-line, which reading skips (and reports).
+``write`` to a file opened with ``O_APPEND``, then ``fsync``-ed; the folder is synced when a
+file is created.  A power cut can therefore only lose a record whose write had not
+returned — a move the board never acknowledged — and at worst leave a torn last line,
+which reading skips (and :meth:`Journal.continue_game` cuts off).
 
-Records: ``start`` (game, options, set-up, players, date), ``move`` (notation, long
-form), ``takeback`` (plies), ``end`` (result, reason).
+Format 2 (``"format": 2`` in the start record): every line ends in its checksum, the CRC32
+of the record's JSON text written as 32 blanks (space = 0, tab = 1, high bit first) before
+the newline — JSON ignores them, so every line is still exactly its record for any JSON
+reader, and a flipped bit is found.  Records: ``start`` (format, game, options, set-up,
+players, date), ``move`` (notation, long form), ``amend`` (the last move replaced by
+this one — the Cube handed over after the move: one record, so a kill can never lose the
+shown move),
+``takeback`` (plies), ``end`` (result, reason).  Files of format 1 (no ``format``, no
+checksums) are still read.
+
+Damage never stops anything: reading keeps every record before the first damaged one and
+says what was dropped (:attr:`GameRecord.damage`); a file without a readable start record is
+:class:`JournalError` for that file only — :meth:`Journal.scan` lists it among the problems
+and :meth:`Journal.quarantine` renames it aside (``NAME.jsonl.bad-<time>``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.rules import Game, Position, get_game
 
+#: the format written by this version
+FORMAT = 2
+#: test hook: ``FAIRYBOARD_KILL_AT_FSYNC=N`` kills the process (SIGKILL-like ``os._exit``)
+#: at the N-th journal fsync, after the write and before the fsync returns — the
+#: fault-injection tests use it to stop the service at every durable point of a game
+KILL_AT_FSYNC_ENV = "FAIRYBOARD_KILL_AT_FSYNC"
+_fsyncs = 0
+
 
 class JournalError(ValueError):
     """A journal file cannot be read or replayed; the message names the file and line."""
 
 
+def _crc_blanks(text: bytes) -> bytes:
+    crc = zlib.crc32(text)
+    return bytes(0x09 if crc >> (31 - i) & 1 else 0x20 for i in range(32))
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    """One journal line: the record's JSON, its checksum in blanks, a newline."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    return text + _crc_blanks(text) + b"\n"
+
+
+def _fsync(fd: int) -> None:
+    global _fsyncs
+    kill_at = os.environ.get(KILL_AT_FSYNC_ENV)
+    if kill_at:
+        _fsyncs += 1
+        if _fsyncs == int(kill_at):
+            os._exit(137)  # as abrupt as SIGKILL: no cleanup, no flush
+    os.fsync(fd)
+
+
 @dataclass
 class GameRecord:
-    """A game as read back from its journal file."""
+    """A game as read back from its journal file.
+
+    ``damage`` says what was dropped when the file holds a damaged record (reading stops
+    there: the moves are those of every record before it); ``lines`` gives the file line
+    of each move."""
 
     path: Path
     game: str
@@ -40,6 +87,11 @@ class GameRecord:
     result: str | None = None
     reason: str | None = None
     torn_tail: bool = False
+    format: int = 1
+    damage: str | None = None
+    lines: list[int] = field(default_factory=list)
+    #: the raw bytes of every record kept (to rewrite a damaged file without its damage)
+    kept: list[bytes] = field(default_factory=list, repr=False)
 
     @property
     def id(self) -> str:
@@ -49,22 +101,45 @@ class GameRecord:
     def finished(self) -> bool:
         return self.result is not None
 
-    def replay(self) -> tuple[Game, Position]:
-        """The game and the position after every recorded move."""
-        game = get_game(self.game, **self.options)
-        pos = game.parse_position(self.setup)
+    def game_rules(self) -> Game:
+        """The game with the recorded options; options it rejects are a JournalError."""
+        try:
+            return get_game(self.game, **self.options)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise JournalError(f"{self.path.name}: the start record's game or options are "
+                               f"rejected: {' '.join(str(exc).split())}") from None
+
+    def replay(self, salvage: bool = False) -> tuple[Game, Position]:
+        """The game and the position after every recorded move.  An illegal move is a
+        :class:`JournalError` — or, with ``salvage``, the end of the game as read: it and
+        every later move are dropped and :attr:`damage` says so."""
+        game = self.game_rules()
+        try:
+            pos = game.parse_position(self.setup)
+        except ValueError as exc:
+            raise JournalError(f"{self.path.name}: bad set-up: {exc}") from None
         for ply, text in enumerate(self.moves, start=1):
             try:
                 pos.push(game.parse_move(pos, text))
             except ValueError as exc:
-                raise JournalError(f"{self.path.name}: ply {ply}: {exc}") from None
+                problem = f"{self.path.name}: ply {ply}: {' '.join(str(exc).split())}"
+                if not salvage:
+                    raise JournalError(problem) from None
+                line = self.lines[ply - 1]
+                dropped = len(self.kept) - line + 1
+                self.damage = (f"{problem}; dropped line {line}"
+                               + (f" and {dropped - 1} later record(s)" if dropped > 1 else "")
+                               + (f" (and before that: {self.damage})" if self.damage else ""))
+                del self.kept[line - 1:]
+                _reload(self)
+                return self.replay(salvage=True)
         return game, pos
 
 
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
-        os.fsync(fd)
+        _fsync(fd)
     finally:
         os.close(fd)
 
@@ -77,15 +152,33 @@ class GameWriter:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def _append(self, record: dict[str, Any]) -> None:
-        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        written = os.write(self._fd, line)
-        if written != len(line):  # a short write on a regular file means the disk is full
-            raise OSError(f"{self.path}: short write ({written} of {len(line)} bytes)")
-        os.fsync(self._fd)
+        """Write one record and fsync it.  On any failure (a full disk) what was written of
+        it is cut off again, so the file never keeps a torn record, and OSError is raised."""
+        line = encode_record(record)
+        size = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, line)
+            if written != len(line):  # a short write on a regular file: the disk is full
+                raise OSError(f"{self.path}: short write ({written} of {len(line)} bytes)")
+            _fsync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, size)
+                os.fsync(self._fd)
+            except OSError:
+                pass  # reading skips a torn last line anyway
+            raise
 
     def move(self, notation: str, long: str | None = None) -> None:
         """Record a committed move; returns only once it is on disk."""
         record = {"type": "move", "move": notation}
+        if long and long != notation:
+            record["long"] = long
+        self._append(record)
+
+    def amend(self, notation: str, long: str | None = None) -> None:
+        """Replace the last recorded move (the Cube handed over after it) in one record."""
+        record = {"type": "amend", "move": notation}
         if long and long != notation:
             record["long"] = long
         self._append(record)
@@ -102,6 +195,17 @@ class GameWriter:
             self._fd = -1
 
 
+@dataclass
+class JournalProblem:
+    """A journal file that cannot be read (or was quarantined)."""
+
+    path: Path
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path.name}: {self.problem}"
+
+
 class Journal:
     """The folder of game files."""
 
@@ -114,26 +218,36 @@ class Journal:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         # File names sort in creation order (games() and unfinished() rely on it): a
         # later game of the same second is "{stamp}~02-{game}" ('~' sorts after '-').
-        same_second = len(list(self.folder.glob(f"{stamp}[-~]*.jsonl")))
+        same_second = len(list(self.folder.glob(f"{stamp}[-~]*.jsonl*")))
         n = same_second + 1
         path = self.folder / (f"{stamp}-{game}.jsonl" if n == 1 else
                               f"{stamp}~{n:02d}-{game}.jsonl")
-        while path.exists():
+        while path.exists() or list(self.folder.glob(path.name + ".bad-*")):
             n += 1
             path = self.folder / f"{stamp}~{n:02d}-{game}.jsonl"
         writer = GameWriter(path)
-        _fsync_dir(self.folder)
-        writer._append({
-            "type": "start", "game": game, "options": options, "setup": setup,
-            "players": players, "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
-        })
+        try:
+            _fsync_dir(self.folder)
+            writer._append({
+                "type": "start", "format": FORMAT, "game": game, "options": options,
+                "setup": setup, "players": players,
+                "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
+            })
+        except OSError:  # a full disk: no empty file left behind
+            writer.close()
+            path.unlink(missing_ok=True)
+            raise
         return writer
 
     def continue_game(self, record: GameRecord) -> GameWriter:
         """Append to a game read back.  A torn last line (a record whose write never
         returned, so a move never acknowledged) is cut off first: the next record must
-        start on a line of its own."""
-        if record.torn_tail:
+        start on a line of its own.  A damaged file is first rewritten with the records
+        kept (the original stays beside it as ``NAME.jsonl.bad-<time>``), so the moves
+        appended from now on are never hidden behind the damage."""
+        if record.damage is not None:
+            self._rewrite(record)
+        elif record.torn_tail:
             keep = record.path.read_bytes().rfind(b"\n") + 1
             fd = os.open(record.path, os.O_WRONLY)
             try:
@@ -141,20 +255,75 @@ class Journal:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            record.torn_tail = False
+        record.torn_tail = False
         return GameWriter(record.path)
 
-    def games(self) -> list[GameRecord]:
-        """Every readable game, oldest first."""
+    def _rewrite(self, record: GameRecord) -> None:
+        """Atomically: keep the original aside, then replace the file by its kept records
+        (a power cut in between leaves the original, and the next start does it again)."""
+        path = record.path
+        aside = self._aside(path)
+        try:
+            os.link(path, aside)
+        except OSError:
+            shutil.copy2(path, aside)
+        tmp = path.with_name(path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            data = b"".join(record.kept)
+            if os.write(fd, data) != len(data):
+                raise OSError(f"{tmp}: short write")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        _fsync_dir(self.folder)
+
+    def _aside(self, path: Path) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = path.with_name(f"{path.name}.bad-{stamp}")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = path.with_name(f"{path.name}.bad-{stamp}~{n}")
+        return aside
+
+    def quarantine(self, path: Path) -> Path:
+        """Rename an unreadable file aside (``NAME.jsonl.bad-<time>``): it no longer counts
+        as a game, and nothing is deleted."""
+        aside = self._aside(path)
+        os.replace(path, aside)
+        _fsync_dir(self.folder)
+        return aside
+
+    def scan(self) -> tuple[list[GameRecord], list[JournalProblem]]:
+        """Every readable game, oldest first, and the files that cannot be read."""
+        records: list[GameRecord] = []
+        problems: list[JournalProblem] = []
+        if not self.folder.exists():
+            return records, problems
+        for path in sorted(self.folder.glob("*.jsonl")):
+            try:
+                records.append(read_game(path, strict=False))
+            except (JournalError, OSError) as exc:
+                problems.append(JournalProblem(path, _problem_text(exc, path)))
+        return records, problems
+
+    def quarantined(self) -> list[Path]:
+        """Files renamed aside earlier."""
         if not self.folder.exists():
             return []
-        return [read_game(p) for p in sorted(self.folder.glob("*.jsonl"))]
+        return sorted(self.folder.glob("*.jsonl.bad-*"))
+
+    def games(self) -> list[GameRecord]:
+        """Every readable game, oldest first (unreadable files are left out: see scan)."""
+        return self.scan()[0]
 
     def find(self, game_id: str) -> GameRecord:
         path = self.folder / f"{game_id}.jsonl"
         if not path.exists():
             raise JournalError(f"no game {game_id!r} in {self.folder}")
-        return read_game(path)
+        return read_game(path, strict=False)
 
     def unfinished(self) -> GameRecord | None:
         """The most recent game without a result, if any (the one to offer to resume)."""
@@ -163,42 +332,125 @@ class Journal:
         return None
 
 
-def read_game(path: Path) -> GameRecord:
-    lines = path.read_bytes().split(b"\n")
+def _problem_text(exc: BaseException, path: Path) -> str:
+    return " ".join(str(exc).removeprefix(f"{path.name}: ").split())
+
+
+class _Damaged(Exception):
+    """A record that cannot be taken (inside :func:`read_game`)."""
+
+
+def _text_field(entry: dict[str, Any], key: str, optional: bool = False) -> Any:
+    value = entry.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or (not value and not optional):
+        raise _Damaged(f"'{key}' missing or not text")
+    return value
+
+
+def _decode(raw: bytes, checksummed: bool) -> dict[str, Any]:
+    text = raw.rstrip(b" \t")
+    blanks = raw[len(text):]
+    if len(blanks) == 32:
+        if blanks != _crc_blanks(text):
+            raise _Damaged("checksum mismatch")
+    elif checksummed or blanks:
+        raise _Damaged("no checksum")
+    try:
+        entry = json.loads(text)
+    except (ValueError, RecursionError):
+        raise _Damaged("not JSON (corrupt)") from None
+    if not isinstance(entry, dict):
+        raise _Damaged("not a JSON object")
+    return entry
+
+
+def read_game(path: Path, strict: bool = True) -> GameRecord:
+    """The game in ``path``.  A file without a readable start record is a JournalError.
+    A damaged later record is a JournalError too when ``strict``; otherwise reading stops
+    there and :attr:`GameRecord.damage` says what was dropped."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
     torn = bool(lines and lines[-1])  # a last line without its newline was cut off
     complete = lines[:-1]
     if not complete:
         raise JournalError(f"{path.name}: empty journal file")
     try:
-        start = json.loads(complete[0])
-    except ValueError:
-        raise JournalError(f"{path.name}: line 1 is not a start record") from None
-    if start.get("type") != "start":
-        raise JournalError(f"{path.name}: line 1 is not a start record")
-    record = GameRecord(path=path, game=start["game"], options=start.get("options", {}),
-                        setup=start["setup"], players=start.get("players", []),
-                        date=start.get("date", ""), torn_tail=torn)
+        start = _decode(complete[0], checksummed=False)
+        if start.get("type") != "start":
+            raise _Damaged("no start record")
+        fmt = start.get("format", 1)
+        if not isinstance(fmt, int) or isinstance(fmt, bool) or not 1 <= fmt <= FORMAT:
+            raise _Damaged(f"unknown format {fmt!r}")
+        if fmt >= 2:
+            _decode(complete[0], checksummed=True)
+        options = start.get("options") or {}
+        players = start.get("players") or []
+        if not isinstance(options, dict):
+            raise _Damaged("'options' is not an object")
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise _Damaged("'players' is not a list of names")
+        record = GameRecord(path=path, game=_text_field(start, "game"), options=options,
+                            setup=_text_field(start, "setup"), players=players,
+                            date=_text_field(start, "date", optional=True) or "",
+                            torn_tail=torn, format=fmt)
+    except _Damaged as exc:
+        raise JournalError(f"{path.name}: line 1 is not a start record ({exc})") from None
+    record.kept.append(complete[0] + b"\n")
     for no, raw in enumerate(complete[1:], start=2):
         try:
-            entry = json.loads(raw)
-        except ValueError:
-            raise JournalError(f"{path.name}: line {no} is corrupt") from None
-        kind = entry.get("type")
-        if kind == "move":
-            record.moves.append(entry["move"])
-        elif kind == "takeback":  # also after an end record: the game goes on
-            del record.moves[len(record.moves) - entry.get("plies", 1):]
-            record.result = record.reason = None
-        elif kind == "end":
-            record.result, record.reason = entry["result"], entry.get("reason")
-        else:
-            raise JournalError(f"{path.name}: line {no}: unknown record type {kind!r}")
+            _apply(record, _decode(raw, checksummed=fmt >= 2), no)
+        except _Damaged as exc:
+            rest = len(complete) - no
+            if strict:
+                raise JournalError(f"{path.name}: line {no} is corrupt ({exc})") from None
+            record.damage = (f"{path.name}: line {no} is damaged ({exc}); dropped it"
+                             + (f" and {rest} later record(s)" if rest else ""))
+            record.result = record.reason = None  # an end after the damage is not read
+            break
+        record.kept.append(raw + b"\n")
     return record
+
+
+def _reload(record: GameRecord) -> None:
+    """Moves and result again from the kept records (after cutting some off)."""
+    record.moves.clear()
+    record.lines.clear()
+    record.result = record.reason = None
+    for no, raw in enumerate(record.kept[1:], start=2):
+        _apply(record, _decode(raw.rstrip(b"\n"), checksummed=record.format >= 2), no)
+
+
+def _apply(record: GameRecord, entry: dict[str, Any], no: int) -> None:
+    kind = entry.get("type")
+    if kind in ("move", "amend"):
+        text = _text_field(entry, "move")
+        if kind == "amend":
+            if not record.moves:
+                raise _Damaged("amends no move")
+            record.moves.pop()
+            record.lines.pop()
+        record.moves.append(text)
+        record.lines.append(no)
+    elif kind == "takeback":  # also after an end record: the game goes on
+        plies = entry.get("plies", 1)
+        if (not isinstance(plies, int) or isinstance(plies, bool)
+                or not 1 <= plies <= len(record.moves)):
+            raise _Damaged(f"takes back {plies!r} plies of {len(record.moves)}")
+        del record.moves[len(record.moves) - plies:]
+        del record.lines[len(record.lines) - plies:]
+        record.result = record.reason = None
+    elif kind == "end":
+        record.result = _text_field(entry, "result")
+        record.reason = _text_field(entry, "reason", optional=True)
+    else:
+        raise _Damaged(f"unknown record type {kind!r}")
 
 
 def export_record(record: GameRecord) -> str:
     """The game in its notation with PGN-style headers (players, date, game, set-up, result)."""
-    game = get_game(record.game, **record.options)
+    game, _ = record.replay(salvage=True)  # a damaged file: the moves before the damage
     pos = game.parse_position(record.setup)
     headers = {
         "Event": "fairyboard game",
@@ -214,6 +466,8 @@ def export_record(record: GameRecord) -> str:
         headers["Options"] = ", ".join(f"{k}={v}" for k, v in sorted(record.options.items()))
     if game.provisional:
         headers["Note"] = game.provisional
+    if record.damage:
+        headers["Damaged"] = record.damage.replace('"', "'")
     headers["Result"] = record.result or "*"
     out = [f'[{k} "{v}"]' for k, v in headers.items()]
     body: list[str] = []

@@ -37,31 +37,10 @@ PAD_ROLES = ("cube", "hand", "reserve", "option", "die")
 OWNED_ROLES = ("cube", "hand", "reserve")
 PIECE_ROLES = ("hand", "reserve")
 
-#: the board shape each game is played on (kept here so a layout can be checked without
-#: importing the rules modules)
-GAME_SHAPES: dict[str, str] = {
-    "luotuoqi": "square8",
-    "laotzu": "square8",
-    "gnuqi": "square9",
-    "kaleidochess": "kaleido89",
-    "lotus39": "lotus39",
-    "lotus39-modern": "lotus39",
-}
-
 #: fewest option pads a game needs to offer every choice from the board alone
 #: (promotion to Q R B N, split sizes, confirm): four covers the largest menu; more pads
 #: just page less.
 MIN_OPTION_PADS = 4
-
-#: pads a game needs besides the option pads: (role, owner, piece)
-GAME_PADS: dict[str, tuple[tuple[str, int | None, str | None], ...]] = {
-    "luotuoqi": (("cube", 0, None), ("cube", 1, None)),
-    "laotzu": tuple(("hand", p, k) for p in (0, 1) for k in "PNBRQ"),
-    "gnuqi": (),
-    "kaleidochess": (("die", None, None),),
-    "lotus39": (("reserve", 0, "N"), ("reserve", 1, "N")),
-    "lotus39-modern": (("reserve", 0, "N"), ("reserve", 1, "N")),
-}
 
 #: a WS2812B (5050 package) is 5 mm square; it must lie wholly under its spot
 LED_FOOTPRINT_MM = 5.0
@@ -330,11 +309,13 @@ def parse_layout(data: dict, path: Path) -> Layout:
     title = _get(data, "title", str, path, default=name)
     notes = _get(data, "notes", str, path, default="")
     games = tuple(_get(data, "games", list, path))
+    known_games = _games()
     for g in games:
-        if g not in GAME_SHAPES:
-            raise _fail(path, "games", f"unknown game {g!r} (known: {', '.join(GAME_SHAPES)})")
-        if GAME_SHAPES[g] != shape_name:
-            raise _fail(path, "games", f"{g} is played on {GAME_SHAPES[g]}, not {shape_name}")
+        if g not in known_games:
+            raise _fail(path, "games", f"unknown game {g!r} (known: {', '.join(known_games)})")
+        if known_games[g].shape != shape_name:
+            raise _fail(path, "games", f"{g} is played on {known_games[g].shape}, "
+                        f"not {shape_name}")
     size = _pair(data, "size_mm", path, positive=True)
     scale = _get(data, "scale_mm", (int, float), path)
     if not (math.isfinite(scale) and scale > 0):
@@ -653,7 +634,7 @@ def _validate(layout: Layout, path: Path) -> Layout:
                             f"{spots[j].name}")
     # pads the games need
     for game in layout.games:
-        for role, owner, piece in GAME_PADS[game]:
+        for role, owner, piece in _games()[game].pads:
             if not any(s.role == role and s.owner == owner and s.piece == piece
                        for s in layout.pad_spots):
                 what = role + (f" of player {owner}" if owner is not None else "") + (
@@ -664,6 +645,14 @@ def _validate(layout: Layout, path: Path) -> Layout:
             raise _fail(path, "pads", f"{game} needs at least {MIN_OPTION_PADS} option pads, "
                         f"found {options}")
     return layout
+
+
+def _games() -> dict[str, Any]:
+    """The game registry: a layout names the games it can play (``games = [...]``) and each
+    game's class says its shape and the pads it needs."""
+    from controller.rules import GAMES  # lazy: the rules load only when a layout is read
+
+    return GAMES
 
 
 def _inside(p: Point, poly: tuple[Point, ...]) -> bool:

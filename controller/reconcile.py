@@ -237,11 +237,11 @@ class PositionIndex:
         # hidden information (Lao Tzu): the index holds every move the player may try
         # (``board_moves``: what he cannot know to be illegal), so nothing it shows depends
         # on hidden pieces; only legal ones are committed (``is_legal``)
-        attempts = getattr(game, "board_moves", None) if moves is None else None
+        attempts = game.hidden_information and moves is None
         self.legal: frozenset[Move] | None = (frozenset(game.legal_moves(pos))
-                                              if attempts is not None else None)
+                                              if attempts else None)
         if moves is None:
-            moves = attempts(pos) if attempts is not None else game.legal_moves(pos)
+            moves = game.board_moves(pos)
         self.moves: tuple[Move, ...] = tuple(moves)
         self.effects: list[Effect] = []
         self.by_key: dict[Key, list[int]] = {}
@@ -334,32 +334,22 @@ class PositionIndex:
 
     def _mark_extendable(self, game: Game) -> None:
         """A slide is extendable when the same piece could go further along its line."""
-        rays = game.geometry.rays
         # the same moving part: same origin, same remainder left behind (a Tower passing a
         # cell on its way to merge, a King sliding on to castle)
         reach: dict[tuple, set[int]] = {}
         for m in self.moves:
             if m.origin >= 0 and m.target >= 0 and m.origin != m.target:
                 reach.setdefault((m.origin, m.left, m.token), set()).add(m.target)
-        # boards whose paths are no straight lines (KaleidoChess) ask the rules
-        passes = getattr(game, "slide_passes", None)
+        # the rules say whether a target lies on the way to another (straight rays by
+        # default; KaleidoChess's paths are no straight lines)
         for i, m in enumerate(self.moves):
             if m.origin < 0 or m.target < 0 or m.origin == m.target:
                 continue
             targets = reach[(m.origin, m.left, m.token)]
             if len(targets) < 2:
                 continue
-            if passes is not None:
-                if passes(self.board, m.origin, m.target, targets):
-                    self.effects[i] = self.effects[i]._replace(extendable=True)
-                continue
-            for ray_table in rays.values():
-                ray = ray_table[m.origin]
-                if m.target in ray:
-                    k = ray.index(m.target)
-                    if any(c in targets for c in ray[k + 1:]):
-                        self.effects[i] = self.effects[i]._replace(extendable=True)
-                        break
+            if game.slide_passes(self.board, m.origin, m.target, targets):
+                self.effects[i] = self.effects[i]._replace(extendable=True)
 
     # -- queries ---------------------------------------------------------------------
     def here_detail(self, j: int) -> tuple[int | None, int | None]:
@@ -665,7 +655,11 @@ class Reconciler:
         if self._amend is None:
             return ()
         prev, last, ext_list = self._amend
-        done = prev.effects[prev.moves.index(last)].must_lift  # lifted before the commit
+        # seen empty before the commit: what the last move had to lift, and what it left
+        # empty (the commit needed that picture) — a Chess960 Rook that moved first from
+        # the King's target lent it that way
+        e = prev.effects[prev.moves.index(last)]
+        done = e.must_lift | e.vacate
         fits = [k for k in ext_list if prev.effects[k].key == key
                 and prev.effects[k].must_lift & ~done & ~touched == 0]
         return tuple(prev.moves[k] for k in prev.narrow(fits, frame)) if fits else ()

@@ -41,6 +41,7 @@ from controller.config import (
     ConfigError,
     PlayerSettings,
     apply_overrides,
+    calibration_path,
     load_config,
 )
 from controller.interaction import Interaction
@@ -48,7 +49,9 @@ from controller.journal import GameRecord, GameWriter, Journal, JournalError
 from controller.layout import Layout, LayoutError, load_layout
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
+from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
+from controller.rules.core import Termination
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame, SensingError
 
@@ -57,6 +60,12 @@ log = logging.getLogger("fairyboard.service")
 EXIT_BAD_CONFIG = 2
 #: the simulated board catches up with real time in steps of at most this much
 MAX_CATCH_UP_S = 0.5
+#: a simulated board untouched this long rests (no emulated scans, slow polling)
+QUIET_S = 2.0
+#: the loop's period while the simulated board rests (LED blinks still look smooth)
+RESTING_PERIOD_S = 0.05
+#: seconds between two actions of the simulated hand making the computer's move
+HAND_STEP_S = 0.12
 
 #: Errors that mean "this configuration cannot run": one line, exit status 2.
 STARTUP_ERRORS = (ConfigError, LayoutError, LedError, RulesError, SensingError, JournalError,
@@ -65,6 +74,15 @@ STARTUP_ERRORS = (ConfigError, LayoutError, LedError, RulesError, SensingError, 
 
 class ServiceError(ValueError):
     """A request the service cannot carry out (bad game name, no choice open, …)."""
+
+
+class JournalWriteError(OSError):
+    """The journal refused a record (disk full, I/O error): the service stops with
+    status 1; nothing that is not on disk is shown as done."""
+
+
+class ServiceFailed(ServiceError):
+    """A page request after (or causing) a journal write failure: the service is stopping."""
 
 
 # ---------------------------------------------------------------------------------
@@ -124,9 +142,11 @@ def setup_logging(level: str = "info", fmt: str = "json",
         lg = logging.getLogger(name)
         lg.handlers.clear()
         lg.propagate = True
-    # one line per HTTP request is noise at info level
-    logging.getLogger("uvicorn.access").setLevel(
-        logging.DEBUG if level == "debug" else logging.WARNING)
+    # one line per HTTP request, and one per state-machine transition (the ``transitions``
+    # library logs every trigger at info: 69 % of the log's bytes), are noise at info level
+    quiet = logging.DEBUG if level == "debug" else logging.WARNING
+    logging.getLogger("uvicorn.access").setLevel(quiet)
+    logging.getLogger("transitions").setLevel(quiet)
     return handler
 
 
@@ -153,6 +173,11 @@ class Sensing:
         self.link = link
         self.backend = backend if backend is not None else pipeline.backend
         self._real = time.monotonic()
+        #: simulated board at rest: nothing was done to it for QUIET_S, so its emulated
+        #: scans are skipped (their readings would repeat) and the loop polls slowly
+        self.resting = False
+        self._revision = -1
+        self._changed_at = self._real
 
     def catch_up(self) -> None:
         """Simulated board: advance its clock by the real time since the last call (the
@@ -161,8 +186,16 @@ class Sensing:
             self.pipeline.update()
             return
         now = time.monotonic()
-        self.sim.advance(min(MAX_CATCH_UP_S, max(0.0, now - self._real)))
+        step = min(MAX_CATCH_UP_S, max(0.0, now - self._real))
         self._real = now
+        if self.sim.revision != self._revision:
+            self._revision, self._changed_at = self.sim.revision, now
+        # an emulated microcontroller keeps its own time-outs: never skip its beat
+        self.resting = self.link is None and now - self._changed_at > QUIET_S
+        if self.resting:
+            self.sim.skip(step)
+        else:
+            self.sim.advance(step)
 
     def problem(self) -> str:
         """Empty when the back end works; otherwise what is wrong (shown by /health)."""
@@ -238,7 +271,7 @@ def open_sensing(config: Config, layout: Layout, is_extendable: Callable[[Frame]
         from controller.sensing.analog import AnalogPins, AnalogScanner
         from controller.sensing.calibration import load_calibration
 
-        path = Path(s.calibration.format(layout=layout.name)).expanduser()
+        path = calibration_path(config, layout.name)
         if not path.exists():
             raise ConfigError(f"sensing.calibration: {path} not found: run "
                               "'fairyboard calibrate' first")
@@ -296,6 +329,22 @@ class GameSession:
         return self.writer.path.stem
 
 
+def _page_request(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A page request that may write the journal: after a write failure it is refused
+    (ServiceFailed, one line), never answered with state the journal does not hold."""
+    import functools
+
+    @functools.wraps(method)
+    def request(self: BoardService, *args: Any, **kwargs: Any) -> Any:
+        if self.failure is not None:
+            raise ServiceFailed(f"{self.failure}; the service is stopping")
+        try:
+            return method(self, *args, **kwargs)
+        except JournalWriteError:
+            raise ServiceFailed(f"{self.failure}; the service is stopping") from None
+    return request
+
+
 class BoardService:
     """The running board: sensing, state machine, LEDs, journal and the page's API."""
 
@@ -319,6 +368,14 @@ class BoardService:
         self.journal = Journal(config.journal.path)
         self.journal.folder.mkdir(parents=True, exist_ok=True)
         self.board: Board | None = None
+        #: the page's guided first game: the ply it began at (None: not running)
+        self.tutorial_since: int | None = None
+        #: the computer's players and its search process (none until a game asks for it)
+        self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
+        #: simulated board: actions of the simulated hand still to make (the computer's
+        #: move), one every HAND_STEP_S so the sensors see each of them
+        self._hand: list[dict[str, Any]] = []
+        self._hand_at = 0.0
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
         try:
             self._set_up(config)
@@ -346,6 +403,11 @@ class BoardService:
         self.layout_json = layout_json(self.layout)
         self.games = games_json(self.layout, _game_class)
         self.resume_offer: dict[str, Any] | None = None
+        #: journal files that could not be read (quarantined) or were damaged, one line each
+        self.journal_problems: list[str] = []
+        #: set when a journal write failed: the service stops (exit status 1)
+        self.failure: str | None = None
+        self.on_failure: Callable[[], None] | None = None
         self._state_cache: dict[Any, dict[str, Any]] = {}
         self._restart: str | None = None
         self.session = self._resume_or_start()
@@ -360,27 +422,51 @@ class BoardService:
                               f"{name} (it serves {', '.join(self.layout.games)})")
 
     def _resume_or_start(self) -> GameSession:
-        record = None
-        try:
-            record = self.journal.unfinished()
-        except JournalError as exc:
-            log.warning("journal unreadable; starting a new game", extra={"problem": str(exc)})
-        if record is not None and record.game in self.layout.games:
+        """Resume the newest game if it is unfinished.  A file that cannot be read — empty,
+        no start record, options or set-up the game rejects — is quarantined (renamed aside)
+        and reported; it never keeps another game from being resumed or a new one started."""
+        records, problems = self.journal.scan()
+        for problem in problems:
+            self._quarantine(problem.path, problem.problem)
+        record = records[-1] if records else None
+        while record is not None and not record.finished and record.game in self.layout.games:
             try:
                 return self._resume(record)
-            except (JournalError, RulesError) as exc:
-                log.warning("cannot resume the unfinished game; starting a new one",
-                            extra={"game_id": record.id, "problem": str(exc)})
+            except JournalError as exc:  # the file, not the board: set it aside
+                self._quarantine(record.path, " ".join(str(exc).split()).removeprefix(
+                    f"{record.path.name}: "))
+                records.pop()
+                record = records[-1] if records else None
         c = self.config.board
         return self._start(c.game, dict(c.options), None)
 
+    def _quarantine(self, path: Path, problem: str) -> None:
+        try:
+            aside: Path | str = self.journal.quarantine(path)
+        except OSError as exc:
+            aside = f"(cannot rename: {exc.strerror or exc})"
+        line = f"{path.name}: {problem}; quarantined as {getattr(aside, 'name', aside)}"
+        self.journal_problems.append(line)
+        log.warning("journal file unreadable; quarantined", extra={
+            "file": path.name, "problem": problem, "quarantined": str(aside)})
+
     def _resume(self, record: GameRecord) -> GameSession:
-        game, pos = record.replay()  # with its whole history: takebacks, repetitions
-        plies = _plies_of(game, record)
-        writer = self.journal.continue_game(record)
+        try:  # with its whole history: takebacks, repetitions
+            game, pos = record.replay(salvage=True)
+            plies = _plies_of(game, record)
+        except (RulesError, TypeError, ValueError) as exc:
+            if isinstance(exc, JournalError):
+                raise
+            raise JournalError(f"{record.path.name}: {' '.join(str(exc).split())}") from None
+        if record.damage:
+            self.journal_problems.append(record.damage)
+            log.warning("journal damaged; resuming the moves before the damage", extra={
+                "game_id": record.id, "plies": len(plies), "dropped": record.damage})
+        writer = self._write(self.journal.continue_game, record)
         session = GameSession(game, record.setup, dict(record.options), writer, plies)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
-                             "date": record.date.replace("T", " ")}
+                             "date": record.date.replace("T", " "),
+                             "dropped": record.damage}
         log.info("resuming unfinished game", extra={
             "game_id": record.id, "game": record.game, "plies": len(plies),
             "torn_tail": record.torn_tail})
@@ -393,7 +479,8 @@ class BoardService:
         game = game or get_game(name, **options)
         pos = game.parse_position(setup) if setup else game.start()
         setup_text = game.position_text(pos)
-        writer = self.journal.new_game(name, options, setup_text, self._player_names(game))
+        writer = self._write(self.journal.new_game, name, options, setup_text,
+                             self._player_names(game))
         session = GameSession(game, setup_text, options, writer)
         log.info("new game", extra={"game_id": session.game_id, "game": name,
                                     "options": options, "setup": setup_text})
@@ -410,6 +497,8 @@ class BoardService:
     def _install(self, session: GameSession, pos: Position) -> None:
         """Put a session on the board: set-up verification of ``pos`` starts."""
         self.session = session
+        if self.tutorial_since is not None:
+            self.tutorial_since = len(pos.moves)
         game = session.game
         self.palette = self.base_palette.for_players(game.player_names)
         self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
@@ -430,9 +519,34 @@ class BoardService:
             self.board.new_game(game, pos)
         self._changed()
 
+    def _write(self, record: Callable[..., Any], *args: Any) -> Any:
+        """One journal record; a refusal (disk full, I/O error) fails the service."""
+        if self.failure is not None:
+            raise JournalWriteError(self.failure)
+        try:
+            return record(*args)
+        except OSError as exc:
+            self._fail(f"journal write failed: {exc.strerror or exc}")
+            raise JournalWriteError(self.failure) from exc
+
+    def _fail(self, message: str) -> None:
+        """Stop the service (exit status 1): /health says why, the page shows nothing more
+        than the journal holds."""
+        if self.failure is None:
+            self.failure = message
+            log.error("journal write failed; stopping",
+                      extra={"problem": message, "journal": str(self.journal.folder)})
+        self.stopping = True
+        self._state_cache.clear()
+        if self.on_failure is not None:
+            self.on_failure()
+        self._notify()
+
     def _on_move(self, move: Move) -> None:
         """A move is committed (already on ``board.position``): journal it before the
-        board publishes it.  Raises OSError when the disk refuses — nothing is shown."""
+        board publishes it.  Raises OSError when the disk refuses — nothing is shown.
+        A move that replaces the last one (the Cube handed over after it) is one ``amend``
+        record: a kill can never leave the journal without the move the board showed."""
         s = self.session
         pos = self.position
         game = s.game
@@ -441,18 +555,25 @@ class BoardService:
             text = game.move_text(pos, move)
             long = game.long_move_text(pos, move)
             player = game.ply_mover(pos)
-            shown = _shown_text(game, pos, move, text)
+            shown = game.player_move_text(pos, move)
         finally:
             pos.push(last)
-        s.writer.move(text, long)  # returns only once the record is on disk
+        amend = self.board is not None and self.board.replacing is not None
+        # returns only once the record is on disk
+        self._write(s.writer.amend if amend else s.writer.move, text, long)
+        if amend:
+            s.plies.pop()
         s.plies.append((player, shown))
         log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": text,
-                                "player": game.player_names[player]})
+                                "player": game.player_names[player],
+                                **({"amends": True} if amend else {})})
         self._changed()
 
     def _on_takeback(self, moves: list[Move]) -> None:
+        if self.board is not None and self.board.replacing is not None:
+            return  # the move callback writes the replacement as one amend record
         s = self.session
-        s.writer.takeback(len(moves))
+        self._write(s.writer.takeback, len(moves))
         del s.plies[len(s.plies) - len(moves):]
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
             s.ended = False
@@ -462,7 +583,7 @@ class BoardService:
     def _on_game_over(self, outcome: Outcome) -> None:
         s = self.session
         if not s.ended:
-            s.writer.end(outcome.result, outcome.reason)
+            self._write(s.writer.end, outcome.result, outcome.reason)
             s.ended = True
         log.info("game over", extra={"game_id": s.game_id, "result": outcome.result,
                                      "reason": outcome.reason})
@@ -485,7 +606,8 @@ class BoardService:
         options = self.session.options if game is self.session.game else {}
         pos = self.board.position
         setup = game.position_text(pos)
-        writer = self.journal.new_game(game.name, options, setup, self._player_names(game))
+        writer = self._write(self.journal.new_game, game.name, options, setup,
+                             self._player_names(game))
         self.session = GameSession(game, setup, options, writer)
         self.palette = self.base_palette.for_players(game.player_names)
         self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
@@ -498,7 +620,7 @@ class BoardService:
     def _abandon_current(self) -> None:
         s = self.session
         if not s.ended:
-            s.writer.end("*", "abandoned")
+            self._write(s.writer.end, "*", Termination.ABANDONED)
             s.ended = True
             log.info("game abandoned", extra={"game_id": s.game_id, "plies": len(s.plies)})
         s.writer.close()
@@ -515,7 +637,7 @@ class BoardService:
         assert board is not None
         now = self.clock()
         pipeline = self.sensing.pipeline
-        if pipeline.scans != self._scans_seen:
+        if pipeline.scans != self._scans_seen or self.sensing.resting:
             self._scans_seen = pipeline.scans
             self.last_raw_time = now
         problem = self.sensing.problem()
@@ -534,9 +656,58 @@ class BoardService:
             self._previewed = held
             board.preview(held)
         board.tick(now)
+        self._computer_turn(now)
         if board.interaction != before:
             self._changed()
         self._light(now)
+
+    def _computer_turn(self, now: float) -> None:
+        """The computer's move: asked for while the board waits for a move of one of its
+        players, shown with the board's execute flow once the search answers.  On the
+        simulated board the simulated hand then makes it, one action at a time."""
+        board = self.board
+        assert board is not None
+        if self._hand:
+            if now - self._hand_at >= HAND_STEP_S:
+                self._hand_at = now
+                from controller.web.simulator import perform
+                perform(self, self._hand.pop(0))
+            return
+        if board.state != "turn" or self.session.ended or not self.opponent.computer.seats:
+            return
+        s = self.session
+        pos = board.position
+        thinking = self.opponent.thinking
+        move = self.opponent.poll(s.game, s.options, s.setup, self._record(), pos)
+        if move is None:
+            if self.opponent.thinking != thinking:
+                self._changed()  # the page shows that the computer thinks
+            return
+        log.info("computer move", extra={"game_id": s.game_id,
+                                         "move": s.game.move_text(pos, move)})
+        before = pos.copy()
+        board.execute(move)
+        if self.sim is not None and self.config.board.simulated_hand_moves:
+            from controller.web.simulator import move_actions
+            self._hand = move_actions(s.game, before, move, self.layout)
+            self._hand_at = now
+        self._changed()
+
+    @property
+    def busy(self) -> bool:
+        """Something is under way that wants the loop at full speed (the computer's
+        search or the simulated hand making its move)."""
+        return bool(self._hand) or self.opponent.thinking
+
+    def _record(self) -> list[str]:
+        """The moves of the game so far in long notation (what the engine's worker replays)."""
+        s = self.session
+        pos = s.game.parse_position(s.setup)
+        texts = []
+        for move in self.board.position.moves:
+            texts.append(s.game.long_move_text(pos, move))
+            pos.push(move)
+        return texts
 
     def _light(self, now: float) -> None:
         """Render the LED scene when the interaction changed or a blink edge is due;
@@ -644,8 +815,12 @@ class BoardService:
             from controller.web.state import build_state
             cached = build_state(self, viewer)
             self._state_cache[key] = cached
-        return dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
-                    health=self.health())
+        state = dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
+                     health=self.health(), journal_problems=list(self.journal_problems))
+        if self.failure is not None:  # only what the journal holds: no unwritten result
+            state.update(phase="failed", message=self.failure, choice=[],
+                         result=state["result"] if self.session.ended else None)
+        return state
 
     def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
         from controller.web.state import visible_leds
@@ -670,12 +845,16 @@ class BoardService:
             state = "stale"
         else:
             state = "ok"
+        status = "ok" if state in ("ok", "starting") else "degraded"
         return {
-            "status": "ok" if state in ("ok", "starting") else "degraded",
+            "status": "failed" if self.failure is not None else status,
+            **({"failure": self.failure} if self.failure is not None else {}),
             "uptime_s": round(time.monotonic() - self.started, 1),
             "sensing": {"backend": self.sensing.name, "state": state,
                         "last_frame_age_s": age, "scans": self.sensing.pipeline.scans},
             "journal": str(self.session.writer.path),
+            # unreadable files quarantined, damage dropped on resuming (one line each)
+            "journal_problems": list(self.journal_problems),
             "game": self.game.name,
             "game_id": self.game_id,
             "layout": self.layout.name,
@@ -683,6 +862,7 @@ class BoardService:
         }
 
     # -- what the page asks --------------------------------------------------------------
+    @_page_request
     def answer_choice(self, index: int) -> None:
         """Answer the open choice with option ``index`` of :meth:`choice_labels`."""
         assert self.board is not None
@@ -698,6 +878,7 @@ class BoardService:
     #: commands the page may give for the player to move
     COMMANDS = ("offer draw", "accept draw", "resign")
 
+    @_page_request
     def command(self, name: str) -> None:
         """``offer draw``, ``accept draw`` or ``resign`` for the player to move (the same
         commands as the board's own menu; the journal follows through the callbacks)."""
@@ -717,6 +898,7 @@ class BoardService:
             raise ServiceError(str(exc)) from None
         self._changed()
 
+    @_page_request
     def roll_die(self) -> int:
         """The page's virtual die: a random face, entered as the roll move."""
         assert self.board is not None
@@ -727,21 +909,39 @@ class BoardService:
         self._changed()
         return int(move.token.split(":")[1])
 
+    @_page_request
     def new_game(self, name: str, options: dict[str, Any] | None = None,
-                 setup: str | None = None) -> None:
-        """End the current game (unfinished: result ``*``) and start ``name``."""
+                 setup: str | None = None, computer: Computer | None = None) -> None:
+        """End the current game (unfinished: result ``*``) and start ``name``; the
+        computer plays the players of ``computer`` (nobody by default)."""
         options = dict(options or {})
+        if computer is not None:
+            game_class = GAMES.get(name)
+            players = game_class(**options).players if game_class is not None else 2
+            bad = [p for p in computer.seats if not 0 <= p < players]
+            if bad or not 1 <= computer.level <= 10:
+                raise ServiceError(f"computer: players 0..{players - 1} and a level 1..10, "
+                                   f"got players {sorted(computer.seats)} level {computer.level}")
         try:
             self._check_game(name)
         except ConfigError as exc:
             raise ServiceError(str(exc).removeprefix("board.game: ")) from None
         game = get_game(name, **options)  # bad options fail before the journal changes
         if setup:
-            game.parse_position(setup)
+            game.check_playable(game.parse_position(setup))
         self._abandon_current()
         self.resume_offer = None
+        self.opponent.cancel()
+        self._hand = []
+        self.opponent.computer = computer or Computer()
         self._start(name, options, setup, game)
 
+    def set_tutorial(self, on: bool) -> None:
+        """Start (from the current move) or stop the page's guided first game."""
+        self.tutorial_since = len(self.position.moves) if on else None
+        self._changed()
+
+    @_page_request
     def decide_resume(self, keep: bool) -> None:
         """The page's answer to the resume prompt."""
         if self.resume_offer is None:
@@ -753,6 +953,7 @@ class BoardService:
         s = self.session
         self.new_game(s.game.name, s.options, None)
 
+    @_page_request
     def sim_action(self, action: dict[str, Any]) -> None:
         """A human action on the simulated board (the page's simulator)."""
         if self.sim is None:
@@ -764,6 +965,7 @@ class BoardService:
     # -- shutdown ----------------------------------------------------------------------
     def close(self) -> None:
         self.stopping = True
+        self.opponent.close()
         self._notify()
         with contextlib.suppress(Exception):
             if self.leds is not None:
@@ -773,11 +975,24 @@ class BoardService:
         self.session.writer.close()
 
 
-def _game_class(name: str) -> type:
-    from importlib import import_module
+def computer_from_config(config: Config) -> Computer:
+    """``board.computer`` (player names) as player indices of the configured game."""
+    if not 1 <= config.board.computer_level <= 10:
+        raise ConfigError(f"board.computer_level must be 1..10, got {config.board.computer_level}")
+    if not config.board.computer:
+        return Computer(frozenset(), config.board.computer_level)
+    names = [n.lower() for n in get_game(config.board.game, **config.board.options).player_names]
+    seats = []
+    for name in config.board.computer:
+        if name.lower() not in names:
+            raise ConfigError(f"board.computer: no player {name!r} in {config.board.game} "
+                              f"(players: {', '.join(names)})")
+        seats.append(names.index(name.lower()))
+    return Computer(frozenset(seats), config.board.computer_level)
 
-    module, cls = GAMES[name].split(":")
-    return getattr(import_module(module), cls)
+
+def _game_class(name: str) -> type:
+    return GAMES[name]
 
 
 def _plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:
@@ -786,17 +1001,9 @@ def _plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:
     for text in record.moves:
         player = game.ply_mover(pos)
         move = game.parse_move(pos, text)
-        out.append((player, _shown_text(game, pos, move, game.move_text(pos, move))))
+        out.append((player, game.player_move_text(pos, move)))
         pos.push(move)
     return out
-
-
-def _shown_text(game: Game, pos: Position, move: Move, text: str) -> str:
-    """A ply as the move list shows it: with hidden information as its own player sees it
-    (the game's ``player_move_text``, from his view); the journal keeps ``text``, the
-    referee's notation."""
-    hook = getattr(game, "player_move_text", None)
-    return text if hook is None else hook(pos, move)
 
 
 # ---------------------------------------------------------------------------------
@@ -820,7 +1027,9 @@ def run_service(args: Any) -> int:
         apply_overrides(config, layout=getattr(args, "layout", None),
                         game=getattr(args, "game", None),
                         web_port=getattr(args, "web_port", None),
-                        web_host=getattr(args, "web_host", None))
+                        web_host=getattr(args, "web_host", None),
+                        journal=getattr(args, "journal", None),
+                        log_format=getattr(args, "log_format", None))
     except ConfigError as exc:
         return _fail(_message(exc))
     web = config.web
@@ -833,6 +1042,9 @@ def run_service(args: Any) -> int:
     try:
         try:
             service = BoardService(config)
+        except JournalWriteError as exc:  # a full disk: status 1, systemd tries again
+            print(f"fairyboard: error: {_message(exc)}", file=sys.stderr)
+            return 1
         except STARTUP_ERRORS as exc:
             return _fail(_message(exc))
         try:
@@ -881,6 +1093,15 @@ async def _serve(service: BoardService, sock: socket.socket | None = None) -> in
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, request_stop, sig)
 
+    def failed() -> None:  # a journal write failed, in the board loop or a page request
+        stop.set()
+        if server is not None:
+            server.should_exit = True
+
+    service.on_failure = failed
+    if service.failure is not None:  # failed before the loop ran
+        failed()
+
     tasks = [asyncio.create_task(_poll(service, stop))]
     if sock is not None:
         server = _make_server(service)
@@ -897,7 +1118,7 @@ async def _serve(service: BoardService, sock: socket.socket | None = None) -> in
     done, pending = await asyncio.wait(tasks, timeout=5.0)
     for task in pending:
         task.cancel()
-    status = 0
+    status = 0 if service.failure is None else 1
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             log.error("task failed", exc_info=task.exception())
@@ -913,29 +1134,49 @@ async def _poll(service: BoardService, stop: asyncio.Event) -> None:
         try:
             service.sensing.catch_up()
             service.tick()
-        except OSError as exc:
-            log.error("journal write failed; stopping", extra={"problem": str(exc)})
+        except OSError as exc:  # the journal refused a record: stop with status 1
+            if service.failure is None:
+                service._fail(f"journal write failed: {exc.strerror or exc}")
             stop.set()
-            raise
+            return
         except SensingError as exc:
             log.warning("sensing error", extra={"problem": str(exc)})
         except Exception:
             log.exception("board loop error")
-        await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
+        wait = RESTING_PERIOD_S if service.sensing.resting and not service.busy else period
+        await asyncio.sleep(max(0.0, wait - (time.monotonic() - started)))
+
+
+#: open connections (page requests and websockets) the web server takes at once
+MAX_CONNECTIONS = 100
 
 
 def _make_server(service: BoardService) -> Any:
     import uvicorn
 
     from controller.web.app import create_app
+    from controller.web.guard import Guard, policy_for
+    from controller.web.server import SilentClosingH11
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
         def capture_signals(self):  # the service handles SIGINT/SIGTERM itself
             yield
 
-    config = uvicorn.Config(create_app(service), log_config=None, access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2)
+    web = service.config.web
+    token_path = Path(service.config.journal.path).expanduser().parent / "pairing-token"
+    policy = policy_for(web.host, web.allowed_hosts, web.allowed_origins, token_path)
+    if policy.token:
+        log.warning("pairing code", extra={
+            "code": policy.token, "hint": "the page is served to the network: enter this "
+            "code on a new browser (or open /?token=CODE)"})
+    # limits: idle connections are closed soon, and past this many the server answers 503
+    # instead of running out of file descriptors (the unit sets LimitNOFILE above it)
+    config = uvicorn.Config(Guard(create_app(service), policy), log_config=None,
+                            access_log=False, lifespan="off", timeout_graceful_shutdown=2,
+                            http=SilentClosingH11, limit_concurrency=MAX_CONNECTIONS,
+                            timeout_keep_alive=5,
+                            ws_max_size=64 * 1024, h11_max_incomplete_event_size=16 * 1024)
     return Server(config)
 
 

@@ -1,10 +1,13 @@
 """Regenerate the build guides' figures in hardware/figures/ from the layout files.
 
-    python3 hardware/make_figures.py            # every shipped layout
-    python3 hardware/make_figures.py square8    # one layout
+    .venv/bin/python hardware/make_figures.py            # every shipped layout
+    .venv/bin/python hardware/make_figures.py square8    # one layout
 
-Run it with the Python that has fairyboard installed (``pip install -e .`` gives cairosvg
-and the rest); Pillow is optional: without it the PNGs are copied unreduced.
+(The virtual environment that ``scripts/test`` makes has what it needs: the project and
+Pillow, from the ``test`` extra.)
+
+Any Python with fairyboard installed works (``pip install -e .`` gives cairosvg); Pillow is
+optional: without it the PNGs are copied unreduced.
 
 It runs the same generator as ``fairyboard board print`` and keeps what the guides show:
 the PNG previews (reduced to a 256-colour palette to keep the repository small), the

@@ -59,7 +59,8 @@ def test_registered_on_the_nine_by_nine_board_with_rivers():
     assert GAME.name == "gnuqi" and GAME.shape == "square9"
     assert GEO.rivers == (3, 6)
     assert {GEO.cells[c] for c in GEO.tags["bank6"]} >= {"a6", "a7", "i6", "i7"}
-    assert "provisional" in GAME.provisional and "DECISIONS" in GAME.provisional
+    assert "provisional" in GAME.provisional and "reconstruction" in GAME.provisional
+    assert "DECISIONS" not in GAME.provisional  # nothing a user sees points outside the product
 
 
 def test_start_position_is_the_provisional_array():
@@ -576,7 +577,8 @@ def test_cli_moves_perft_and_show(capsys):
     assert "Ce4: 36" in lines and "1296" in lines
     assert cli_main(["show", "--game", "gnuqi", "--moves", "e4", "e6", "Qe2"]) == 0
     shown = capsys.readouterr().out
-    assert "[provisional set-up (DECISIONS.md)]" in shown and "~~~" in shown
+    label = "[provisional set-up: the inventor's array is lost, this one is a reconstruction]"
+    assert label in shown and "~~~" in shown
     assert "Black to move" in shown
     assert cli_main(["moves", "--game", "gnuqi", "--position", "4k4/9/9/9/9/9/9/9/4K4 w"]) == 0
     assert len(capsys.readouterr().out.split()) == 5

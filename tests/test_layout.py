@@ -11,7 +11,6 @@ import pytest
 
 from controller.geometry import load_shape
 from controller.layout import (
-    GAME_PADS,
     LAYOUTS_DIR,
     MIN_OPTION_PADS,
     Layout,
@@ -21,6 +20,7 @@ from controller.layout import (
     load_layout_file,
     parse_layout,
 )
+from controller.rules import GAMES
 
 DATA = Path(__file__).parent / "data" / "layouts"
 SHIPPED = ("square8", "square9", "kaleido89", "lotus39")
@@ -51,7 +51,7 @@ def test_shipped_layout_is_consistent(name: str) -> None:
             assert 0 <= w.channel < layout.channel_count
     # every pad each served game needs
     for game in layout.games:
-        for role, owner, piece in GAME_PADS[game]:
+        for role, owner, piece in GAMES[game].pads:
             assert layout.pad(role, owner, piece).role == role
         assert len(layout.pads("option")) >= MIN_OPTION_PADS
     # the millimetre picture is the shape scaled and shifted

@@ -46,6 +46,7 @@ def run(hook=None, faults=None, **kw):
     assert rig.link.connected
     rig.mcu.faults = faults
     truth = play(board, lambda k: hook(k, board, rig) if hook else None)
+    board.advance(1.0)  # time for the link to finish a recovery under way at the end
     frames = rig.committed()
     return board, rig, truth, frames
 

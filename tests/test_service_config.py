@@ -29,6 +29,9 @@ CASES = [
     ("[leds]\ndriver = 'serial'\n", "needs sensing.backend = \"serial\""),
     ("[sensing]\nbackend = 'gpio-shift-register'\n", "wired as matrix"),
     ("this is = = not toml\n", "not valid TOML"),
+    ("[sensing]\ncalibration = '{0}'\n", "sensing.calibration: '{0}' may use only {layout}"),
+    ("[board]\nlayout = 'kaleido89'\ngame = 'kaleidochess'\noptions = {players = [3]}\n",
+     "players must be one of 2, 3, 4, got [3]"),
 ]
 
 

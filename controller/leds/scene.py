@@ -17,7 +17,8 @@ Layers, lowest first (a later layer wins on a spot that is in several sets):
 (blinking) pieces;  13. the guided spot (fast blink);  14. the height count;
 15. outside fog of war, cells with nothing else to show glow at ``dark_level``.
 
-Then hidden information is masked (see :func:`fog_mask`), colours are dimmed (global
+Then hidden information is masked (see :func:`allowed_spots`, the rule of
+:mod:`controller.sight`), colours are dimmed (global
 brightness, dark squares) and capped to the current budget.
 """
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from controller.interaction import Interaction
 from controller.layout import Layout
 from controller.leds.palette import OFF, RGB, LedError, LedSettings, Palette, current_ma
+from controller.sight import viewer_spots
 
 
 @dataclass(frozen=True)
@@ -168,14 +170,12 @@ def dark_cells(layout: Layout) -> frozenset[int]:
 def allowed_spots(layout: Layout, interaction: Interaction) -> frozenset[int] | None:
     """Spots that may show anything to the viewer; None when nothing is hidden.
 
-    With a ``viewer`` and a ``visible`` set: the visible spots, the viewer's own pieces
-    (``owners``) and every pad (hands are public, option pads are the viewer's own
-    controls)."""
+    With a ``viewer`` and a ``visible`` set: :func:`controller.sight.viewer_spots` of the
+    visible cells and the viewer's own pieces (``owners``) — every pad included."""
     if interaction.viewer is None or interaction.visible is None:
         return None
     own = {s for s, p in interaction.owners.items() if p == interaction.viewer}
-    pads = range(layout.cell_count, len(layout.spots))
-    return frozenset(interaction.visible) | frozenset(own) | frozenset(pads)
+    return viewer_spots(set(interaction.visible) | own, layout.cell_count, len(layout.spots))
 
 
 class SceneRenderer:

@@ -1,72 +1,59 @@
-"""The rules of the five games, pure: no I/O, no clock.
+"""The rules of the games, pure: no I/O, no clock.
 
-Games are looked up by name; each lives in its own module and is imported on demand.
+The registry is a list of game classes: adding a game is one rules module and one line in
+:data:`GAME_CLASSES`.  Everything else the product needs to know about a game (its board
+shape, pads, options, hidden information) is data on the class (:class:`Game`).
 """
 
 from __future__ import annotations
 
-import inspect
-from importlib import import_module
 from typing import Any
 
 from controller.rules.core import (
     Game,
+    GameOption,
     IllegalMoveError,
     Move,
+    OptionError,
     Outcome,
+    PadNeed,
     Piece,
+    PlayerView,
     Position,
     PositionError,
     RulesError,
 )
+from controller.rules.gnuqi import GnuQi
+from controller.rules.kaleidochess import KaleidoChess
+from controller.rules.laotzu import LaoTzu
+from controller.rules.lotus39 import Lotus39, ModernLotus39
+from controller.rules.luotuoqi import Luotuoqi
 
 __all__ = [
-    "GAMES", "Game", "IllegalMoveError", "Move", "Outcome", "Piece", "Position",
-    "PositionError", "RulesError", "get_game",
+    "GAMES", "GAME_CLASSES", "Game", "GameOption", "IllegalMoveError", "Move", "OptionError",
+    "Outcome", "PadNeed", "Piece", "PlayerView", "Position", "PositionError", "RulesError",
+    "game_class", "get_game",
 ]
 
-#: registry name -> "module:class"
-GAMES: dict[str, str] = {
-    "luotuoqi": "controller.rules.luotuoqi:Luotuoqi",
-    "laotzu": "controller.rules.laotzu:LaoTzu",
-    "gnuqi": "controller.rules.gnuqi:GnuQi",
-    "kaleidochess": "controller.rules.kaleidochess:KaleidoChess",
-    "lotus39": "controller.rules.lotus39:Lotus39",
-    "lotus39-modern": "controller.rules.lotus39:ModernLotus39",
-}
+#: every game, in the order the command line and the page list them
+GAME_CLASSES: tuple[type[Game], ...] = (
+    Luotuoqi, LaoTzu, GnuQi, KaleidoChess, Lotus39, ModernLotus39,
+)
+
+#: registry name -> game class
+GAMES: dict[str, type[Game]] = {cls.name: cls for cls in GAME_CLASSES}
 
 
-def available_games() -> list[str]:
-    """Names of the games whose module is present in this build."""
-    names = []
-    for name, target in GAMES.items():
-        module = target.split(":")[0]
-        try:
-            import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        names.append(name)
-    return names
+def game_class(name: str) -> type[Game]:
+    """The class of the named game (:class:`RulesError` naming the known games if none)."""
+    cls = GAMES.get(name)
+    if cls is None:
+        raise RulesError(f"unknown game {str(name)[:40]!r} (known: {', '.join(GAMES)})")
+    return cls
 
 
 def get_game(name: str, **options: Any) -> Game:
-    """An instance of the named game with its options (``players=3``, ``dice=True``, …)."""
-    if name not in GAMES:
-        raise RulesError(f"unknown game {name!r} (known: {', '.join(available_games())})")
-    module, cls = GAMES[name].split(":")
-    try:
-        mod = import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        raise RulesError(f"game {name!r} is not implemented yet") from None
-    game_class = getattr(mod, cls)
-    accepted = inspect.signature(game_class).parameters
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in accepted.values())
-    unknown = sorted(k for k in options if k not in accepted)
-    if unknown and not takes_any:
-        known = ", ".join(k for k in accepted if k not in ("self", "options")) or "none"
-        raise RulesError(f"game {name!r} has no option {unknown[0]!r} (options: {known})")
-    return game_class(**options)
+    """An instance of the named game with its options (``players=3``, ``dice=True``, …),
+    checked against the game's declared options first (:meth:`Game.validate_options`)."""
+    cls = game_class(name)
+    return cls(**cls.validate_options(options))

@@ -9,13 +9,20 @@
   an undo log that restores the exact previous position;
 * a :class:`Game` states the rules: legal moves, how a move changes a position, check,
   game end, notation and position text.  Each game is a subclass whose differences from
-  the base are data plus a few named hooks.
+  the base are data plus a few named hooks.  **Every hook the rest of the product calls
+  is declared on** :class:`Game` **with its default** (the board, the reconciler, the page
+  and the command line call them plainly, never probe for them);
+* a :class:`PlayerView` is what one player may know in a game with hidden information;
+* a :class:`GameOption` declares one option of a game (type, range, default, help), so
+  bad options are refused with one line before a game is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from controller.geometry import Geometry, load_shape
 
@@ -32,6 +39,10 @@ class PositionError(RulesError):
 
 class IllegalMoveError(RulesError):
     """A move is not legal in the position."""
+
+
+class OptionError(RulesError):
+    """A game option is unknown or has a wrong type or value (one line says which)."""
 
 
 class Piece(NamedTuple):
@@ -66,11 +77,33 @@ class Move(NamedTuple):
         return bool(self.captures)
 
 
+class Termination(StrEnum):
+    """Why a game ended: the fixed set of reasons the journal and the page see.
+
+    The rules end games with the first group (:meth:`Game.outcome`); the board and the
+    service with the last (a player's or the owner's act)."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    FIFTY_MOVE = "fifty-move"  #: the move rule (:attr:`Game.move_rule` plies, no capture…)
+    REPETITION = "repetition"  #: a position occurred :attr:`Game.repetition_count` times
+    INSUFFICIENT_MATERIAL = "insufficient-material"  #: no mate possible (Lao Tzu)
+    BARE_KINGS = "bare kings"  #: nothing but Kings left (Gnu Qi)
+    CAPITULATION = "capitulation"  #: KaleidoChess: a player gave up his last castle
+    NO_CASTLE = "no castle left"  #: KaleidoChess: a player's last castle was taken
+    LAST_PLAYER = "last player left"  #: KaleidoChess with 3–4 players
+    BLOCKED = "blocked"  #: KaleidoChess: the side to move cannot move and loses
+    MOVE_CAP = "move cap"  #: KaleidoChess's optional turn limit
+    RESIGNATION = "resignation"
+    AGREEMENT = "agreement"
+    ABANDONED = "abandoned"
+
+
 class Outcome(NamedTuple):
     """How a game ended: ``winners`` is empty for a draw."""
 
     winners: tuple[int, ...]
-    reason: str  #: ``checkmate``, ``stalemate``, ``repetition``, ``fifty-move``, …
+    reason: str  #: a :class:`Termination` (or a game's own spelling of one, see reason_text)
 
     @property
     def result(self) -> str:
@@ -237,8 +270,151 @@ def _hashable(v: Any) -> Any:
     return v
 
 
+class PlayerView(Protocol):
+    """What one player may know of a position in a game with hidden information — built by
+    :meth:`Game.player_view`; the board's messages and LEDs, the page and the command line
+    show a player nothing else (through :mod:`controller.sight`).
+
+    Cells are cell indices of the game's geometry; ``own``/``enemies`` are ``(cell, piece)``
+    pairs; ``hands[player]`` is ``((kind, count), …)`` (hands are public)."""
+
+    @property
+    def player(self) -> int: ...  # whose view this is
+    @property
+    def turn(self) -> int: ...  # the side to move
+    @property
+    def own(self) -> tuple[tuple[int, Piece], ...]: ...
+    @property
+    def visible(self) -> frozenset[int]: ...  # cells the player sees
+    @property
+    def enemies(self) -> tuple[tuple[int, Piece], ...]: ...  # enemy pieces on visible cells
+    @property
+    def hands(self) -> tuple[tuple[tuple[str, int], ...], ...]: ...
+    @property
+    def in_check(self) -> bool: ...  # the side to move is in check (announced, never by what)
+    @property
+    def result(self) -> Outcome | None: ...
+
+    def piece_at(self, cell: int) -> Piece | None:
+        """The piece the player knows on ``cell`` (None: empty or hidden)."""
+        ...
+
+    def targets(self, cell: int) -> frozenset[int]:
+        """Where his piece on ``cell`` may go, as far as he can know (a hint)."""
+        ...
+
+    def drop_targets(self, kind: str) -> frozenset[int]:
+        """Where a ``kind`` from his hand may be dropped, as far as he can know."""
+        ...
+
+    def moves(self) -> list[Move]:
+        """Every move he may try now (those he cannot know to be illegal)."""
+        ...
+
+    def move_text(self, move: Move) -> str:
+        """His move as he may be told it before it is made."""
+        ...
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """One option of a game, declared as data on the game class (:attr:`Game.option_specs`).
+
+    ``kind`` is ``int``, ``bool`` or ``str``; an ``int`` may be bounded by ``low``/``high``;
+    ``choices`` lists the only values allowed; ``nullable`` allows ``None`` (and ``off`` /
+    ``false``, which mean ``None``: "no budget", "no cap").  ``seed`` style options that take
+    a number or a word have ``kind=str`` and ``accepts_int=True``."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    nullable: bool = False
+    accepts_int: bool = False
+
+    def describe(self) -> str:
+        """The allowed values in words, as the error line says them."""
+        if self.choices:
+            text = "one of " + ", ".join(str(c) for c in self.choices)
+        elif self.kind is bool:
+            text = "true or false"
+        elif self.kind is int:
+            if self.low is not None and self.high is not None:
+                text = f"a whole number {self.low}..{self.high}"
+            elif self.low is not None:
+                text = f"a whole number from {self.low} up"
+            else:
+                text = "a whole number"
+        else:
+            text = "a number or a word" if self.accepts_int else "a word"
+        return text + (" or off" if self.nullable else "")
+
+    def check(self, value: Any) -> Any:
+        """``value`` if allowed (``off``/``False`` → ``None`` for a nullable option), else
+        :class:`OptionError` with one line naming the option, what it takes and the value."""
+        if self.nullable and (value is None or (value is False and self.kind is not bool)):
+            return None
+        ok = False
+        if self.kind is bool:
+            ok = isinstance(value, bool)
+        elif self.kind is int:
+            ok = (isinstance(value, int) and not isinstance(value, bool)
+                  and (self.low is None or value >= self.low)
+                  and (self.high is None or value <= self.high))
+        elif self.kind is str:
+            ok = (isinstance(value, str) and 0 < len(value) <= 100) or (
+                self.accepts_int and isinstance(value, int) and not isinstance(value, bool))
+        if ok and self.choices and value not in self.choices:
+            ok = False
+        if not ok:
+            shown = repr(value) if not isinstance(value, (list, dict)) else repr(value)[:60]
+            raise OptionError(f"{self.name} must be {self.describe()}, got {shown}")
+        return value
+
+    def json(self) -> dict[str, Any]:
+        """The option for the page's new-game form."""
+        return {"name": self.name, "type": self.kind.__name__, "default": self.default,
+                "help": self.help, "choices": list(self.choices) or None,
+                "min": self.low, "max": self.high, "nullable": self.nullable}
+
+
+class PadNeed(NamedTuple):
+    """An off-board pad a game needs on the board (besides the option pads): ``role`` is
+    ``cube``, ``hand``, ``reserve`` or ``die``; ``owner`` the player (None: shared);
+    ``piece`` the piece kind of a hand/reserve pad."""
+
+    role: str
+    owner: int | None = None
+    piece: str | None = None
+
+
+class SpecialStep(NamedTuple):
+    """The last step of the page's guided first game: the game's own special move.
+
+    ``text`` says what to do and how on the board; a move made counts when it is of
+    ``kind`` (if given), promotes to ``promotion`` (if given), captures one of the mover's
+    own pieces (``own_capture``) or leaves part of a stack behind (``leaves_part``)."""
+
+    text: str
+    kind: str = ""
+    promotion: str = ""
+    own_capture: bool = False
+    leaves_part: bool = False
+
+
 class Game:
-    """Base class of a game's rules.  Subclasses set the class attributes and hooks."""
+    """Base class of a game's rules.  Subclasses set the class attributes and hooks.
+
+    The contract, in three parts: **class data** (name, shape, players, pads, options,
+    hidden information), **rules hooks** every game provides (start, legal moves, make,
+    notation, position text) and **hooks with defaults** that a game overrides only when
+    it differs (check, game end, hidden information, board prompts).  Callers outside
+    ``controller/rules`` call every hook plainly; the defaults say what a game without
+    the feature means.
+    """
 
     #: registry name (``fairyboard --game NAME``)
     name: str = ""
@@ -250,12 +426,57 @@ class Game:
     provisional: str = ""
     #: player names, in turn order
     player_names: tuple[str, ...] = ("White", "Black")
+    #: off-board pads the game needs on a board (checked when a layout names the game)
+    pads: ClassVar[tuple[PadNeed, ...]] = ()
+    #: the game's options, as data (:meth:`validate_options` checks against them)
+    option_specs: ClassVar[tuple[GameOption, ...]] = ()
+    #: players may not see everything: the board, the page and the command line show a
+    #: player only his :meth:`player_view` (Lao Tzu's fog of war)
+    hidden_information: ClassVar[bool] = False
+    #: options whose values would reveal hidden pieces (never sent to a player's page)
+    hidden_options: ClassVar[frozenset[str]] = frozenset()
+    #: piece kinds that appear only by promotion (the box of the simulated board offers
+    #: them: Gnu Qi's Wazir)
+    promotion_kinds: tuple[str, ...] = ()
+    #: the board lights every piece in its owner's colour even with two players (always
+    #: with more than two)
+    owner_colours: ClassVar[bool] = False
+    #: full names of the piece letters ("M": "Mule"), for the page (a piece's name on
+    #: hover) and the players' guides; a letter without a name is shown as the letter
+    piece_names: ClassVar[Mapping[str, str]] = {}
+    #: the guided first game's last step (the page's walkthrough): this game's special
+    #: move; None: the walkthrough ends after a capture
+    special_step: ClassVar[SpecialStep | None] = None
+    #: game end (:meth:`outcome`): plies without progress that draw (None: no such rule)
+    move_rule: ClassVar[int | None] = 100
+    #: how often one position must occur to draw (None: repetition does not end the game)
+    repetition_count: ClassVar[int | None] = 3
+    #: the game's own words for some reasons (kept where recorded games and tests use them)
+    reason_text: ClassVar[Mapping[Termination, str]] = {}
 
     def __init__(self, **options: Any):
         self.geometry = load_shape(self.shape)
         self.options = options
         if options:
             raise RulesError(f"{self.name}: unknown options {', '.join(sorted(options))}")
+
+    @classmethod
+    def validate_options(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The options in ``raw`` checked against :attr:`option_specs` (names as given, or
+        with ``-`` for ``_``): a new dict, or :class:`OptionError` with one line.  Used by
+        :func:`~controller.rules.get_game`, the command line and the page's new-game
+        request (JSON), so a bad value never reaches a game or the journal."""
+        if not isinstance(raw, Mapping):
+            raise OptionError(f"{cls.name}: options must be a table of name = value, "
+                              f"got {type(raw).__name__}")
+        specs = {spec.name: spec for spec in cls.option_specs}
+        unknown = [str(k)[:40] for k in raw if str(k).replace("-", "_") not in specs]
+        if unknown:
+            raise OptionError(f"game {cls.name!r} has no option {unknown[0]!r} (unknown "
+                              f"options: {', '.join(unknown)}; known: "
+                              f"{', '.join(specs) or 'none'})")
+        return {str(k).replace("-", "_"): specs[str(k).replace("-", "_")].check(v)
+                for k, v in raw.items()}
 
     @property
     def players(self) -> int:
@@ -288,7 +509,42 @@ class Game:
         return False
 
     def outcome(self, pos: Position) -> Outcome | None:
+        """Whether and how the game has ended in ``pos`` — the shared template, in this
+        order: no legal move (:meth:`no_move_outcome`: checkmate or stalemate), the game's
+        own endings (:meth:`special_outcome`), the move rule (:attr:`move_rule`), then
+        repetition (:attr:`repetition_count`, over the positions recorded by ``push``).
+        A mating move that also completes the move rule stands."""
+        if not self.has_legal_move(pos):
+            return self.no_move_outcome(pos)
+        special = self.special_outcome(pos)
+        if special is not None:
+            return special
+        if self.move_rule is not None and pos.halfmove >= self.move_rule:
+            return self.ended((), Termination.FIFTY_MOVE)
+        if self.repetition_count is not None and pos.keys and (
+                pos.keys.count(self.position_key(pos)) >= self.repetition_count):
+            return self.ended((), Termination.REPETITION)
         return None
+
+    def has_legal_move(self, pos: Position) -> bool:
+        """Whether the side to move has a legal move (for :meth:`outcome`)."""
+        return bool(self.legal_moves(pos))
+
+    def no_move_outcome(self, pos: Position) -> Outcome:
+        """The end when the side to move cannot move: mated when in check (the previous
+        player wins), else stalemate (a draw)."""
+        if self.in_check(pos):
+            return self.ended(((pos.turn - 1) % self.players,), Termination.CHECKMATE)
+        return self.ended((), Termination.STALEMATE)
+
+    def special_outcome(self, pos: Position) -> Outcome | None:
+        """The game's own endings, checked after checkmate and stalemate and before the
+        move rule and repetition (dead material, bare Kings); default none."""
+        return None
+
+    def ended(self, winners: tuple[int, ...], reason: Termination) -> Outcome:
+        """An :class:`Outcome` with the game's words for ``reason``."""
+        return Outcome(winners, self.reason_text.get(reason, reason))
 
     def position_key(self, pos: Position) -> Any:
         """What must be equal for two positions to count as a repetition."""
@@ -311,14 +567,82 @@ class Game:
         """The player who makes the next ply (differs from ``turn`` only in special turns)."""
         return pos.turn
 
+    # -- hooks of the board, the page and the command line (with defaults) --------------
+    def check_playable(self, pos: Position) -> None:
+        """Raise :class:`PositionError` (one line) when a game cannot be played from
+        ``pos`` although its text parses — a royal piece missing.  :meth:`parse_position`
+        also accepts such positions for rules studies; the command line and the service
+        call this for every position a user gives.  Default: every parsed position is
+        playable."""
+
+    def piece_name(self, piece: Piece) -> str:
+        """The piece's name in the board's prompts ("put a Wazir on e9"); default: its
+        symbol.  Called by the board (``controller/board.py``) when it asks for a piece."""
+        return self.piece_symbol(piece)
+
+    def out_players(self, pos: Position) -> tuple[int, ...]:
+        """Players already out of the game (KaleidoChess with 3–4 players); default none.
+        Shown on the page (``controller/web/state.py``)."""
+        return ()
+
+    def removal_message(self, pos: Position, moves: Iterable[Move]) -> str:
+        """What the board says while pieces are marked to take off for one of ``moves``
+        when that is more than a capture (a player knocked out); default: nothing.
+        Called by the board while a move is lifted."""
+        return ""
+
+    def slide_passes(self, board: list[Piece | None] | tuple[Piece | None, ...], origin: int,
+                     target: int, targets: Iterable[int]) -> bool:
+        """Whether a piece slid from ``origin`` may only be passing over ``target`` on its
+        way to another of its legal ``targets`` (the reconciler then waits before a move to
+        ``target`` counts).  Default: ``target`` lies on a straight ray of the geometry
+        from ``origin`` with another target beyond it.  Boards whose paths are no straight
+        lines override it (KaleidoChess).  Called by ``controller/reconcile.py``."""
+        others = set(targets)
+        for ray_table in self.geometry.rays.values():
+            ray = ray_table[origin]
+            if target in ray:
+                k = ray.index(target)
+                if any(c in others for c in ray[k + 1:]):
+                    return True
+        return False
+
+    # -- hidden information (defaults: everything is visible) ---------------------------
+    def player_view(self, pos: Position, player: int) -> PlayerView | None:
+        """What ``player`` may know of ``pos``; ``None`` when the game hides nothing
+        (:attr:`hidden_information` is False).  The one way in for every output a player
+        sees: :mod:`controller.sight` builds on it."""
+        return None
+
+    def board_moves(self, pos: Position) -> list[Move]:
+        """The moves the side to move may try on the board.  Default: the legal moves;
+        with hidden information every move he cannot know to be illegal (the board refuses
+        the illegal ones).  Called by the reconciler (``controller/reconcile.py``)."""
+        return self.legal_moves(pos)
+
+    def player_move_text(self, pos: Position, move: Move) -> str:
+        """A ply as its own player's move list shows it; default the game's notation.
+        With hidden information: from his view (the journal keeps :meth:`move_text`).
+        Called by the service (``controller/service.py``)."""
+        return self.move_text(pos, move)
+
+    def view_text(self, pos: Position, player: int) -> str:
+        """``player``'s view as text (``fairyboard view``); a game without hidden
+        information has none."""
+        raise RulesError(f"game {self.name!r} has no hidden information; use 'show'")
+
     # -- generic services --------------------------------------------------------------
     def parse_move(self, pos: Position, text: str) -> Move:
-        """The legal move whose notation (or long form) is ``text``."""
+        """The legal move whose notation (or long form) is ``text``; also the plain
+        from-to forms every game understands (:func:`move_from_cells`)."""
         text = text.strip()
         legal = self.legal_moves(pos)
         for move in legal:
             if self.move_text(pos, move) == text or self.long_move_text(pos, move) == text:
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
     def long_move_text(self, pos: Position, move: Move) -> str:
@@ -348,6 +672,40 @@ class Game:
             "promotion": move.promotion or None,
             "notation": self.move_text(pos, move),
         }
+
+
+def move_from_cells(game: Game, pos: Position, legal: Iterable[Move], text: str,
+                    ) -> Move | None:
+    """The one legal move written as its two cells: ``e2-e4``, ``e2e4``, ``Ng1-f3``,
+    ``e2xd3``, ``e7e8q``, ``e7-e8=Q`` (a piece letter in front, ``+``/``#`` and a
+    promotion letter are optional; ``-`` means no capture and ``x`` a capture when
+    given).  None when no legal move fits; :class:`IllegalMoveError` naming the moves when
+    several do (a Tower's split sizes, the same move with the Cube)."""
+    body = text.strip().rstrip("+#!?").replace("×", "x")
+    promotion = ""
+    if "=" in body:
+        body, promotion = body.split("=", 1)
+    names = {name: i for i, name in enumerate(game.geometry.cells)}
+    candidates: list[tuple[int, int, str, str]] = []
+    for lead in (body, body[1:] if body[:1].isupper() else None):
+        if not lead:
+            continue
+        for cut in range(1, len(lead)):
+            a, rest = lead[:cut], lead[cut:]
+            sep = rest[:1] if rest[:1] in ("-", "x") else ""
+            b, extra = rest[len(sep):], promotion
+            if b not in names and b[:-1] in names and b[-1:].isalpha() and not promotion:
+                b, extra = b[:-1], b[-1]
+            if a in names and b in names:
+                candidates.append((names[a], names[b], sep, extra.upper()))
+    found = [m for m in legal if any(
+        m.origin == a and m.target == b and (not promo or m.promotion == promo)
+        and (sep != "-" or not m.captures) and (sep != "x" or m.captures)
+        for (a, b, sep, promo) in candidates)]
+    if len(found) > 1:
+        raise IllegalMoveError(f"{text.strip()!r} fits several moves: "
+                               + ", ".join(game.move_text(pos, m) for m in found))
+    return found[0] if found else None
 
 
 # -- helpers for square-board games -------------------------------------------------

@@ -36,7 +36,10 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
+    Termination,
     grid_board_text,
+    move_from_cells,
     parse_grid_board,
     render_grid,
 )
@@ -45,7 +48,7 @@ from controller.rules.core import (
 #: Queen b2, Gnu h2, Pawns a3–i3; Black is White's array turned through 180°.
 START_FEN = "rncckbbnr/1g5q1/ppppppppp/9/9/9/PPPPPPPPP/1Q5G1/RNBBKCCNR w KQkq - 0 1"
 
-PROVISIONAL = "provisional set-up (DECISIONS.md)"
+PROVISIONAL = "provisional set-up: the inventor's array is lost, this one is a reconstruction"
 
 PIECE_NAMES = {
     "K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
@@ -289,6 +292,11 @@ def _attacked(board: list, t: int, by: int, rev_leaps: tuple, rev_rays: tuple) -
 class GnuQi(Game):
     """Gnu Qi on the 9×9 board with Rivers after ranks 3 and 6."""
 
+    piece_names = PIECE_NAMES
+    special_step = SpecialStep(
+        "Take a Pawn across the far River: it becomes a Wazir. Make the move, then take the "
+        "Pawn off and put a Wazir on its cell (the board asks for it).", promotion="W")
+
     name = "gnuqi"
     title = "Gnu Qi"
     shape = "square9"
@@ -296,6 +304,7 @@ class GnuQi(Game):
     start_fen = START_FEN
     #: kinds that appear only by promotion (the board's box must offer a Wazir)
     promotion_kinds = ("W",)
+    pads = ()
 
     def __init__(self, **options: object):
         super().__init__(**options)
@@ -550,20 +559,10 @@ class GnuQi(Game):
         t = self.tables
         return _attacked(pos.board, cell, by, t.rev_leaps[by], t.rev_rays[by])
 
-    def outcome(self, pos: Position) -> Outcome | None:
-        """Mate and stalemate first (a mating 50th move stands), then the draw rules.
-
-        Repetition counts the positions recorded by ``push`` (``record=True``)."""
-        if not self.legal_moves(pos):
-            if self.in_check(pos):
-                return Outcome((1 - pos.turn,), "checkmate")
-            return Outcome((), "stalemate")
+    def special_outcome(self, pos: Position) -> Outcome | None:
+        """Bare Kings draw (after mate and stalemate: a mating 50th move stands)."""
         if all(p is None or p.kind == "K" for p in pos.board):
-            return Outcome((), "bare kings")
-        if pos.halfmove >= 100:
-            return Outcome((), "fifty-move")
-        if pos.keys and pos.keys.count(self.position_key(pos)) >= 3:
-            return Outcome((), "repetition")
+            return self.ended((), Termination.BARE_KINGS)
         return None
 
     # -- notation ----------------------------------------------------------------------
@@ -625,6 +624,9 @@ class GnuQi(Game):
         for move in legal:
             if self._san(pos, move, legal) == wanted:
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
 

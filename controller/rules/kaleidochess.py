@@ -28,12 +28,16 @@ from typing import Any, NamedTuple
 from controller.geometry import load_shape
 from controller.rules.core import (
     Game,
+    GameOption,
     Move,
     Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
+    Termination,
 )
 
 SHAPE = "kaleido89"
@@ -239,6 +243,12 @@ def _destinations(kind: str, origin: int, occ: int) -> list[int]:
 class KaleidoChess(Game):
     """KaleidoChess for 2, 3 or 4 players, optionally with the dice variant."""
 
+    piece_names = {"W": "Wizard", "D": "Dragon", "R": "Roc", "E": "Eagle", "V": "Raven",
+                   "L": "Elephant", "T": "Tiger", "H": "Horse", "P": "Pawn"}
+    special_step = SpecialStep(
+        "Capture one of your own pieces: in KaleidoChess any piece may be knocked out, "
+        "yours too. Take it off and put your moving piece on its field.", own_capture=True)
+
     name = "kaleidochess"
     title = "KaleidoChess"
     shape = SHAPE
@@ -246,6 +256,14 @@ class KaleidoChess(Game):
     #: the board lights every piece in its owner's colour, also with two players: on a
     #: round board whose armies meet from every side the colours keep the sides apart
     owner_colours = True
+    pads = (PadNeed("die"),)
+    option_specs = (
+        GameOption("players", int, 2, "number of players", choices=(2, 3, 4)),
+        GameOption("dice", bool, False, "dice variant: a die roll decides which pieces move"),
+        GameOption("repetition_ban", bool, False, "a move may not repeat a position"),
+        GameOption("move_cap", int, None, "the game is drawn after this many turns "
+                   "(off = no cap)", low=1, high=100_000, nullable=True),
+    )
 
     def __init__(
         self,
@@ -464,23 +482,28 @@ class KaleidoChess(Game):
         pos.turn = nxt
 
     # -- game end ----------------------------------------------------------------------
+    move_rule = None  # the optional move cap instead
+    repetition_count = None  # the optional repetition ban instead
+
     def outcome(self, pos: Position) -> Outcome | None:
+        """KaleidoChess ends only in its own ways (castles, players out, the move cap, a
+        blocked side), in this order; no checkmate, no move rule, no repetition draw."""
         if self.players == 2:
             holders = self.castle_holders(pos.board)
             if len(holders) < 2:
                 loser = 0 if 0 not in holders else 1
                 winner = 1 - loser
                 # the loser moved last (capitulation) if the winner is now to move
-                return Outcome((winner,), "capitulation" if pos.turn == winner
-                               else "no castle left")
+                return Outcome((winner,), Termination.CAPITULATION if pos.turn == winner
+                               else Termination.NO_CASTLE)
         else:
             active = self.active_players(pos)
             if len(active) == 1:
-                return Outcome((active[0],), "last player left")
+                return Outcome((active[0],), Termination.LAST_PLAYER)
         if self.move_cap is not None and pos.halfmove >= self.move_cap:
-            return Outcome((), "move cap")
+            return Outcome((), Termination.MOVE_CAP)
         if self.players == 2 and not self.dice and not self.legal_moves(pos):
-            return Outcome((1 - pos.turn,), "blocked")
+            return Outcome((1 - pos.turn,), Termination.BLOCKED)
         return None
 
     def position_key(self, pos: Position) -> Any:

@@ -1,12 +1,13 @@
 """Lao Tzu Chess: fog-of-war chess with Crazyhouse drops and independent Chess960 arrays.
 
-Rules: ``/work/shared/rules/laotzu.md`` with ``DECISIONS.md``; formats in ``docs/laotzu.md``.
+Rules: the players' guide ``docs/rules/laotzu.md``; formats in ``docs/laotzu.md``.
 
-The referee (this module) knows the true position.  Players only ever learn what
-:func:`view` returns: their own pieces, the cells their pieces could move to
-(pseudo-legal moves, pins ignored; castling adds nothing; an en passant target counts
-for the side that may take it), the enemy pieces on those cells, both hands, whether the
-side to move is in check, and the result.
+Three modules: the referee (this module, :class:`LaoTzu`) knows the true position;
+``laotzu_view`` is what a player may know; ``laotzu_board`` the bitboards and tables both
+use.  Players only ever learn what :func:`view` returns: their own pieces, the cells
+their pieces could move to (pseudo-legal moves, pins ignored; castling adds nothing; an en
+passant target counts for the side that may take it), the enemy pieces on those cells,
+both hands, whether the side to move is in check, and the result.
 
 Speed: move generation works on Python-int bitboards with attack tables built once at
 import, and uses check and pin masks instead of make/undo per move.  The bitboards are a
@@ -18,320 +19,142 @@ therefore be changed only through ``push``/``pop`` (or rebuilt with ``parse_posi
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from controller.rules.core import (
-    OFF_BOARD,
     Game,
+    GameOption,
     IllegalMoveError,
     Move,
     Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
+    Termination,
+    move_from_cells,
+)
+from controller.rules.laotzu_board import (
+    _MOVE_CACHE,
+    BACK_RANK,
+    BETWEEN,
+    BISHOP,
+    BLACK,
+    CASTLING_RULES,
+    DIAG0,
+    DIAG_ATT,
+    DIAG_MASK,
+    FILE_ATT,
+    FILE_BB,
+    FILE_MASK,
+    FILE_NAMES,
+    FULL,
+    HAND_ORDER,
+    KINDS,
+    KING,
+    KING_ATT,
+    KNIGHT,
+    KNIGHT_ATT,
+    LINE,
+    NOT_A,
+    NOT_H,
+    ORTH0,
+    ORTHODOX_ARRAY,
+    PAWN,
+    PAWN_ATT,
+    PAWN_FREE_RANKS,
+    PIECES,
+    PROMOTION_KINDS,
+    QUEEN,
+    RANK_ATT,
+    RANK_BB,
+    RANK_MASK,
+    ROOK,
+    SQUARE_NAMES,
+    TYPE,
+    WHITE,
+    _attacked,
+    _bitboards,
+    _bits,
+    _drop_move,
+    _hand_text,
+    _king_square,
+    _piece_san,
+    _plain_move,
+    _promotions,
+    _special,
+    castling_plan,
+    chess960_array,
+    destinations,
+    visible_bb,
+)
+from controller.rules.laotzu_view import (
+    PlayerView,
+    castling_rook_of,
+    hint_drop_targets,
+    hint_targets,
+    render_view,
+    view,
+    view_move_text,
+    view_moves,
+    view_text,
 )
 
-WHITE, BLACK = 0, 1
-KINDS = "PNBRQK"  #: piece kinds in bitboard order: bb[2 + KINDS.index(kind)]
-PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = range(6)
-TYPE = {k: i for i, k in enumerate(KINDS)}
-HAND_ORDER = "QRBNP"  #: hand kinds in text order
-PROMOTION_KINDS = "QRBN"
-CASTLING_RULES = ("chess960", "chess480")
-ORTHODOX_ARRAY = 518  #: Scharnagl number of R N B Q K B N R
-
-FULL = (1 << 64) - 1
-FILE_NAMES = "abcdefgh"
-SQUARE_NAMES = tuple(f + str(r + 1) for r in range(8) for f in FILE_NAMES)
-RANK_BB = tuple(0xFF << (8 * r) for r in range(8))
-FILE_BB = tuple(0x0101010101010101 << f for f in range(8))
-NOT_A = FULL ^ FILE_BB[0]
-NOT_H = FULL ^ FILE_BB[7]
-BACK_RANK = (RANK_BB[0], RANK_BB[7])
-PAWN_FREE_RANKS = RANK_BB[0] | RANK_BB[7]  #: no Pawn may stand or be dropped here
-
-#: pieces are interned: PIECES[owner][type]
-PIECES = tuple(tuple(Piece(owner, k) for k in KINDS) for owner in (WHITE, BLACK))
-
-
-# -- attack tables (built once) ------------------------------------------------------
-
-
-def _slide(sq: int, occ: int, deltas: tuple[tuple[int, int], ...]) -> int:
-    f0, r0 = sq & 7, sq >> 3
-    att = 0
-    for df, dr in deltas:
-        f, r = f0 + df, r0 + dr
-        while 0 <= f < 8 and 0 <= r < 8:
-            b = 1 << (r * 8 + f)
-            att |= b
-            if occ & b:
-                break
-            f += df
-            r += dr
-    return att
-
-
-def _leaps(offsets: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
-    table = []
-    for sq in range(64):
-        f, r = sq & 7, sq >> 3
-        bb = 0
-        for df, dr in offsets:
-            if 0 <= f + df < 8 and 0 <= r + dr < 8:
-                bb |= 1 << ((r + dr) * 8 + f + df)
-        table.append(bb)
-    return tuple(table)
-
-
-def _slider_table(deltas: tuple[tuple[int, int], ...]) -> tuple[tuple[int, ...], tuple[dict, ...]]:
-    """Per square: the mask of cells that can block, and attacks for every subset of it."""
-    masks, tables = [], []
-    for sq in range(64):
-        mask = 0
-        for d in deltas:
-            ray = _slide(sq, 0, (d,))
-            end = 0
-            f, r = (sq & 7) + d[0], (sq >> 3) + d[1]
-            while 0 <= f < 8 and 0 <= r < 8:  # find the ray's far end: it never blocks
-                end = 1 << (r * 8 + f)
-                f += d[0]
-                r += d[1]
-            mask |= ray & ~end
-        table: dict[int, int] = {}
-        sub = 0
-        while True:
-            table[sub] = _slide(sq, sub, deltas)
-            sub = (sub - mask) & mask
-            if not sub:
-                break
-        masks.append(mask)
-        tables.append(table)
-    return tuple(masks), tuple(tables)
-
-
-KNIGHT_ATT = _leaps(((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)))
-KING_ATT = _leaps(((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)))
-#: PAWN_ATT[color][sq]: cells a Pawn of ``color`` on ``sq`` attacks
-PAWN_ATT = (_leaps(((-1, 1), (1, 1))), _leaps(((-1, -1), (1, -1))))
-DIAG_MASK, DIAG_ATT = _slider_table(((1, 1), (-1, -1), (1, -1), (-1, 1)))
-RANK_MASK, RANK_ATT = _slider_table(((1, 0), (-1, 0)))
-FILE_MASK, FILE_ATT = _slider_table(((0, 1), (0, -1)))
-DIAG0 = tuple(DIAG_ATT[s][0] for s in range(64))
-ORTH0 = tuple(RANK_ATT[s][0] | FILE_ATT[s][0] for s in range(64))
-
-
-def _between_and_line() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-    between = [[0] * 64 for _ in range(64)]
-    line = [[0] * 64 for _ in range(64)]
-    dirs = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
-    for a in range(64):
-        for df, dr in dirs:
-            full = _slide(a, 0, ((df, dr),)) | _slide(a, 0, ((-df, -dr),)) | (1 << a)
-            f, r = (a & 7) + df, (a >> 3) + dr
-            passed = 0
-            while 0 <= f < 8 and 0 <= r < 8:
-                b = r * 8 + f
-                between[a][b] = passed
-                line[a][b] = full
-                passed |= 1 << b
-                f += df
-                r += dr
-    return tuple(map(tuple, between)), tuple(map(tuple, line))
-
-
-BETWEEN, LINE = _between_and_line()
-
-
-def _bits(x: int) -> list[int]:
-    out = []
-    while x:
-        b = x & -x
-        out.append(b.bit_length() - 1)
-        x ^= b
-    return out
-
-
-def _attacked(bb: tuple[int, ...], by: int, by_occ: int, sq: int, occ: int) -> bool:
-    """Is ``sq`` attacked by the pieces of colour ``by`` in ``by_occ``, with occupancy ``occ``?"""
-    if KNIGHT_ATT[sq] & bb[3] & by_occ or PAWN_ATT[by ^ 1][sq] & bb[2] & by_occ:
-        return True
-    if KING_ATT[sq] & bb[7] & by_occ:
-        return True
-    bq = (bb[4] | bb[6]) & by_occ
-    if DIAG0[sq] & bq and DIAG_ATT[sq][DIAG_MASK[sq] & occ] & bq:
-        return True
-    rq = (bb[5] | bb[6]) & by_occ
-    return bool(ORTH0[sq] & rq and (
-        RANK_ATT[sq][RANK_MASK[sq] & occ] | FILE_ATT[sq][FILE_MASK[sq] & occ]) & rq)
-
-
-def _checkers(bb: tuple[int, ...], us: int, ksq: int, occ: int) -> int:
-    opp = bb[us ^ 1]
-    checkers = (KNIGHT_ATT[ksq] & bb[3] | PAWN_ATT[us][ksq] & bb[2]) & opp
-    bq = (bb[4] | bb[6]) & opp
-    if DIAG0[ksq] & bq:
-        checkers |= DIAG_ATT[ksq][DIAG_MASK[ksq] & occ] & bq
-    rq = (bb[5] | bb[6]) & opp
-    if ORTH0[ksq] & rq:
-        checkers |= (RANK_ATT[ksq][RANK_MASK[ksq] & occ] | FILE_ATT[ksq][FILE_MASK[ksq] & occ]) & rq
-    return checkers
-
-
-def destinations(bb: tuple[int, ...], player: int, ep: int | None) -> int:
-    """Cells ``player``'s pieces could move to, pseudo-legally (the visibility rule §3.2).
-
-    Pawns: forward steps onto empty cells (two from the start rank), diagonals only onto
-    enemy pieces, and the en passant target ``ep`` when given and attacked by a Pawn.
-    Other pieces: every cell they attack that no own piece occupies.  Castling adds nothing.
-    """
-    own = bb[player]
-    opp = bb[player ^ 1]
-    occ = own | opp
-    free = FULL ^ occ
-    pawns = bb[2] & own
-    if player == WHITE:
-        one = (pawns << 8) & free
-        dest = one | ((one & RANK_BB[2]) << 8) & free
-        dest |= (((pawns & NOT_A) << 7) | ((pawns & NOT_H) << 9)) & opp
-    else:
-        one = (pawns >> 8) & free
-        dest = one | ((one & RANK_BB[5]) >> 8) & free
-        dest |= (((pawns & NOT_A) >> 9) | ((pawns & NOT_H) >> 7)) & opp
-    if ep is not None and PAWN_ATT[player ^ 1][ep] & pawns:
-        dest |= 1 << ep
-    att = 0
-    x = bb[3] & own
-    while x:
-        b = x & -x
-        x ^= b
-        att |= KNIGHT_ATT[b.bit_length() - 1]
-    x = (bb[4] | bb[6]) & own
-    while x:
-        b = x & -x
-        x ^= b
-        s = b.bit_length() - 1
-        att |= DIAG_ATT[s][DIAG_MASK[s] & occ]
-    x = (bb[5] | bb[6]) & own
-    while x:
-        b = x & -x
-        x ^= b
-        s = b.bit_length() - 1
-        att |= RANK_ATT[s][RANK_MASK[s] & occ] | FILE_ATT[s][FILE_MASK[s] & occ]
-    x = bb[7] & own
-    if x:
-        att |= KING_ATT[x.bit_length() - 1]
-    return dest | (att & ~own)
-
-
-def visible_bb(bb: tuple[int, ...], player: int, ep: int | None) -> int:
-    """Everything ``player`` sees: own cells, destinations, and a Pawn he may take en passant."""
-    vis = bb[player] | destinations(bb, player, ep)
-    if ep is not None and PAWN_ATT[player ^ 1][ep] & bb[2] & bb[player]:
-        vis |= 1 << (ep - 8 if player == WHITE else ep + 8)
-    return vis
-
-
-# -- Chess960 arrays -----------------------------------------------------------------
-
-_KNIGHT_PAIRS = ((0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4))
-
-
-def chess960_array(number: int) -> str:
-    """Back rank (files a–h) of Chess960 array ``number``, Scharnagl numbering (518 = RNBQKBNR)."""
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < 960:
-        raise RulesError(f"laotzu: a Chess960 array number is 0..959, got {number!r}")
-    rank: list[str] = [""] * 8
-    n, light = divmod(number, 4)
-    n, dark = divmod(n, 4)
-    n, queen = divmod(n, 6)
-    rank[2 * light + 1] = "B"
-    rank[2 * dark] = "B"
-
-    def free() -> list[int]:
-        return [i for i in range(8) if not rank[i]]
-
-    rank[free()[queen]] = "Q"
-    spots = free()
-    for k in _KNIGHT_PAIRS[n]:
-        rank[spots[k]] = "N"
-    for f, kind in zip(free(), "RKR", strict=True):
-        rank[f] = kind
-    return "".join(rank)
-
-
-# -- move cache: moves are immutable values, so identical moves are built once ---------
-
-_MOVE_CACHE: list[Move | None] = [None] * (12 * 64 * 64 * 2)
-_SPECIAL_CACHE: dict[tuple, Move] = {}
-
-
-def _plain_move(pidx: int, origin: int, target: int, capture: int) -> Move:
-    m = Move("move", origin, target, PIECES[pidx // 6][pidx % 6],
-             captures=(target,) if capture else ())
-    _MOVE_CACHE[(((pidx << 6) | origin) << 7) | (target << 1) | capture] = m
-    return m
-
-
-def _special(key: tuple, build: Any) -> Move:
-    m = _SPECIAL_CACHE.get(key)
-    if m is None:
-        m = _SPECIAL_CACHE[key] = build()
-    return m
-
-
-def _promotions(us: int, origin: int, target: int, capture: bool) -> list[Move]:
-    return [
-        _special(("promo", us, origin, target, kind, capture), lambda kind=kind: Move(
-            "move", origin, target, PIECES[us][TYPE[kind]],
-            captures=(target,) if capture else (), promotion=kind))
-        for kind in PROMOTION_KINDS
-    ]
-
-
-def _drop_move(us: int, kind: int, target: int) -> Move:
-    return _special(("drop", us, kind, target),
-                    lambda: Move("drop", OFF_BOARD, target, PIECES[us][kind]))
-
-
-def castling_plan(rule: str, us: int, ksq: int, rook: int) -> tuple[int, int, int]:
-    """Where King and Rook go when ``us`` castles with ``rook``: (king_to, rook_to, crossed).
-
-    ``crossed`` is the bitboard of cells the King passes over (start and end excluded).
-    Chess960: King to the c/g file, Rook to d/f.  Chess480 (orthodox castling): the King
-    goes two cells toward the Rook, the Rook to the cell the King crossed; King and Rook
-    side by side in the corner swap.
-    """
-    back = 0 if us == WHITE else 56
-    if rule == "chess960":
-        a_side = rook < ksq
-        king_to = back + (2 if a_side else 6)
-        return king_to, back + (3 if a_side else 5), BETWEEN[ksq][king_to]
-    step = 1 if rook > ksq else -1
-    if abs(rook - ksq) >= 2:
-        return ksq + 2 * step, ksq + step, 1 << (ksq + step)
-    if 0 <= (ksq & 7) + 2 * step < 8:  # side by side, not in the corner: King jumps the Rook
-        return ksq + 2 * step, rook, 1 << rook
-    return rook, ksq, 0  # side by side in the corner: King and Rook swap
-
-
-# -- the game ------------------------------------------------------------------------
-
-
-def _piece_san(mover: Piece, move: Move, target: str, others: list[int]) -> str:
-    """SAN of a piece move; ``others`` are the cells of like pieces reaching the same target
-    (file first, then rank, then the whole square tells them apart)."""
-    prefix = ""
-    if others:
-        if all((o & 7) != (move.origin & 7) for o in others):
-            prefix = FILE_NAMES[move.origin & 7]
-        elif all((o >> 3) != (move.origin >> 3) for o in others):
-            prefix = str((move.origin >> 3) + 1)
-        else:
-            prefix = SQUARE_NAMES[move.origin]
-    return f"{mover.kind}{prefix}{'x' if move.captures else ''}{target}"
+__all__ = [
+    "BACK_RANK",
+    "BETWEEN",
+    "BISHOP",
+    "BLACK",
+    "CASTLING_RULES",
+    "DIAG0",
+    "DIAG_ATT",
+    "DIAG_MASK",
+    "FILE_ATT",
+    "FILE_BB",
+    "FILE_MASK",
+    "FILE_NAMES",
+    "FULL",
+    "HAND_ORDER",
+    "KINDS",
+    "KING",
+    "KING_ATT",
+    "KNIGHT",
+    "KNIGHT_ATT",
+    "LINE",
+    "LaoTzu",
+    "NOT_A",
+    "NOT_H",
+    "ORTH0",
+    "ORTHODOX_ARRAY",
+    "PAWN",
+    "PAWN_ATT",
+    "PAWN_FREE_RANKS",
+    "PIECES",
+    "PROMOTION_KINDS",
+    "PlayerView",
+    "QUEEN",
+    "RANK_ATT",
+    "RANK_BB",
+    "RANK_MASK",
+    "ROOK",
+    "SQUARE_NAMES",
+    "TYPE",
+    "WHITE",
+    "castling_plan",
+    "castling_rook_of",
+    "chess960_array",
+    "destinations",
+    "hint_drop_targets",
+    "hint_targets",
+    "render_view",
+    "view",
+    "view_move_text",
+    "view_moves",
+    "view_text",
+    "visible_bb",
+]
 
 
 class LaoTzu(Game):
@@ -344,9 +167,29 @@ class LaoTzu(Game):
     that stores the options replays the same set-up.
     """
 
+    piece_names = {"K": "King", "Q": "Queen", "R": "Rook", "B": "Bishop", "N": "Knight",
+                   "P": "Pawn"}
+    special_step = SpecialStep(
+        "Drop a piece: a piece you captured waits on your hand pad. Lift it from the pad "
+        "and put it on one of the empty cells that light up.", kind="drop")
+
     name = "laotzu"
     title = "Lao Tzu Chess"
     shape = "square8"
+    pads = tuple(PadNeed("hand", p, k) for p in (WHITE, BLACK) for k in "PNBRQ")
+    option_specs = (
+        GameOption("white_array", int, None, "White's Chess960 array (Scharnagl number; "
+                   "518 = the orthodox array)", low=0, high=959, nullable=True),
+        GameOption("black_array", int, None, "Black's Chess960 array (Scharnagl number)",
+                   low=0, high=959, nullable=True),
+        GameOption("seed", str, None, "draw both arrays at random from this seed",
+                   nullable=True, accepts_int=True),
+        GameOption("castling", str, "chess960", "castling rule",
+                   choices=tuple(CASTLING_RULES)),
+    )
+    hidden_information = True
+    #: the arrays show the hidden back ranks
+    hidden_options = frozenset({"white_array", "black_array", "seed"})
 
     def __init__(
         self,
@@ -675,18 +518,10 @@ class LaoTzu(Game):
         ksq = (bb[7] & bb[player]).bit_length() - 1
         return ksq >= 0 and _attacked(bb, player ^ 1, bb[player ^ 1], ksq, bb[0] | bb[1])
 
-    def outcome(self, pos: Position) -> Outcome | None:
-        """Checkmate, stalemate, dead material, 50-move rule, threefold repetition."""
-        if not self.legal_moves(pos):
-            if self.in_check(pos):
-                return Outcome((pos.turn ^ 1,), "checkmate")
-            return Outcome((), "stalemate")
+    def special_outcome(self, pos: Position) -> Outcome | None:
+        """Dead material (after checkmate and stalemate, before the 50-move rule)."""
         if self.insufficient_material(pos):
-            return Outcome((), "insufficient-material")
-        if pos.halfmove >= 100:
-            return Outcome((), "fifty-move")
-        if pos.keys and pos.keys.count(pos.keys[-1]) >= 3:
-            return Outcome((), "repetition")
+            return self.ended((), Termination.INSUFFICIENT_MATERIAL)
         return None
 
     @staticmethod
@@ -934,9 +769,13 @@ class LaoTzu(Game):
         want = text.strip().rstrip("+#!?").replace("0", "O")
         if want.startswith("@"):  # python-chess writes Pawn drops without the letter
             want = "P" + want
-        for move in self.legal_moves(pos):
+        legal = self.legal_moves(pos)
+        for move in legal:
             if self._san(pos, move) == want or self.long_move_text(pos, move) == text.strip():
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text.strip()!r}")
 
     # -- display -----------------------------------------------------------------------
@@ -981,376 +820,3 @@ class LaoTzu(Game):
         finally:
             pos.pop()
         return text
-
-
-def _hand_text(hand: dict[str, int], owner: int) -> str:
-    text = "".join(k * hand.get(k, 0) for k in HAND_ORDER)
-    return text if owner == WHITE else text.lower()
-
-
-def _bitboards(board: list[Piece | None]) -> tuple[int, ...]:
-    bb = [0] * 8
-    for sq, p in enumerate(board):
-        if p is not None:
-            b = 1 << sq
-            bb[p.owner] |= b
-            bb[2 + TYPE[p.kind]] |= b
-    return tuple(bb)
-
-
-def _king_square(board: list[Piece | None], owner: int) -> int:
-    return next(sq for sq, p in enumerate(board) if p == PIECES[owner][KING])
-
-
-# -- what a player may know ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlayerView:
-    """Everything one player may know; player-facing code reads Lao Tzu only through this.
-
-    ``visible`` holds the cells the player sees (his own pieces and every cell one of them
-    could move to); ``enemies`` are the enemy pieces on those cells.  Hands are public;
-    ``in_check`` says whether the side to move is in check (announced to both, S3 "+"),
-    never by which piece.  ``castling`` (own castling Rook cells), ``own_promoted`` and
-    ``en_passant`` (the target, only when this player may take there now) are things the
-    player knows from his own moves.
-    """
-
-    player: int
-    turn: int
-    fullmove: int
-    own: tuple[tuple[int, Piece], ...]
-    own_promoted: frozenset[int]
-    visible: frozenset[int]
-    enemies: tuple[tuple[int, Piece], ...]
-    hands: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
-    castling: tuple[int, ...]
-    en_passant: int | None
-    in_check: bool
-    result: Outcome | None
-    castling_rule: str = "chess960"
-
-    def piece_at(self, cell: int) -> Piece | None:
-        """The piece the player knows on ``cell`` (None for empty or hidden cells)."""
-        for c, p in self.own:
-            if c == cell:
-                return p
-        for c, p in self.enemies:
-            if c == cell:
-                return p
-        return None
-
-    def targets(self, cell: int) -> frozenset[int]:
-        """Where the piece on ``cell`` may go, as far as this player can know (a hint)."""
-        return hint_targets(self, cell)
-
-    def drop_targets(self, kind: str) -> frozenset[int]:
-        """Where a ``kind`` from this player's hand may be dropped, as far as he can know."""
-        return hint_drop_targets(self, kind)
-
-    def moves(self) -> list[Move]:
-        """Every move this player may try now: :func:`view_moves`."""
-        return view_moves(self)
-
-    def move_text(self, move: Move) -> str:
-        """His move in SAN as he may be told it before it is made: :func:`view_move_text`."""
-        return view_move_text(self, move)
-
-    def board_text(self) -> str:
-        """FEN-like ranks: ``?`` hidden, digits count visible empty cells (as in laotzu.md §9)."""
-        known = dict(self.own) | dict(self.enemies)
-        rows = []
-        for rank in range(7, -1, -1):
-            row, empty = [], 0
-            for f in range(8):
-                sq = rank * 8 + f
-                if sq in self.visible and sq not in known:
-                    empty += 1
-                    continue
-                if empty:
-                    row.append(str(empty))
-                    empty = 0
-                p = known.get(sq)
-                row.append("?" if p is None else p.kind if p.owner == WHITE else p.kind.lower())
-            if empty:
-                row.append(str(empty))
-            rows.append("".join(row))
-        return "/".join(rows)
-
-
-def view(pos: Position, player: int) -> PlayerView:
-    """What ``player`` may know about the true position ``pos`` (rules §3, §8, DECISIONS)."""
-    if player not in (WHITE, BLACK):
-        raise RulesError(f"laotzu: no player {player!r} (0 = White, 1 = Black)")
-    game = pos.game
-    state = pos.state
-    bb = state["bb"]
-    ep = state.get("ep") if pos.turn == player else None
-    vis = visible_bb(bb, player, ep)
-    if ep is not None and not PAWN_ATT[player ^ 1][ep] & bb[2] & bb[player]:
-        ep = None
-    board = pos.board
-    own = tuple((sq, board[sq]) for sq in _bits(bb[player]))
-    enemies = tuple((sq, board[sq]) for sq in _bits(vis & bb[player ^ 1]))
-    hands = tuple(tuple((k, h[k]) for k in HAND_ORDER if h.get(k)) for h in pos.hands)
-    return PlayerView(
-        player=player, turn=pos.turn, fullmove=pos.fullmove, own=own,
-        own_promoted=frozenset(_bits(state["promoted"] & bb[player])),
-        visible=frozenset(_bits(vis)), enemies=enemies, hands=hands,
-        castling=tuple(_bits(state["castling"] & BACK_RANK[player])), en_passant=ep,
-        in_check=game.in_check(pos), result=game.outcome(pos),
-        castling_rule=getattr(game, "castling", "chess960"),
-    )
-
-
-def render_view(v: PlayerView) -> str:
-    """A player's view as text; built from the view alone, so it cannot show hidden things."""
-    names = ("White", "Black")
-    known = dict(v.own) | dict(v.enemies)
-    lines = [f"Lao Tzu Chess — {names[v.player]}'s view, move {v.fullmove}, "
-             f"{names[v.turn]} to move" + (" (check)" if v.in_check else "")]
-    for rank in range(7, -1, -1):
-        cells = []
-        for f in range(8):
-            sq = rank * 8 + f
-            p = known.get(sq)
-            if p is not None:
-                cells.append(p.kind if p.owner == WHITE else p.kind.lower())
-            else:
-                cells.append("." if sq in v.visible else "?")
-        lines.append(f"{rank + 1} " + " ".join(cells))
-    lines.append("  " + " ".join(FILE_NAMES))
-    lines.append(f"view: {v.board_text()}")
-    hand_words = ["".join(k * n for k, n in h) or "-" for h in v.hands]
-    lines.append(f"hands: White {hand_words[0]}  Black {hand_words[1].lower()}")
-    if v.result is not None:
-        lines.append(f"game over: {v.result.result} ({v.result.reason})")
-    return "\n".join(lines)
-
-
-def view_text(pos: Position, player: int) -> str:
-    """Print ``player``'s view of ``pos`` (``fairyboard view --game laotzu --player …``)."""
-    return render_view(view(pos, player))
-
-
-# -- hints from the view alone -------------------------------------------------------
-
-
-def _picture(v: PlayerView) -> tuple[list[int], int]:
-    """Bitboards of the player's picture: known pieces only; and the hidden-cell mask."""
-    bb = [0] * 8
-    for sq, p in (*v.own, *v.enemies):
-        bb[p.owner] |= 1 << sq
-        bb[2 + TYPE[p.kind]] |= 1 << sq
-    hidden = FULL
-    for sq in v.visible:
-        hidden &= ~(1 << sq)
-    return bb, hidden
-
-
-def _picture_safe(bb: list[int], me: int, hidden: int) -> bool:
-    """Is my King unattacked by the enemy pieces I can see?  Hidden cells block their lines."""
-    k = bb[7] & bb[me]
-    if not k:
-        return True
-    occ = bb[0] | bb[1] | hidden
-    return not _attacked(tuple(bb), me ^ 1, bb[me ^ 1], k.bit_length() - 1, occ)
-
-
-def hint_targets(v: PlayerView, cell: int) -> frozenset[int]:
-    """The cells to light when the player lifts his piece on ``cell``, from his view only.
-
-    Rule: the piece's pseudo-legal targets (exactly computable from the view, since every
-    cell a piece could move to is visible), minus the moves that would leave his King
-    attacked by an enemy piece he can see, plus castling (own rights, no known piece in
-    the way, no visible attack on the King's cells).  Hidden cells count as blocking enemy
-    lines and as possibly empty for castling, so the hint never omits a legal move; it may
-    contain a move that a hidden piece makes illegal (the referee then says "illegal move").
-    """
-    if v.result is not None:
-        return frozenset()
-    piece = dict(v.own).get(cell)
-    if piece is None:
-        raise RulesError(f"laotzu: {SQUARE_NAMES[cell] if 0 <= cell < 64 else cell} "
-                         f"holds no piece of this player")
-    bb, hidden = _picture(v)
-    out = _hint_steps(v, bb, hidden, cell, piece)
-    if piece.kind == "K":
-        out |= {king_to for _, king_to, _ in _hint_castling(v, bb, hidden, cell)}
-    return frozenset(out)
-
-
-def _hint_steps(v: PlayerView, bb: list[int], hidden: int, cell: int, piece: Piece) -> set[int]:
-    """Targets of the piece on ``cell`` without castling: pseudo-legal, seen-safe (see
-    :func:`hint_targets`)."""
-    me = v.player
-    own, opp = bb[me], bb[me ^ 1]
-    occ = own | opp | hidden
-    ptype = TYPE[piece.kind]
-    src = 1 << cell
-    if ptype == PAWN:
-        fwd = 8 if me == WHITE else -8
-        targets = 0
-        one = cell + fwd
-        if 0 <= one < 64 and not occ >> one & 1:
-            targets |= 1 << one
-            two = one + fwd
-            if (cell >> 3) == (1 if me == WHITE else 6) and not occ >> two & 1:
-                targets |= 1 << two
-        targets |= PAWN_ATT[me][cell] & opp
-        if v.en_passant is not None and PAWN_ATT[me][cell] >> v.en_passant & 1:
-            targets |= 1 << v.en_passant
-    elif ptype == KNIGHT:
-        targets = KNIGHT_ATT[cell] & ~own
-    elif ptype == KING:
-        targets = KING_ATT[cell] & ~own
-    else:
-        att = 0
-        if ptype in (BISHOP, QUEEN):
-            att |= _slide(cell, occ, ((1, 1), (-1, -1), (1, -1), (-1, 1)))
-        if ptype in (ROOK, QUEEN):
-            att |= _slide(cell, occ, ((1, 0), (-1, 0), (0, 1), (0, -1)))
-        targets = att & ~own & ~hidden
-    out = set()
-    for t in _bits(targets & ~hidden):
-        after = list(bb)
-        tb = 1 << t
-        if opp & tb:
-            for i in range(2, 8):
-                after[i] &= ~tb
-            after[me ^ 1] &= ~tb
-        if ptype == PAWN and t == v.en_passant and not opp & tb:
-            victim = 1 << (t - 8 if me == WHITE else t + 8)
-            after[me ^ 1] &= ~victim
-            after[2] &= ~victim
-        after[me] ^= src | tb
-        after[2 + ptype] ^= src | tb
-        if _picture_safe(after, me, hidden):
-            out.add(t)
-    return out
-
-
-def _hint_castling(v: PlayerView, bb: list[int], hidden: int,
-                   ksq: int) -> list[tuple[int, int, int]]:
-    """Castlings the player cannot know to be illegal: (rook, king_to, rook_to) each."""
-    me = v.player
-    if v.in_check and v.turn == me:
-        return []
-    own = bb[me]
-    known = own | bb[me ^ 1]
-    out = []
-    for rook in v.castling:
-        king_to, rook_to, crossed = castling_plan(v.castling_rule, me, ksq, rook)
-        kbit, rbit = 1 << ksq, 1 << rook
-        needed = (BETWEEN[ksq][rook] | BETWEEN[ksq][king_to] | BETWEEN[rook][rook_to]
-                  | (1 << king_to) | (1 << rook_to)) & ~(kbit | rbit)
-        if known & needed:
-            continue
-        occ = known | hidden
-        cells = _bits(crossed) + [ksq]
-        if any(_attacked(tuple(bb), me ^ 1, bb[me ^ 1], s, occ ^ kbit) for s in cells):
-            continue
-        final = occ ^ kbit ^ rbit | (1 << king_to) | (1 << rook_to)
-        if _attacked(tuple(bb), me ^ 1, bb[me ^ 1], king_to, final):
-            continue
-        out.append((rook, king_to, rook_to))
-    return out
-
-
-def hint_drop_targets(v: PlayerView, kind: str) -> frozenset[int]:
-    """Cells to light for dropping ``kind`` from the player's hand, from his view only.
-
-    The empty visible cells (no Pawn on rank 1 or 8).  When the player is in check and sees
-    the checking piece, only cells between it and his King; with an unseen checker he
-    cannot know which cells block, so all are shown.
-    """
-    me = v.player
-    if v.result is not None or kind not in HAND_ORDER or not dict(v.hands[me]).get(kind):
-        return frozenset()
-    bb, hidden = _picture(v)
-    empty = FULL & ~hidden & ~(bb[0] | bb[1])
-    if kind == "P":
-        empty &= ~PAWN_FREE_RANKS
-    if v.in_check and v.turn == me:
-        ksq = (bb[7] & bb[me]).bit_length() - 1
-        seen = _checkers(tuple(bb), me, ksq, bb[0] | bb[1] | hidden)
-        if seen & (seen - 1):
-            return frozenset()
-        if seen:
-            empty &= BETWEEN[ksq][seen.bit_length() - 1]
-    return frozenset(_bits(empty))
-
-
-def view_moves(v: PlayerView) -> list[Move]:
-    """Every move the player may try on the board, built from his view alone.
-
-    The moves behind :func:`hint_targets` and :func:`hint_drop_targets`: promotions to
-    each of Q R B N, en passant, castling, drops of every kind in hand.  A superset of the
-    legal moves (hints never omit one); the extra ones are illegal only because of pieces
-    he cannot see, and the referee refuses them with "illegal move".  Empty when it is not
-    his turn or the game is over.
-    """
-    me = v.player
-    if v.result is not None or v.turn != me:
-        return []
-    bb, hidden = _picture(v)
-    opp = bb[me ^ 1]
-    out: list[Move] = []
-    for cell, piece in v.own:
-        for t in sorted(_hint_steps(v, bb, hidden, cell, piece)):
-            capture = bool(opp >> t & 1)
-            if piece.kind == "P" and t == v.en_passant and not capture:
-                out.append(_special(("ep", me, cell, t), lambda o=cell, t=t: Move(
-                    "move", o, t, PIECES[me][PAWN], captures=(t - 8 if me == WHITE else t + 8,))))
-            elif piece.kind == "P" and PAWN_FREE_RANKS >> t & 1:
-                out.extend(_promotions(me, cell, t, capture))
-            else:
-                out.append(Move("move", cell, t, piece, captures=(t,) if capture else ()))
-        if piece.kind == "K":
-            for rook, king_to, rook_to in _hint_castling(v, bb, hidden, cell):
-                also = ((rook, rook_to),) if rook != rook_to else ()
-                out.append(_special(("castle", me, cell, rook, king_to, rook_to),
-                                    lambda k=king_to, a=also, o=cell: Move(
-                                        "castle", o, k, PIECES[me][KING], also=a)))
-    for kind, _ in v.hands[me]:
-        for t in sorted(hint_drop_targets(v, kind)):
-            out.append(_drop_move(me, TYPE[kind], t))
-    return out
-
-
-def castling_rook_of(rule: str, move: Move) -> int:
-    """The cell of the Rook a castling move castles with (``also`` is empty when the Rook
-    stays where it is: then it stands next to the King's target)."""
-    if move.also:
-        return move.also[0][0]
-    step = 1 if move.target > move.origin else -1
-    if rule == "chess480":
-        return move.origin + step
-    return (move.origin & 56) + (5 if step > 0 else 3)
-
-
-def view_move_text(v: PlayerView, move: Move) -> str:
-    """The player's own move in SAN, from his view alone (choice labels, his move list).
-
-    No ``+``/``#``: whether a move gives check depends on where the hidden King stands, so
-    it is announced only after the move (:meth:`LaoTzu.player_move_text`).  A piece is
-    disambiguated among his pieces of the same kind that his hints send to the same cell
-    (the referee's SAN uses the legal moves, which may depend on hidden pins).
-    """
-    if move.kind == "drop":
-        return f"{move.piece.kind}@{SQUARE_NAMES[move.target]}"
-    if move.kind == "castle":
-        return "O-O" if castling_rook_of(v.castling_rule, move) > move.origin else "O-O-O"
-    own = dict(v.own)
-    mover = own.get(move.origin)
-    if mover is None:
-        raise RulesError(f"laotzu: {SQUARE_NAMES[move.origin]} holds no piece of this player")
-    target = SQUARE_NAMES[move.target]
-    if mover.kind == "P":
-        text = f"{FILE_NAMES[move.origin & 7]}x{target}" if move.captures else target
-        return text + (f"={move.promotion}" if move.promotion else "")
-    bb, hidden = _picture(v)
-    others = [c for c, p in v.own if p == mover and c != move.origin
-              and move.target in _hint_steps(v, bb, hidden, c, p)]
-    return _piece_san(mover, move, target, others)

@@ -32,11 +32,13 @@ from controller.rules.core import (
     Game,
     IllegalMoveError,
     Move,
-    Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
     RulesError,
+    SpecialStep,
+    move_from_cells,
 )
 
 WHITE, BLACK = 0, 1
@@ -423,6 +425,11 @@ class AttackPlan(NamedTuple):
 class Lotus39(Game):
     """Traditional Lotus-39 (provisional array, DECISIONS.md)."""
 
+    piece_names = {letter: kind.name for letter, kind in PIECES.items()}
+    special_step = SpecialStep(
+        "Move a Pawn off your home stack: take one Pawn from the three on your home hexagon "
+        "and put it on a lit cell; the others stay.", leaves_part=True)
+
     name = "lotus39"
     title = "Lotus-39"
     shape = "lotus39"
@@ -431,6 +438,7 @@ class Lotus39(Game):
     white_array = "e1=K,d1=R,f1=R,c1=A,g1=A,c2=L,g2=F,e2=P3,a3=P,c3=P,e3=P,g3=P,i3=P"
     #: pieces White starts with off the board (placed later on the emptied home hexagon)
     white_reserve = "N"
+    pads = (PadNeed("reserve", 0, "N"), PadNeed("reserve", 1, "N"))
 
     def __init__(self, **options: Any):
         super().__init__(**options)
@@ -553,6 +561,14 @@ class Lotus39(Game):
         if self.in_check(pos, 1 - pos.turn):
             raise PositionError(
                 f"{self.player_names[1 - pos.turn]} is in check but it is not his move")
+
+    def check_playable(self, pos: Position) -> None:
+        """The King is royal (check, checkmate and every legal move depend on it): a game
+        starts only with one King per side.  (Rules studies may leave Kings out.)"""
+        for owner in (WHITE, BLACK):
+            if not any(p is not None and p.kind == "K" and p.owner == owner
+                       for p in pos.board):
+                raise PositionError(f"{self.player_names[owner]} has no King")
 
     def position_key(self, pos: Position) -> Any:
         """Board, side to move and reserves: what FIDE repetition compares."""
@@ -829,17 +845,6 @@ class Lotus39(Game):
             pos.fullmove += 1
         pos.turn = 1 - me
 
-    def outcome(self, pos: Position) -> Outcome | None:
-        if not self.legal_moves(pos):
-            if self.in_check(pos):
-                return Outcome((1 - pos.turn,), "checkmate")
-            return Outcome((), "stalemate")
-        if pos.keys.count(self.position_key(pos)) >= 3:
-            return Outcome((), "repetition")
-        if pos.halfmove >= 100:
-            return Outcome((), "fifty-move")
-        return None
-
     # -- notation ----------------------------------------------------------------------
     def _mover(self, pos: Position, move: Move) -> Piece:
         return move.piece if move.kind == "place" else pos.board[move.origin]
@@ -904,6 +909,9 @@ class Lotus39(Game):
         for move in legal:
             if want in (self._short_text(pos, move, legal), self.long_move_text(pos, move)):
                 return move
+        found = move_from_cells(self, pos, legal, text)
+        if found is not None:
+            return found
         raise IllegalMoveError(f"illegal move {text!r} in {self.position_text(pos)}")
 
     def move_json(self, pos: Position, move: Move) -> dict[str, Any]:

@@ -16,11 +16,14 @@ from typing import Any
 from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL, load_shape
 from controller.rules.core import (
     Game,
+    GameOption,
     Move,
-    Outcome,
+    PadNeed,
     Piece,
     Position,
     PositionError,
+    SpecialStep,
+    Termination,
     grid_board_text,
     parse_grid_board,
     render_grid,
@@ -28,6 +31,8 @@ from controller.rules.core import (
 
 WHITE, BLACK = 0, 1
 MAX_TOWER = 8
+#: the largest stone budget: every cell a full Tower
+MAX_STONE_BUDGET = 64 * MAX_TOWER
 START_TEXT = "rmdt8kdmr/eeeeeeee/8/8/8/8/EEEEEEEE/RMDT8KDMR w KQkq b 0 1"
 KINDS = "KEMRDT"
 NO_PROMOTION = frozenset("KE")  # never promote to King or Eaglet (DECISIONS Q4)
@@ -218,7 +223,21 @@ PROMOTION_AXES = (("E", "W"), ("N", "S"), ("NE", "SW"), ("NW", "SE"))
 class Luotuoqi(Game):
     name = "luotuoqi"
     title = "Lùotuoqí (Camel Chess)"
+    piece_names = {"K": "King", "E": "Eaglet", "M": "Mule", "R": "Rook-Camel",
+                   "D": "Diagonal Bypasser", "T": "Tower"}
+    special_step = SpecialStep(
+        "Split a Tower: take the top stones of your Tower (or put the rest back) and put "
+        "them down on a lit cell; if several sizes fit, touch the option pad of the size.",
+        kind="split")
     shape = "square8"
+    pads = (PadNeed("cube", 0), PadNeed("cube", 1))
+    #: the words recorded Lùotuoqí games use
+    reason_text = {Termination.FIFTY_MOVE: "fifty-move rule",
+                   Termination.REPETITION: "threefold repetition"}
+    option_specs = (
+        GameOption("stone_budget", int, None, "stones per colour available for Towers "
+                   "(off = unlimited)", low=0, high=MAX_STONE_BUDGET, nullable=True),
+    )
 
     def __init__(self, stone_budget: int | None = None):
         """``stone_budget``: stones per colour available for Towers (None = unlimited)."""
@@ -730,16 +749,10 @@ class Luotuoqi(Game):
         pos.turn = 1 - me
 
     # -- end of game ------------------------------------------------------------------
-    def outcome(self, pos: Position) -> Outcome | None:
-        if self._legal_plain(pos):
-            if pos.halfmove >= 100:
-                return Outcome((), "fifty-move rule")
-            if pos.keys and pos.keys.count(pos.keys[-1]) >= 3:
-                return Outcome((), "threefold repetition")
-            return None
-        if self.in_check(pos):
-            return Outcome((1 - pos.turn,), "checkmate")
-        return Outcome((), "stalemate")
+    def has_legal_move(self, pos: Position) -> bool:
+        """A plain move (the Cube never saves a player; :meth:`legal_moves` is empty once
+        the draw rules have ended the game)."""
+        return bool(self._legal_plain(pos))
 
     # -- notation ---------------------------------------------------------------------
     def move_text(self, pos: Position, move: Move) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,10 +111,20 @@ class Calibration:
         }, indent=1)
 
     def save(self, path: Path | str) -> None:
+        """Atomically and durably: a temporary file synced to disk, renamed over the old
+        one, the folder synced — a power cut leaves the old calibration or the new one."""
         path = Path(path)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(self.to_json())
+            f.flush()
+            os.fsync(f.fileno())
         tmp.replace(path)  # never leave half a calibration behind
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def parse_calibration(text: str, layout, source: str = "calibration") -> Calibration:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from cobs import cobs
 from crc import Calculator, Crc16
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_PACKET = 1024
 
 HELLO, SNAPSHOT, CHANGE, PONG, ERROR = 0x01, 0x02, 0x03, 0x04, 0x05
@@ -90,10 +90,11 @@ class Packet:
     kind: int
     seq: int
     message: object
+    session: int = 0  #: the sender's boot session (the firmware's; 0 from the host)
 
 
-def encode_packet(kind: int, seq: int, payload: bytes = b"") -> bytes:
-    body = struct.pack("<BH", kind, seq & SEQ_MASK) + payload
+def encode_packet(kind: int, seq: int, payload: bytes = b"", session: int = 0) -> bytes:
+    body = struct.pack("<BHH", kind, session & 0xFFFF, seq & SEQ_MASK) + payload
     return cobs.encode(body + struct.pack("<H", crc16(body))) + b"\x00"
 
 
@@ -225,20 +226,20 @@ class Decoder:
             except cobs.DecodeError:
                 self.framing_errors += 1
                 continue
-            if len(body) < 5:
+            if len(body) < 7:
                 self.framing_errors += 1
                 continue
             if crc16(body[:-2]) != struct.unpack("<H", body[-2:])[0]:
                 self.crc_errors += 1
                 continue
-            kind, seq = struct.unpack("<BH", body[:3])
+            kind, session, seq = struct.unpack("<BHH", body[:5])
             try:
-                message = decode_message(kind, body[3:-2])
+                message = decode_message(kind, body[5:-2])
             except ProtocolError:
                 self.malformed += 1
                 continue
             self.packets += 1
-            out.append(Packet(kind, seq, message))
+            out.append(Packet(kind, seq, message, session))
         return out
 
     def _append(self, data: bytes) -> None:

@@ -48,6 +48,11 @@ from controller.sensing.frame import (
 log = logging.getLogger(__name__)
 
 
+#: changes further ahead than this are not queued (the firmware keeps 64 for resending):
+#: the link takes the board's state from a snapshot instead
+MAX_PENDING = 64
+
+
 @dataclass(frozen=True)
 class SerialConfig:
     port: str | None = None                 # exact device path; None: discover
@@ -141,7 +146,9 @@ class SerialLink:
         self.problem = ""
         self.stats = {"bytes_in": 0, "bytes_out": 0, "packets": 0, "duplicates": 0,
                       "gaps": 0, "resyncs": 0, "reconnects": 0, "sessions": 0,
-                      "history_lost": 0, "errors_from_mcu": 0}
+                      "history_lost": 0, "errors_from_mcu": 0, "stale_session": 0,
+                      "far_ahead": 0}
+        self._asked_hello_at = -1e9
 
     # --- counters the simulator uses to wait for the pseudo-terminal ----------------------
     @property
@@ -298,6 +305,14 @@ class SerialLink:
             return
         if self.state != "live":
             return  # nothing counts before the handshake
+        if packet.session != self.session:
+            # a frame from before the firmware restarted (in flight, or resent), or from a
+            # new boot whose HELLO was lost: never applied; a new boot says hello again
+            self.stats["stale_session"] += 1
+            if now - self._asked_hello_at > self.config.recovery_s:
+                self._asked_hello_at = now
+                self._send(P.HELLO_REQUEST, P.hello_request(), now)
+            return
         if isinstance(m, P.Change):
             self._unwrap(m.ticks)  # a resent change is late: no clock-offset sample
             if not self.analog:
@@ -382,6 +397,15 @@ class SerialLink:
         if ahead <= 0 or seq in self.pending:
             self.stats["duplicates"] += 1
             return
+        if ahead > MAX_PENDING:
+            # further ahead than the firmware keeps for resending: the gap cannot be
+            # filled change by change; take the state from a snapshot instead
+            self.stats["far_ahead"] += 1
+            self.synced = False
+            self.pending.clear()
+            self.held_snapshot = None
+            self._request_snapshot(now, resend=False)
+            return
         self.pending[seq] = (m.ticks, m.entries)
         self._drain(frames)
         if self.pending and self.awaiting != "resend":
@@ -425,6 +449,11 @@ class SerialLink:
             if not self.pending:
                 self.held_snapshot = None
                 self._settled()
+            return
+        if ahead > MAX_PENDING:  # too far to resend change by change: adopt it
+            self.stats["far_ahead"] += 1
+            self.pending.clear()
+            self._adopt(seq, m, frames)
             return
         # changes up to ``seq`` are missing: get them resent, keep the snapshot meanwhile
         self.held_snapshot = (seq, m)

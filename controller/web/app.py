@@ -33,7 +33,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -56,14 +56,71 @@ def _viewer(value: Any) -> int | None:
         raise RequestError(f"viewer must be a player number, got {value!r}") from None
 
 
-async def _body(request: Request) -> dict[str, Any]:
+#: the fields each request body may have (anything else is refused with 400)
+FIELDS: dict[str, frozenset[str]] = {
+    "sim": frozenset({"action", "spot", "count", "path", "object", "onto", "toward",
+                      "amount", "dwell_s", "viewer"}),
+    "choice": frozenset({"index"}),
+    "new game": frozenset({"game", "options", "setup", "computer"}),
+    "resume": frozenset({"resume"}),
+    "command": frozenset({"command"}),
+    "tutorial": frozenset({"on"}),
+    "roll": frozenset(),
+}
+MAX_DEPTH = 8
+
+
+def _no_constant(name: str) -> Any:
+    raise RequestError(f"request body: {name} is not a number JSON allows")
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
+
+
+async def _body(request: Request, what: str) -> dict[str, Any]:
+    """The request's JSON object, checked: valid JSON without NaN/Infinity, an object
+    nested at most ``MAX_DEPTH`` deep, only the fields ``FIELDS[what]`` allows."""
+    raw = await request.body()
     try:
-        data = await request.json()
+        data = json.loads(raw, parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise RequestError("request body is not valid JSON") from None
+    except RecursionError:
+        raise RequestError(f"request body nested deeper than {MAX_DEPTH}") from None
     if not isinstance(data, dict):
         raise RequestError("request body must be a JSON object")
+    if _depth(data) > MAX_DEPTH:
+        raise RequestError(f"request body nested deeper than {MAX_DEPTH}")
+    unknown = sorted(str(k)[:30] for k in data if k not in FIELDS[what])
+    if unknown:
+        raise RequestError(f"{what}: unknown field {unknown[0]!r} (known: "
+                           f"{', '.join(sorted(FIELDS[what])) or 'none'})")
     return data
+
+
+def _computer(value: Any) -> Any:
+    """``{"players": [1], "level": 6}`` (players by number) or null: nobody."""
+    from controller.opponent import Computer
+
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"players", "level"}:
+        raise RequestError("new game: 'computer' must be {\"players\": [numbers], "
+                           "\"level\": 1..10}")
+    players, level = value.get("players", []), value.get("level", 6)
+    if (not isinstance(players, list) or len(players) > 4
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in players)
+            or not isinstance(level, int) or isinstance(level, bool)):
+        raise RequestError("new game: 'computer' must be {\"players\": [numbers], "
+                           "\"level\": 1..10}")
+    return Computer(frozenset(players), level)
 
 
 def create_app(service: Any) -> Starlette:
@@ -87,13 +144,13 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse(service.state_json(_viewer(request.query_params.get("viewer"))))
 
     async def sim(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "sim")
         service.sim_action(data)
         # the new state at once, so the page decides its next gesture on fresh data
         return JSONResponse({"ok": True, "state": service.state_json(_viewer(data.get("viewer")))})
 
     async def choice(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "choice")
         index = data.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             raise RequestError(f"choice index must be a whole number, got {index!r}")
@@ -101,7 +158,7 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def new_game(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "new game")
         game = data.get("game")
         options = data.get("options") or {}
         setup = data.get("setup")
@@ -111,11 +168,39 @@ def create_app(service: Any) -> Starlette:
             raise RequestError("new game: 'options' must be an object")
         if setup is not None and not isinstance(setup, str):
             raise RequestError("new game: 'setup' must be a position text")
-        service.new_game(game, options, setup or None)
+        service.new_game(game, options, setup or None, _computer(data.get("computer")))
         return JSONResponse({"ok": True, "id": service.game_id})
 
+    async def guide(request: Request) -> Response:
+        from controller.rules import GAMES
+        from controller.web.guides import guide_html
+
+        name = request.path_params["game"]
+        # Lotus-39 Modern shares the Lotus-39 guide
+        page = guide_html(name.removesuffix("-modern"),
+                          GAMES[name].title if name in GAMES else name)
+        if page is None:
+            return JSONResponse({"error": f"no guide for {name!r}"}, status_code=404)
+        return HTMLResponse(page)
+
+    async def guide_picture(request: Request) -> Response:
+        from controller.web.guides import guide_image
+
+        path = guide_image(request.path_params["name"])
+        if path is None:
+            return JSONResponse({"error": "no such picture"}, status_code=404)
+        return FileResponse(path, media_type="image/svg+xml")
+
+    async def tutorial(request: Request) -> Response:
+        data = await _body(request, "tutorial")
+        on = data.get("on")
+        if not isinstance(on, bool) or set(data) != {"on"}:
+            raise RequestError('tutorial: expected {"on": true or false}')
+        service.set_tutorial(on)
+        return JSONResponse({"ok": True})
+
     async def resume(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "resume")
         keep = data.get("resume")
         if not isinstance(keep, bool):
             raise RequestError("resume: expected {\"resume\": true or false}")
@@ -123,7 +208,7 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse({"ok": True, "id": service.game_id})
 
     async def command(request: Request) -> Response:
-        data = await _body(request)
+        data = await _body(request, "command")
         name = data.get("command")
         if not isinstance(name, str):
             raise RequestError("command: expected {\"command\": \"resign\"} or similar")
@@ -141,6 +226,7 @@ def create_app(service: Any) -> Starlette:
     async def live(websocket: WebSocket) -> None:
         await websocket.accept()
         changed = asyncio.Event()
+        changed.set()  # the first state goes out at once, not after the first change
         service.listeners.add(changed.set)
         viewer: list[int | None] = [None]
         force = [True]
@@ -191,6 +277,9 @@ def create_app(service: Any) -> Starlette:
         Route("/api/layout", guarded(layout)),
         Route("/api/state", guarded(state)),
         Route("/api/sim", guarded(sim), methods=["POST"]),
+        Route("/api/tutorial", guarded(tutorial), methods=["POST"]),
+        Route("/guide/images/{name}", guide_picture),
+        Route("/guide/{game}", guide),
         Route("/api/choice", guarded(choice), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/api/resume", guarded(resume), methods=["POST"]),

@@ -44,6 +44,25 @@ def _spot(sim: Any, data: dict[str, Any], key: str) -> int:
         raise SimActionError(str(exc.args[0] if exc.args else exc)) from None
 
 
+#: longest slide the page may ask for, and longest rest on each passed spot (seconds of
+#: simulated time, which the board loop spends while the request runs)
+MAX_PATH = 24
+MAX_DWELL_S = 0.5
+
+
+def _number(data: dict[str, Any], key: str, low: float, high: float,
+            default: float | None) -> float | None:
+    """An optional finite number in [low, high] (JSON's ``true`` is not a number)."""
+    value = data.get(key)
+    if value is None:
+        return default
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not low <= value <= high):
+        raise SimActionError(f"{data.get('action')}: '{key}' must be a number from {low} "
+                             f"to {high}, got {value!r}"[:160])
+    return float(value)
+
+
 def _count(data: dict[str, Any]) -> int | None:
     count = data.get("count")
     if count is None:
@@ -58,6 +77,7 @@ def arrange(sim: Any, game: Any, pos: Any, layout: Any) -> None:
     """Clear the simulated board and put down the objects of ``pos`` (a set-up aid)."""
     objects = position_objects(game, pos, layout)
     sim.clear()
+    sim.aside.clear()  # the box is put away too: captured pieces do not pile up game after game
     for spot, names in sorted(objects.items()):
         sim.put(spot, names)
 
@@ -108,6 +128,9 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
         count = before.height - (move.left.height if move.left is not None else 0)
         out += [{"action": "lift", "spot": name(move.origin), "count": count},
                 {"action": "place", "spot": name(move.target)}]
+        if move.kind == "merge":  # the target Tower lifted once (tapped): it was seen
+            out += [{"action": "lift", "spot": name(move.target)},  # empty, so a merge
+                    {"action": "place", "spot": name(move.target)}]  # and not a capture
         if move.piece is None:  # it lands, then leaves with its player (KaleidoChess: out)
             out += [{"action": "lift", "spot": name(move.target)}, {"action": "set_aside"}]
         if (move.piece is not None and before is not None
@@ -149,10 +172,10 @@ def perform(service: Any, data: dict[str, Any]) -> None:
             sim.place(_spot(sim, data, "spot"), _count(data))
         elif action == "slide":
             path = data.get("path")
-            if not isinstance(path, list) or len(path) < 2:
-                raise SimActionError("slide: 'path' must list at least two spots")
+            if not isinstance(path, list) or not 2 <= len(path) <= MAX_PATH:
+                raise SimActionError(f"slide: 'path' must list 2 to {MAX_PATH} spots")
             spots = [_spot(sim, {"action": "slide", "spot": p}, "spot") for p in path]
-            sim.slide(spots, dwell_s=float(data.get("dwell_s", 0.05)))
+            sim.slide(spots, dwell_s=_number(data, "dwell_s", 0.0, MAX_DWELL_S, 0.05))
         elif action == "set_aside":
             sim.set_aside(_count(data))
         elif action == "take":
@@ -166,7 +189,7 @@ def perform(service: Any, data: dict[str, Any]) -> None:
                            None if onto is None else _spot(sim, data, "onto"))
         elif action == "off_centre":
             sim.off_centre(_spot(sim, data, "spot"), _spot(sim, data, "toward"),
-                           data.get("amount"))
+                           _number(data, "amount", 0.0, 1.0, None))
         elif action == "bounce":
             sim.bounce(_spot(sim, data, "spot"))
         elif action == "arrange":

@@ -2,24 +2,23 @@
 
 Everything the page shows is built here from the service's game position, the board state
 machine's :class:`~controller.interaction.Interaction`, the LED frame and (with the
-simulated board) the physical truth of the simulator.  Hidden information is filtered
-here and nowhere else: for Lao Tzu Chess every output goes through :func:`player_view`
-(``controller.rules.laotzu.view``), so the page can never show more than the chosen
-player may know.
+simulated board) the physical truth of the simulator.  What a viewer may see is decided
+by :class:`controller.sight.Sight` (built from the game's ``player_view`` hook), as for
+the board and its LEDs: in a game with hidden information the page never shows more than
+the chosen player may know.
 """
 
 from __future__ import annotations
 
-import inspect
-import types
-import typing
 from collections.abc import Callable
 from typing import Any
 
 from controller.layout import Layout
 from controller.leds.palette import RGB, Palette
 from controller.leds.scene import dark_cells
-from controller.rules import GAMES, Game, Piece, Position
+from controller.rules import GAMES, Game, Piece, PlayerView, Position
+from controller.sight import Sight
+from controller.web.tutorial import progress as tutorial_progress
 
 #: cell and pad colours of the drawing (those of the printed board pictures)
 LIGHT, DARK, PLAIN, PAD = "#c9bda8", "#8c7d6a", "#b9ad98", "#6b625a"
@@ -27,27 +26,17 @@ TAG_FILLS = {"castle": "#b3a283", "town": "#a7b08f", "hexagon": "#c9bda8",
              "triangle": "#a99a84", "square": "#b9ad98"}
 CUBE = "cube"
 
-#: games whose players may not see everything; the page needs a viewer for them
-HIDDEN_INFORMATION_GAMES = frozenset({"laotzu"})
-
-
 # ---------------------------------------------------------------------------------
 # hidden information
 
 
-def player_view(game: Game, pos: Position, player: int) -> Any:
-    """The player's view (the game's ``player_view`` hook; Lao Tzu:
-    ``controller.rules.laotzu.view``): the one way in."""
-    hook = getattr(game, "player_view", None)
-    if hook is not None:
-        return hook(pos, player)
-    from controller.rules.laotzu import view  # lazy: only Lao Tzu needs it
-
-    return view(pos, player)
+def player_view(game: Game, pos: Position, player: int) -> PlayerView | None:
+    """The player's view (the game's ``player_view`` hook; None when nothing is hidden)."""
+    return game.player_view(pos, player)
 
 
 def has_hidden_information(game: Game) -> bool:
-    return game.name in HIDDEN_INFORMATION_GAMES or hasattr(game, "player_view")
+    return game.hidden_information
 
 
 # ---------------------------------------------------------------------------------
@@ -110,7 +99,7 @@ def supply_names(game: Game, pos: Position) -> list[str]:
     the kinds that appear only by promotion (the game's ``promotion_kinds``: Gnu Qi's
     Wazir)."""
     start = game.start()
-    extra = set(getattr(game, "promotion_kinds", ()))
+    extra = set(game.promotion_kinds)
     kinds: dict[int, set[str]] = {p: set(extra) for p in range(game.players)}
     for position in (start, pos):
         for piece in position.board:
@@ -172,29 +161,10 @@ def layout_json(layout: Layout) -> dict[str, Any]:
 # games and their options (the new-game form)
 
 
-def _option_type(annotation: Any, default: Any) -> str:
-    if isinstance(annotation, str):
-        text = annotation
-    else:
-        args = typing.get_args(annotation) if isinstance(annotation, types.UnionType) else ()
-        text = " ".join(getattr(a, "__name__", str(a)) for a in (args or (annotation,)))
-    if "bool" in text or isinstance(default, bool):
-        return "bool"
-    if "int" in text or isinstance(default, int):
-        return "int"
-    return "str"
-
-
-def game_options(game_class: type) -> list[dict[str, Any]]:
-    """The named options of a game class (its constructor's keyword parameters)."""
-    out = []
-    for p in inspect.signature(game_class).parameters.values():
-        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or p.name == "self":
-            continue
-        default = None if p.default is inspect.Parameter.empty else p.default
-        out.append({"name": p.name, "type": _option_type(p.annotation, default),
-                    "default": default})
-    return out
+def game_options(game_class: type[Game]) -> list[dict[str, Any]]:
+    """The declared options of a game class (:attr:`Game.option_specs`) for the form."""
+    return [{"name": o.name, "type": o.kind.__name__, "default": o.default}
+            for o in game_class.option_specs]
 
 
 def games_json(layout: Layout, load: Callable[[str], type]) -> list[dict[str, Any]]:
@@ -225,7 +195,9 @@ def palette_json(palette: Palette) -> list[tuple[str, str]]:
 
 
 class _Sight:
-    """Who looks, and what of the board's output that viewer may see."""
+    """Who looks at the page, and what of the board's output that viewer may see
+    (:class:`controller.sight.Sight`, plus: the board serves the side to move, so another
+    viewer sees none of its output)."""
 
     def __init__(self, svc: Any, viewer: int | None):
         game: Game = svc.game
@@ -235,22 +207,20 @@ class _Sight:
         self.viewer: int | None = None
         self.allowed: set[int] | None = None  # spots whose LEDs may show; None: all
         self.show_board_output = True  # choices, messages
-        if not has_hidden_information(game):
+        if not game.hidden_information:
             return
-        if viewer is None or not 0 <= viewer < game.players:
-            viewer = game.ply_mover(pos)
-        self.viewer = viewer
-        self.view = player_view(game, pos, viewer)
+        sight = Sight(game, pos, viewer)
+        self.sight = sight
+        self.viewer = sight.viewer
+        self.view = sight.view
         layout: Layout = svc.layout
         # the board serves the side to move (single board: its LEDs show that player's
         # view); another viewer sees none of it
         serves = it.viewer if it.viewer is not None else game.ply_mover(pos)
-        self.show_board_output = serves == viewer
-        self.allowed = ((set(self.view.visible) | set(range(layout.cell_count,
-                                                             len(layout.spots))))
-                        if self.show_board_output else set())
-        self.fog = [c for c in range(layout.cell_count) if c not in self.view.visible]
-        self.fog_names = {layout.spots[c].name for c in self.fog}
+        self.show_board_output = serves == sight.viewer
+        spots = sight.spots(len(layout.spots))
+        self.allowed = set(spots or ()) if self.show_board_output else set()
+        self.fog = list(sight.fog)
 
     def message(self, text: str) -> str:
         """A message naming a cell the viewer cannot see is not shown."""
@@ -258,12 +228,7 @@ class _Sight:
             return text
         if not self.show_board_output:
             return ""
-        words = set(text.replace(",", " ").replace(":", " ").split())
-        return "" if words & self.fog_names else text
-
-
-#: game options that reveal hidden pieces (Lao Tzu's independent Chess960 arrays)
-HIDDEN_OPTIONS = frozenset({"white_array", "black_array", "seed"})
+        return "" if self.sight.names_hidden_cell(text) else text
 
 #: LED roles a hidden-information view never shows: where the opponent's last move
 #: went is not part of what a player may know (only what is visible now)
@@ -351,14 +316,18 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
 
     options, setup = svc.game_options, svc.setup
     if view is not None:  # the set-up and the array numbers show the hidden back ranks
-        options = {k: v for k, v in options.items() if k not in HIDDEN_OPTIONS}
+        options = {k: v for k, v in options.items() if k not in game.hidden_options}
         setup = None
     return {
         "seq": svc.version,
         "game": {"name": game.name, "title": game.title, "provisional": game.provisional,
                  "players": list(game.player_names), "options": options,
+                 "pieces": dict(game.piece_names),
                  "setup": setup, "id": svc.game_id},
         "games": svc.games,
+        "tutorial": (None if svc.tutorial_since is None else
+                     tutorial_progress(game, pos, it.phase, svc.tutorial_since, viewer)),
+        "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),
         "phase": it.phase,
         "message": sight.message(it.message),
         "mover": mover,
@@ -374,7 +343,7 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         "choice": choice,
         "die": bool(svc.die_expected()),
         # players already out of the game (KaleidoChess with three or four players)
-        "out": [game.player_names[p] for p in getattr(game, "out_players", lambda _: ())(pos)],
+        "out": [game.player_names[p] for p in game.out_players(pos)],
         "sim": svc.sim is not None,
         "held": held,
         "supply": supply,

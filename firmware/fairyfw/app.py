@@ -137,7 +137,8 @@ class Firmware:
     def _send(self, kind, payload, seq=None):
         if not self.connected:
             return
-        self.serial.write(proto.encode_packet(kind, self.seq if seq is None else seq, payload))
+        self.serial.write(proto.encode_packet(kind, self.seq if seq is None else seq, payload,
+                                              self.session))
         self.sent_packets += 1
 
     def send_hello(self):

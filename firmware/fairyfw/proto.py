@@ -10,7 +10,7 @@ COBS-encoded and terminated by one 0x00 byte.
 
 import struct
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_PACKET = 1024  # decoded bytes; longer frames are dropped as framing errors
 
 # MCU -> host
@@ -112,9 +112,11 @@ def cobs_decode(data):
     return bytes(out)
 
 
-def encode_packet(kind, seq, payload=b""):
-    """One frame on the wire: COBS(type, seq, payload, crc) + 0x00."""
-    body = bytearray(struct.pack("<BH", kind, seq & SEQ_MASK))
+def encode_packet(kind, seq, payload=b"", session=0):
+    """One frame on the wire: COBS(type, session, seq, payload, crc) + 0x00.  ``session``
+    is the firmware's boot session in every frame it sends, so the host never applies a
+    frame from before a restart."""
+    body = bytearray(struct.pack("<BHH", kind, session & 0xFFFF, seq & SEQ_MASK))
     body.extend(payload)
     body.extend(struct.pack("<H", crc16(body)))
     return cobs_encode(body) + b"\x00"
@@ -157,15 +159,15 @@ class Decoder:
             except ValueError:
                 self.framing_errors += 1
                 continue
-            if len(body) < 5:
+            if len(body) < 7:
                 self.framing_errors += 1
                 continue
             if crc16(body[:-2]) != struct.unpack("<H", body[-2:])[0]:
                 self.crc_errors += 1
                 continue
-            kind, seq = struct.unpack("<BH", body[:3])
+            kind, _session, seq = struct.unpack("<BHH", body[:5])
             self.packets += 1
-            out.append((kind, seq, body[3:-2]))
+            out.append((kind, seq, body[5:-2]))
         return out
 
 

@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from controller.sensing.frame import Frame
+
+#: human actions kept in ``SimulatedBoard.log``
+LOG_KEEP = 200
 
 
 class SimClock:
@@ -113,7 +117,9 @@ class SimulatedBoard:
         self.revision = 0
         self._tickers: list[_Ticker] = []
         self._order = 0
-        self.log: list[tuple[float, str]] = []
+        #: the latest human actions (time, what), for messages and debugging; bounded so a
+        #: long session does not grow (it did by ~3 KB a move)
+        self.log: deque[tuple[float, str]] = deque(maxlen=LOG_KEEP)
         self._neighbours = self._spot_neighbours()
 
     # --- addressing -------------------------------------------------------------------
@@ -405,6 +411,19 @@ class SimulatedBoard:
         t = _Ticker(self.clock.us + round(phase_s * 1e6), self._order, period, fn)
         heapq.heappush(self._tickers, t)
         return t
+
+    def skip(self, seconds: float) -> None:
+        """Let simulated time pass **without** running the attached scanners: for a board
+        on which nothing can have changed (no action since the last scans settled), whose
+        readings would only repeat.  Each scanner resumes on its own beat afterwards."""
+        if seconds < 0:
+            raise ValueError(f"time does not run backwards ({seconds} s)")
+        end = self.clock.us + round(seconds * 1e6)
+        for t in self._tickers:
+            if t.due_us <= end:
+                t.due_us += ((end - t.due_us) // t.period_us + 1) * t.period_us
+        heapq.heapify(self._tickers)
+        self.clock.us = end
 
     def advance(self, seconds: float) -> None:
         """Let simulated time pass; attached scanners and microcontrollers run meanwhile."""

@@ -24,6 +24,7 @@ const PHASE_TEXT = {
   correction: "The board does not match: fix the lit cells",
   execute: "Execute the move shown on the board",
   takeback: "Restoring an earlier position (takeback)",
+  failed: "Stopped: the journal cannot be written",
   game_over: "Game over",
   paused: "Paused",
 };
@@ -120,16 +121,20 @@ function buildBoard() {
     const r = spotRadius(i);
     if (s.kind === "cell" && s.outline.length <= 6) {
       // a polygon (square, triangle, hexagon): the name at its leftmost (then lowest)
-      // corner, moved toward the centre enough to stay inside a triangle's sharp corner
-      const v = s.outline.reduce((a, b) => (b[0] < a[0] - 1e-6
-        || (Math.abs(b[0] - a[0]) <= 1e-6 && b[1] < a[1]) ? b : a));
+      // corner as seen on the screen, whichever way the board is turned, moved toward the
+      // centre enough to stay inside a triangle's sharp corner
+      const screen = s.outline.map(pt);
+      const v = screen.reduce((a, b) => (b[0] < a[0] - 1e-6
+        || (Math.abs(b[0] - a[0]) <= 1e-6 && b[1] > a[1]) ? b : a));
+      const c = pt(s.centre);
       const k = s.outline.length === 3 ? 0.3 : 0.08;
-      const [x, y] = pt([v[0] + (s.centre[0] - v[0]) * k, v[1] + (s.centre[1] - v[1]) * k]);
+      const [x, y] = [v[0] + (c[0] - v[0]) * k, v[1] + (c[1] - v[1]) * k];
       const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
       t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
       t.textContent = s.name;
     } else if (s.kind === "cell") {
-      const [x, y] = pt([s.centre[0] - r * 0.92, s.centre[1] - r * 0.92]);
+      const c = pt(s.centre);
+      const [x, y] = [c[0] - r * 0.92, c[1] + r * 0.92];
       const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
       t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
       t.textContent = s.name;
@@ -176,6 +181,8 @@ function renderLeds() {
     }
   });
 }
+
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
 function pieceColours(obj) { return PIECE_COLOURS[obj.colour] || PIECE_COLOURS.other; }
 
@@ -233,12 +240,21 @@ function drawPile(parent, objects, c, r, title) {
   return g;
 }
 
+function objectName(o) {
+  // "white-M" -> "White Mule" with the game's piece names (the letter when it has none)
+  const names = (ui.state && ui.state.game.pieces) || {};
+  if (o.kind === "cube") return "the Cube";
+  const colour = o.colour ? o.colour[0].toUpperCase() + o.colour.slice(1) : "";
+  return `${colour} ${names[o.kind] || o.kind}`.trim();
+}
+
 function objectText(objects) {
-  // bottom first; runs of the same object as "white-T ×8"
+  // bottom first; runs of the same object as "White Tower ×8"
   const runs = [];
   for (const o of objects) {
     const last = runs[runs.length - 1];
-    if (last && last[0] === o.name) last[1]++; else runs.push([o.name, 1]);
+    const name = objectName(o);
+    if (last && last[0] === name) last[1]++; else runs.push([name, 1]);
   }
   return runs.map(([n, k]) => (k > 1 ? `${n} ×${k}` : n)).join(", ");
 }
@@ -247,9 +263,23 @@ function objectText(objects) {
 // state rendering
 
 let lastViewer = null;
+let lastGame = null;
 function renderState() {
   const S = ui.state, L = ui.layout;
   if (!S || !L) return;
+  const gameKey = `${S.game.name}/${S.game.id || ""}`;
+  if (gameKey !== lastGame) {
+    // another game: White at the bottom again and the side to move's view, whatever the
+    // previous game showed
+    const first = lastGame === null;
+    lastGame = gameKey;
+    lastViewer = null;
+    if (!first) {
+      ui.viewer = "auto";
+      if (ui.ws && ui.ws.readyState === WebSocket.OPEN) setViewer("auto");
+    }
+    if (ui.flipped && !(S.viewers && S.viewer === 1)) { ui.flipped = false; buildBoard(); return; }
+  }
   if (S.viewers && S.viewer !== lastViewer) {
     // a hidden-information game: turn the board to the player whose view it is
     lastViewer = S.viewer;
@@ -258,6 +288,7 @@ function renderState() {
   }
   // title and banners
   $("game-title").textContent = S.game.title + (S.game.id ? `  ·  ${S.game.id}` : "");
+  $("guide-link").href = `/guide/${S.game.name}`;
   const prov = $("provisional");
   prov.hidden = !S.game.provisional;
   prov.textContent = S.game.provisional ? `Note: ${S.game.provisional}` : "";
@@ -265,8 +296,16 @@ function renderState() {
   res.hidden = !S.resume;
   if (S.resume) {
     $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game from ` +
-      `${S.resume.date} (${S.resume.plies} moves). Set up the board as lit to continue.`;
+      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit to continue.` +
+      (S.resume.dropped ? ` Its journal was damaged after that: ${S.resume.dropped}.` : "");
   }
+  // the journal: files set aside or damage dropped (nothing lost that was shown), or a
+  // journal that cannot be written (the service stops: nothing more is accepted)
+  const problems = $("journal-problems");
+  const lines = S.phase === "failed" ? [`The board has stopped: ${S.message}. It restarts ` +
+    "by itself (systemd) and resumes the game from its journal."] : (S.journal_problems || []);
+  problems.hidden = !lines.length;
+  problems.textContent = lines.length ? "Journal: " + lines.join(" · ") : "";
 
   // status
   const names = S.game.players;
@@ -289,6 +328,7 @@ function renderState() {
     $("turn-text").textContent = "";
   }
   $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
+    : S.computer && S.computer.thinking ? `The computer (level ${S.computer.level}) is thinking…`
     : PHASE_TEXT[S.phase] || S.phase;
   $("commands").hidden = !!S.result || S.phase === "setup";
   const msg = $("message");
@@ -386,6 +426,8 @@ function renderState() {
   });
   ml.scrollTop = ml.scrollHeight;
 
+  renderTutorial();
+
   // simulator panel
   $("sim").hidden = !S.sim;
   $("tools").hidden = !S.sim;
@@ -397,6 +439,24 @@ function renderState() {
   renderHealth();
 }
 
+function renderTutorial() {
+  const T = ui.state.tutorial;
+  $("tutorial").hidden = !T;
+  $("tutorial-start").hidden = !!T;
+  if (!T) return;
+  const list = $("tutorial-steps");
+  list.innerHTML = "";
+  T.steps.forEach((s, i) => {
+    const li = document.createElement("li");
+    li.textContent = s.text;
+    li.className = s.done ? "done" : (i === T.current ? "current" : "");
+    li.dataset.step = s.name;
+    list.appendChild(li);
+  });
+  $("tutorial-now").textContent = T.finished ? T.done_text : "";
+  $("tutorial-guide").href = `/guide/${ui.state.game.name}`;
+}
+
 function chip(obj, extra) {
   const c = document.createElement("span");
   const [fill, ink] = pieceColours(obj);
@@ -404,7 +464,7 @@ function chip(obj, extra) {
   c.style.background = fill;
   c.style.color = ink;
   c.textContent = obj.kind === "cube" ? "▣" : obj.kind;
-  c.title = obj.name;
+  c.title = objectName(obj);
   if (extra) { const n = document.createElement("span"); n.className = "n"; n.textContent = extra; c.appendChild(n); }
   return c;
 }
@@ -456,6 +516,26 @@ function renderNewGame() {
     renderGameOptions();
   }
 }
+function renderComputerSeats(g) {
+  // one box per player of the chosen game (KaleidoChess: as many as its "players" option)
+  const box = $("ng-computer-players");
+  box.innerHTML = "";
+  const count = Number(($("ng-options").querySelector("input[name=players]") || {}).value) || 0;
+  let names = ui.state.game.name === g.name ? ui.state.game.players : ["White", "Black"];
+  if (count === 3) names = ["White", "Red", "Black"];
+  if (count === 4) names = ["White", "Red", "Black", "Green"];
+  if (count === 2) names = ["White", "Black"];
+  names.forEach((n, i) => {
+    const lab = document.createElement("label");
+    lab.className = "inline";
+    const inp = document.createElement("input");
+    inp.type = "checkbox"; inp.name = "computer"; inp.value = i;
+    inp.checked = (ui.state.computer?.seats || []).includes(i) && ui.state.game.name === g.name;
+    lab.append(inp, " " + n);
+    box.appendChild(lab);
+  });
+}
+
 function renderGameOptions() {
   const S = ui.state;
   const g = S.games.find((x) => x.name === $("ng-game").value);
@@ -464,6 +544,7 @@ function renderGameOptions() {
   if (!g) return;
   for (const opt of g.options) {
     const lab = document.createElement("label");
+    if (opt.help) lab.title = opt.help;
     const inp = document.createElement("input");
     inp.name = opt.name;
     inp.dataset.type = opt.type;
@@ -474,11 +555,15 @@ function renderGameOptions() {
     } else {
       inp.type = opt.type === "int" ? "number" : "text";
       if (opt.default !== null && opt.default !== undefined) inp.value = opt.default;
-      inp.placeholder = opt.default === null ? "default" : "";
+      const drawn = g.options.some((o) => o.name === "seed");
+      inp.placeholder = opt.default === null ? (drawn ? "random" : "default") : "";
       lab.append(opt.name.replaceAll("_", " ") + " ", inp);
     }
     box.appendChild(lab);
   }
+  renderComputerSeats(g);
+  const players = box.querySelector("input[name=players]");
+  if (players) players.addEventListener("change", () => renderComputerSeats(g));
 }
 
 let legendDone = false;
@@ -486,12 +571,20 @@ function renderLegend() {
   if (legendDone || !ui.state.palette) return;
   legendDone = true;
   const box = $("legend");
+  // the LEDs use one colour for several meanings where the situation tells them apart
+  // (a missing piece and check are both red): one line per colour, every meaning named
+  const byColour = new Map();
   for (const [name, hex] of ui.state.palette) {
+    const key = hex.toLowerCase();
+    if (!byColour.has(key)) byColour.set(key, []);
+    byColour.get(key).push(name.replaceAll("_", " "));
+  }
+  for (const [hex, names] of byColour) {
     const sw = document.createElement("span");
-    sw.className = "swatch";
+    sw.className = "swatch legend-swatch";
     sw.style.background = hex;
     const t = document.createElement("span");
-    t.textContent = name.replaceAll("_", " ");
+    t.textContent = names.join(" · ");
     box.append(sw, t);
   }
 }
@@ -523,7 +616,7 @@ async function post(url, body) {
     if (!r.ok) toast(data.error || `${url}: HTTP ${r.status}`);
     return data;
   } catch (e) {
-    toast(`${url}: ${e}`);
+    toast("The board service cannot be reached — is it running? Reconnecting…");
     return {};
   }
 }
@@ -581,6 +674,11 @@ function connect() {
   const conn = $("connection");
   ws.onopen = () => {
     conn.textContent = "live"; conn.className = "connection live";
+    if (document.body.classList.contains("offline")) {
+      // back after a restart: the service may have another layout or game now
+      document.body.classList.remove("offline");
+      reloadLayout();
+    }
     // a restarted service counts from zero again
     if (ui.state) ui.state.seq = -1;
     ledSeq = -1;
@@ -592,7 +690,9 @@ function connect() {
     else if (m.type === "leds") acceptLeds(m.leds, m.led_seq);
   };
   ws.onclose = () => {
-    conn.textContent = "connection lost — retrying"; conn.className = "connection lost";
+    conn.textContent = "reconnecting…"; conn.className = "connection lost";
+    document.body.classList.add("offline");
+    $("offline").hidden = false;
     setTimeout(connect, 1000);
   };
 }
@@ -651,9 +751,14 @@ function countPopup(ev, max, verb, done) {
   cancel.addEventListener("click", () => { pop.hidden = true; });
   pop.appendChild(cancel);
   const wrap = $("board-wrap").getBoundingClientRect();
-  pop.style.left = `${Math.max(0, ev.clientX - wrap.left - 40)}px`;
-  pop.style.top = `${Math.max(0, ev.clientY - wrap.top + 14)}px`;
-  pop.hidden = false;
+  pop.style.left = "0px";
+  pop.style.top = "0px";
+  pop.hidden = false;  // measure it where it cannot overflow, then place it on screen
+  const box = pop.getBoundingClientRect();
+  const left = Math.min(Math.max(0, ev.clientX - wrap.left - 40), Math.max(0, wrap.width - box.width));
+  const top = Math.min(Math.max(0, ev.clientY - wrap.top + 14), Math.max(0, wrap.height - box.height));
+  pop.style.left = `${left}px`;
+  pop.style.top = `${top}px`;
 }
 
 function onPointerDown(ev) {
@@ -751,9 +856,27 @@ function optionValue(inp) {
   return inp.value;
 }
 
+async function reloadLayout() {
+  try {
+    const r = await fetch("/api/layout");
+    ui.layout = await r.json();
+  } catch (e) {
+    return;  // still unreachable: the next reconnect tries again
+  }
+  $("offline").hidden = true;
+  buildBoard();
+}
+
 async function boot() {
-  const r = await fetch("/api/layout");
-  ui.layout = await r.json();
+  try {
+    const r = await fetch("/api/layout");
+    ui.layout = await r.json();
+  } catch (e) {
+    document.body.classList.add("offline");
+    $("offline").hidden = false;
+    setTimeout(boot, 1000);
+    return;
+  }
   buildBoard();
   const svg = $("board");
   svg.addEventListener("pointerdown", onPointerDown);
@@ -772,6 +895,8 @@ async function boot() {
       post("/api/command", { command: b.dataset.command });
     });
   }
+  $("tutorial-start").addEventListener("click", () => post("/api/tutorial", { on: true }));
+  $("tutorial-stop").addEventListener("click", () => post("/api/tutorial", { on: false }));
   $("resume-keep").addEventListener("click", () => post("/api/resume", { resume: true }));
   $("resume-new").addEventListener("click", () => post("/api/resume", { resume: false }));
   $("ng-game").addEventListener("change", renderGameOptions);
@@ -782,8 +907,18 @@ async function boot() {
       const v = optionValue(inp);
       if (v !== null) options[inp.name] = v;
     }
+    // a game that draws its set-up from a seed (Lao Tzu's two Chess960 arrays) gets a
+    // random one when the person left the set-up options empty: the draw is recorded
+    const g = ui.state.games.find((x) => x.name === $("ng-game").value);
+    const drawn = g && g.options.find((o) => o.name === "seed");
+    if (drawn && g.options.every((o) => o.default !== null || !(o.name in options))) {
+      options.seed = String(Math.floor(Math.random() * 2 ** 31));
+    }
     const setup = $("ng-setup").value.trim();
-    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null });
+    const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
+      .map((x) => Number(x.value));
+    const computer = seats.length ? { players: seats, level: Number($("ng-level").value) || 6 } : null;
+    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null, computer });
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") $("count-popup").hidden = true;

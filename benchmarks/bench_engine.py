@@ -1,0 +1,114 @@
+"""The engine's speed and its tactics: nodes per second per game, mate-in-one sets solved.
+
+* Search speed: the default level searches the starting position and a few seeded
+  random-play positions of every game; nodes per second of **process CPU time**.  As a
+  yardstick, python-chess's legal-move generation (moves listed per second on the same
+  number of random chess positions) is measured in the same run.
+* Tactics: every position of ``tests/data/tactics/*.txt`` at level 10 with a 2 s budget;
+  solved when the engine plays one of the mating moves.
+
+    python -m benchmarks.bench_engine [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+from controller.engine import Engine, Limits, Search
+from controller.rules import GAMES, get_game
+
+TACTICS = Path(__file__).resolve().parents[1] / "tests" / "data" / "tactics"
+SETS = {"kaleidochess-3": ("kaleidochess", {"players": 3})}
+
+
+def positions(game, count: int, seed: int) -> list:
+    rng = random.Random(seed)
+    out = [game.start()]
+    while len(out) < count:
+        pos = game.start()
+        for _ in range(rng.randint(6, 40)):
+            moves = game.legal_moves(pos)
+            if not moves or moves[0].kind == "roll":
+                break
+            pos.push(rng.choice(moves))
+        if game.legal_moves(pos):
+            out.append(pos)
+    return out
+
+
+def search_speed(name: str, count: int) -> tuple[float, int]:
+    game = get_game(name)
+    nodes = 0
+    cpu = 0.0
+    for pos in positions(game, count, 1):
+        search = Search(game)
+        t = time.process_time()
+        result = search.best_move(pos, Limits(depth=3, movetime=5.0))
+        cpu += time.process_time() - t
+        nodes += result.nodes
+    return nodes / cpu, nodes
+
+
+def chess_yardstick(count: int) -> float:
+    """python-chess: legal moves listed per second of CPU time (test-only, GPL)."""
+    import chess
+
+    rng = random.Random(1)
+    boards = []
+    for _ in range(count):
+        b = chess.Board()
+        for _ in range(rng.randint(6, 40)):
+            moves = list(b.legal_moves)
+            if not moves:
+                break
+            b.push(rng.choice(moves))
+        boards.append(b)
+    t = time.process_time()
+    listed = 0
+    for _ in range(20):
+        for b in boards:
+            listed += len(list(b.legal_moves))
+    return listed / (time.process_time() - t)
+
+
+def tactics(name: str, limit: int | None, movetime: float) -> tuple[int, int, float]:
+    game_name, options = SETS.get(name, (name, {}))
+    game = get_game(game_name, **options)
+    lines = (TACTICS / f"{name}.txt").read_text(encoding="utf-8").splitlines()[:limit]
+    solved, times = 0, []
+    engine = Engine(game, level=10)
+    for line in lines:
+        text, mating = line.split("\t")
+        pos = game.parse_position(text)
+        t = time.monotonic()
+        move = engine.choose(pos, movetime=movetime).move
+        times.append(time.monotonic() - t)
+        solved += game.move_text(pos, move) in mating.split()
+    return solved, len(lines), max(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    count = 3 if args.quick else 8
+    print("| game | nodes/s (CPU) | nodes | python-chess moves listed/s |")
+    print("|---|---|---|---|")
+    yard = chess_yardstick(count * 4)
+    for name in GAMES:
+        rate, nodes = search_speed(name, count)
+        print(f"| {name} | {rate:,.0f} | {nodes:,} | {yard:,.0f} |", flush=True)
+    print()
+    print("| tactics set | solved | of | slowest answer (s) |")
+    print("|---|---|---|---|")
+    for path in sorted(TACTICS.glob("*.txt")):
+        solved, total, slowest = tactics(path.stem, 10 if args.quick else None, 2.0)
+        print(f"| {path.stem} | {solved} | {total} | {slowest:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""The computer opponent: a search over the product's own rules, with levels.
+
+``Engine(game, level).choose(pos)`` gives a :class:`~controller.engine.search.Result`
+with the move to play.  Levels 1–10 limit depth and time and add deliberate noise at the
+weak end, so a beginner can win; every level also stops at its time budget, so the
+answer never takes longer than the level says (``LEVELS``).
+
+``fairyboard bestmove`` and ``fairyboard play`` are the command-line faces of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.engine.evaluation import Evaluator, weights_for
+from controller.engine.search import MATE, Limits, Result, Search, SearchStopped
+from controller.rules import Game, Position
+
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "MATE", "Engine", "Evaluator", "Level", "Limits",
+           "Result", "Search", "SearchStopped", "clock_budget", "weights_for"]
+
+
+@dataclass(frozen=True)
+class Level:
+    """One playing strength: the deepest search, a time budget and the noise."""
+
+    depth: int
+    movetime: float  #: seconds (here; a Raspberry Pi 4 is about 8–10 times slower)
+    noise: int = 0  #: centipawns within which a weaker move may be chosen
+
+
+#: Level 1 plays almost at random among reasonable moves; level 10 searches for 4 s.
+LEVELS: dict[int, Level] = {
+    1: Level(1, 0.1, noise=400),
+    2: Level(1, 0.1, noise=200),
+    3: Level(2, 0.2, noise=120),
+    4: Level(2, 0.2, noise=60),
+    5: Level(3, 0.25, noise=25),
+    6: Level(3, 0.25),
+    7: Level(4, 0.5),
+    8: Level(6, 1.0),
+    9: Level(8, 2.0),
+    10: Level(64, 4.0),
+}
+DEFAULT_LEVEL = 6
+
+
+def clock_budget(remaining: float, increment: float = 0.0, moves_to_go: int | None = None,
+                 ) -> float:
+    """Seconds to spend on this move with ``remaining`` on the clock (never the last half)."""
+    share = remaining / (moves_to_go if moves_to_go else 30) + 0.8 * increment
+    return max(0.01, min(share, remaining / 2))
+
+
+class Engine:
+    """A computer player for one game at one level (deterministic for a given seed)."""
+
+    def __init__(self, game: Game, level: int = DEFAULT_LEVEL, seed: int = 0) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"level must be a whole number from 1 to {max(LEVELS)}, "
+                             f"got {level!r}")
+        self.game = game
+        self.level = LEVELS[level]
+        self.search = Search(game, seed=seed)
+
+    def limits(self, movetime: float | None = None, nodes: int | None = None) -> Limits:
+        """The level's limits, with a shorter time budget (a clock) when given."""
+        budget = self.level.movetime if movetime is None else min(movetime, self.level.movetime)
+        return Limits(depth=self.level.depth, movetime=budget, nodes=nodes,
+                      noise=self.level.noise)
+
+    def choose(self, pos: Position, movetime: float | None = None,
+               nodes: int | None = None, stop=None) -> Result:
+        """The move to play in ``pos`` (``Result.move`` is None when there is none)."""
+        return self.search.best_move(pos, self.limits(movetime, nodes), stop)

@@ -1,0 +1,404 @@
+"""A game-independent search over the product's own rules.
+
+Iterative deepening alpha-beta with principal variation search, a transposition table,
+quiescence on captures and move ordering (table move, captures by value, killers,
+history).  It calls the rules only through ``Game`` (``legal_moves``, ``push``/``pop``,
+``outcome``, ``ply_mover``) and the evaluation only through :class:`Evaluator`, so every
+game the registry knows can be searched.
+
+Scores are always from the point of view of the *root* player, the one the engine moves
+for; a node is a maximising node when the root player makes its ply.  That one rule
+covers what is special in our games:
+
+* Lùotuoqí's Cube: the same player makes two plies in a row — two maximising plies;
+* three or four KaleidoChess players: every opponent minimises ("paranoid" search);
+* the dice variant: a node whose moves are all die rolls is a chance node, worth the
+  average of its faces (expectimax).
+
+The transposition table is keyed by the position key that ``Position.push`` records for
+the repetition rules (its hash), so the key is kept up to date by ``push``/``pop`` at no
+extra cost.  Repetitions inside the search count as draws.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from controller.engine.evaluation import Evaluator
+from controller.rules import Game, Move, Position
+
+MATE = 1_000_000
+INF = 10 * MATE
+#: scores this close to MATE are mates; they are stored relative to the node in the table
+MATE_BOUND = MATE - 10_000
+EXACT, LOWER, UPPER = 0, 1, 2
+QUIESCENCE_PLIES = 4
+#: centipawns a capture must be able to gain beyond its victims to be searched in quiescence
+DELTA_MARGIN = 200
+CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
+
+
+class SearchStopped(Exception):
+    """Raised inside the search when time, nodes or the stop flag say so."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When to stop: the first limit reached ends the search (at least depth 1 is done)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None  #: seconds of wall-clock time for this move
+    noise: int = 0  #: centipawns: weak levels choose among moves this close to the best
+
+
+@dataclass
+class Result:
+    """The engine's answer: the move, its score (centipawns, the mover's view), how deep."""
+
+    move: Move | None
+    score: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[Move] = field(default_factory=list)
+
+    @property
+    def mate_in(self) -> int | None:
+        """Plies to mate (positive: the mover mates; negative: the mover is mated)."""
+        if abs(self.score) < MATE_BOUND:
+            return None
+        plies = MATE - abs(self.score)
+        return plies if self.score > 0 else -plies
+
+
+class Search:
+    """One search object per game; reuse it between moves to keep its tables warm."""
+
+    def __init__(self, game: Game, seed: int = 0, evaluator: Evaluator | None = None,
+                 table_size: int = 1 << 18) -> None:
+        self.game = game
+        self.evaluator = evaluator or Evaluator(game)
+        self.rng = random.Random(seed)
+        self.table: dict[int, tuple[int, int, int, Move | None]] = {}
+        self.table_size = table_size
+        self.history: dict[tuple[int, int, int], int] = {}
+        self.killers: list[list[Move]] = []
+        self.nodes = 0
+        self.root = 0
+        self._deadline = float("inf")
+        self._max_nodes: int | None = None
+        self._stop: Callable[[], bool] | None = None
+        self._partial: tuple[int, Move] | None = None
+
+    # -- the public entry --------------------------------------------------------------
+    def best_move(self, pos: Position, limits: Limits,
+                  stop: Callable[[], bool] | None = None) -> Result:
+        """Search ``pos`` within ``limits``; ``stop()`` returning True ends it early.
+
+        ``pos`` is returned unchanged.  A position without legal moves gives
+        ``Result(move=None, …)``."""
+        started = time.monotonic()
+        self.nodes = 0
+        self.root = self.game.ply_mover(pos)
+        deadline = started + limits.movetime if limits.movetime else float("inf")
+        self._max_nodes = limits.nodes
+        self._stop = stop
+        self.killers = []
+        moves = self.game.legal_moves(pos)
+        if not moves:
+            return Result(None, self._terminal(pos, 0), 0, 0, 0.0)
+        if moves[0].kind == "roll":  # the die decides, not the player: a virtual die
+            roll = self.rng.choice(moves)
+            return Result(roll, 0, 0, 0, time.monotonic() - started, [roll])
+        if len(moves) == 1 and not limits.noise:
+            return Result(moves[0], self.evaluator.score(pos, self.root), 0, 0,
+                          time.monotonic() - started, [moves[0]])
+        max_depth = limits.depth or 64
+        self._deadline = deadline
+        moves = self._order(pos, moves, None, 0)
+        best = Result(moves[0], self.evaluator.score(pos, self.root), 0, 0, 0.0, [moves[0]])
+        scores: dict[Move, int] = {}
+        for depth in range(1, max_depth + 1):
+            self._partial = None
+            try:
+                score, move, scores = self._root(pos, moves, depth, exact=limits.noise > 0)
+            except SearchStopped:
+                if depth == 1 and self._partial is not None:
+                    # out of time inside the first iteration: the best move searched so far
+                    score, move = self._partial
+                    best = Result(move, score, 1, self.nodes, time.monotonic() - started,
+                                  [move])
+                break
+            best = Result(move, score, depth, self.nodes, time.monotonic() - started,
+                          self._pv(pos, move, depth))
+            moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
+            if abs(score) >= MATE_BOUND:
+                break  # a forced mate, found at its shortest: deeper adds nothing
+        if limits.noise and scores:
+            best.move = self._noisy_choice(scores, limits.noise)
+        best.nodes = self.nodes
+        best.seconds = time.monotonic() - started
+        return best
+
+    # -- internals ---------------------------------------------------------------------
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            if time.monotonic() >= self._deadline:
+                raise SearchStopped
+            if self._stop is not None and self._stop():
+                raise SearchStopped
+        if self._max_nodes is not None and self.nodes >= self._max_nodes:
+            raise SearchStopped
+
+    def _noisy_choice(self, scores: dict[Move, int], noise: int) -> Move:
+        """A move within ``noise`` of the best, the better ones more likely."""
+        top = max(scores.values())
+        near = sorted((m for m, s in scores.items() if s >= top - noise),
+                      key=lambda m: -scores[m])
+        weights = [1 + (scores[m] - (top - noise)) for m in near]
+        return self.rng.choices(near, weights=weights)[0]
+
+    def _terminal(self, pos: Position, ply: int) -> int:
+        outcome = self.game.outcome(pos)
+        if outcome is None or not outcome.winners:
+            return 0
+        return MATE - ply if self.root in outcome.winners else -MATE + ply
+
+    def _key(self, pos: Position) -> int:
+        return hash(pos.keys[-1]) if pos.keys else hash(self.game.position_key(pos))
+
+    def _repeated(self, pos: Position) -> bool:
+        keys = pos.keys
+        return len(keys) > 1 and keys[-1] in keys[:-1]
+
+    def _root(self, pos: Position, moves: list[Move], depth: int,
+              exact: bool) -> tuple[int, Move, dict[Move, int]]:
+        alpha, beta = -INF, INF
+        best_move, best = moves[0], -INF
+        scores: dict[Move, int] = {}
+        for i, move in enumerate(moves):
+            pos.push(move)
+            try:
+                if i == 0 or exact:
+                    score = self._node(pos, depth - 1, alpha if not exact else -INF, beta, 1)
+                else:
+                    score = self._node(pos, depth - 1, alpha, alpha + 1, 1)
+                    if alpha < score < beta:
+                        score = self._node(pos, depth - 1, score, beta, 1)
+            finally:
+                pos.pop()
+            scores[move] = score
+            if score > best:
+                best, best_move = score, move
+                alpha = max(alpha, score)
+                self._partial = (best, best_move)
+        self._store(self._key(pos), depth, EXACT, best, best_move, 0)
+        return best, best_move, scores
+
+    def _node(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
+        self._tick()
+        if self._repeated(pos):
+            return 0
+        moves = self.game.legal_moves(pos)
+        if not moves:
+            return self._terminal(pos, ply)
+        if moves[0].kind == "roll":
+            return self._chance(pos, moves, depth, ply)
+        if depth <= 0:
+            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves)
+        key = self._key(pos)
+        entry = self.table.get(key)
+        table_move = None
+        if entry is not None:
+            e_depth, flag, e_score, table_move = entry
+            if e_depth >= depth:
+                score = self._from_table(e_score, ply)
+                if flag == EXACT or (flag == LOWER and score >= beta) or (
+                        flag == UPPER and score <= alpha):
+                    return score
+        maximising = self.game.ply_mover(pos) == self.root
+        ordered = self._order(pos, moves, table_move, ply)
+        a0, b0 = alpha, beta
+        best_move = ordered[0]
+        best = -INF if maximising else INF
+        for i, move in enumerate(ordered):
+            pos.push(move)
+            try:
+                if i == 0:
+                    score = self._node(pos, depth - 1, alpha, beta, ply + 1)
+                elif maximising:
+                    score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
+                    if alpha < score < beta:
+                        score = self._node(pos, depth - 1, score, beta, ply + 1)
+                else:
+                    score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
+                    if alpha < score < beta:
+                        score = self._node(pos, depth - 1, alpha, score, ply + 1)
+            finally:
+                pos.pop()
+            if maximising:
+                if score > best:
+                    best, best_move = score, move
+                alpha = max(alpha, score)
+            else:
+                if score < best:
+                    best, best_move = score, move
+                beta = min(beta, score)
+            if alpha >= beta:
+                if not move.captures:
+                    self._remember(move, ply, depth)
+                break
+        flag = EXACT if a0 < best < b0 else (LOWER if best >= b0 else UPPER)
+        self._store(key, depth, flag, best, best_move, ply)
+        return best
+
+    def _chance(self, pos: Position, rolls: list[Move], depth: int, ply: int) -> int:
+        """A die roll: the average over its faces (each face equally likely)."""
+        total = 0
+        for move in rolls:
+            pos.push(move)
+            try:
+                total += self._node(pos, depth, -INF, INF, ply + 1)
+            finally:
+                pos.pop()
+        return total // len(rolls)
+
+    def _quiesce(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
+                 moves: list[Move] | None = None) -> int:
+        if moves is None:
+            self._tick()
+            if self._repeated(pos):
+                return 0
+            moves = self.game.legal_moves(pos)
+            if not moves:
+                return self._terminal(pos, ply)
+        stand = self.evaluator.score(pos, self.root)
+        if left <= 0 or moves[0].kind == "roll":
+            return stand
+        maximising = self.game.ply_mover(pos) == self.root
+        if maximising:
+            if stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+        else:
+            if stand <= alpha:
+                return stand
+            beta = min(beta, stand)
+        best = stand
+        mover = self.game.ply_mover(pos)
+        board = pos.board
+        captures = [m for m in moves if any(board[c] is not None and board[c].owner != mover
+                                            for c in m.captures)]
+        captures.sort(key=lambda m: -self._gain(pos, m))
+        for move in captures:
+            # delta pruning: a capture that cannot lift the score past the window is skipped
+            taken = self._taken(pos, move) + DELTA_MARGIN
+            if (stand + taken <= alpha) if maximising else (stand - taken >= beta):
+                continue
+            pos.push(move)
+            try:
+                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+            finally:
+                pos.pop()
+            if maximising:
+                best = max(best, score)
+                alpha = max(alpha, score)
+            else:
+                best = min(best, score)
+                beta = min(beta, score)
+            if alpha >= beta:
+                break
+        return best
+
+    def _taken(self, pos: Position, move: Move) -> int:
+        """Value of the pieces ``move`` removes (and of a promotion)."""
+        value = self.evaluator.piece_value
+        taken = 800 if move.promotion else 0
+        for c in move.captures:
+            victim = pos.board[c]
+            if victim is not None:
+                taken += value(victim.kind, victim.height)
+        return taken
+
+    def _gain(self, pos: Position, move: Move) -> int:
+        """Most valuable victims first, cheapest attackers first (MVV-LVA)."""
+        value = self.evaluator.piece_value
+        taken = 0
+        for c in move.captures:
+            victim = pos.board[c]
+            if victim is not None:
+                taken += value(victim.kind, victim.height)
+        mover = pos.board[move.origin] if move.origin >= 0 else None
+        cost = value(mover.kind, mover.height) if mover is not None else 0
+        return 16 * taken - cost // 16 + (800 if move.promotion else 0)
+
+    def _order(self, pos: Position, moves: list[Move], table_move: Move | None,
+               ply: int) -> list[Move]:
+        killers = self.killers[ply] if ply < len(self.killers) else []
+        mover = self.game.ply_mover(pos)
+        history = self.history
+
+        def rank(m: Move) -> int:
+            if m == table_move:
+                return 1 << 40
+            if m.captures or m.promotion:
+                return (1 << 30) + self._gain(pos, m)
+            if m in killers:
+                return (1 << 29) - killers.index(m)
+            return history.get((mover, m.origin, m.target), 0)
+
+        return sorted(moves, key=rank, reverse=True)
+
+    def _remember(self, move: Move, ply: int, depth: int) -> None:
+        while len(self.killers) <= ply:
+            self.killers.append([])
+        killers = self.killers[ply]
+        if move not in killers:
+            killers.insert(0, move)
+            del killers[2:]
+        key = (self.root, move.origin, move.target)
+        self.history[key] = self.history.get(key, 0) + depth * depth
+
+    def _store(self, key: int, depth: int, flag: int, score: int, move: Move | None,
+               ply: int) -> None:
+        if len(self.table) >= self.table_size:
+            self.table.clear()
+        if score >= MATE_BOUND:
+            score += ply
+        elif score <= -MATE_BOUND:
+            score -= ply
+        self.table[key] = (depth, flag, score, move)
+
+    def _from_table(self, score: int, ply: int) -> int:
+        if score >= MATE_BOUND:
+            return score - ply
+        if score <= -MATE_BOUND:
+            return score + ply
+        return score
+
+    def _pv(self, pos: Position, first: Move, depth: int) -> list[Move]:
+        """The principal variation, read back from the table."""
+        line = [first]
+        pushed = 0
+        pos.push(first)
+        pushed += 1
+        try:
+            while len(line) < depth:
+                entry = self.table.get(self._key(pos))
+                if entry is None or entry[3] is None:
+                    break
+                move = entry[3]
+                if move not in self.game.legal_moves(pos):
+                    break
+                line.append(move)
+                pos.push(move)
+                pushed += 1
+        finally:
+            for _ in range(pushed):
+                pos.pop()
+        return line

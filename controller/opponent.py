@@ -1,0 +1,149 @@
+"""The computer at the board: which players it plays, and its search in another process.
+
+The board loop must stay responsive while the engine thinks (a sensor change is decided in
+well under a millisecond; a search takes up to seconds), so the search runs in a worker
+process.  The worker gets the game's record — name, options, set-up and the moves so far
+in long notation — rebuilds the position (repetitions included) and answers with the move
+in long notation; the service parses it back in its own position and shows it on the
+board with the ordinary "execute the shown move" flow.
+
+An answer is used only if the position is still the one it was asked about: a takeback or
+a new game while the engine thinks simply makes the answer stale (the worker's search is
+bounded by the level's time budget, so it is free again soon).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import Game, Move, Position, get_game
+
+log = logging.getLogger("fairyboard.opponent")
+
+
+def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
+          level: int, seed: int, movetime: float | None = None) -> str:
+    """In the worker: the engine's move (long notation) after ``moves`` from ``setup``."""
+    from controller.engine import Engine  # the worker imports the search, not the service
+
+    game = get_game(game_name, **options)
+    pos = game.parse_position(setup)
+    for text in moves:
+        pos.push(game.parse_move(pos, text))
+    result = Engine(game, level=level, seed=seed + len(moves)).choose(pos, movetime=movetime)
+    if result.move is None:
+        return ""
+    return game.long_move_text(pos, result.move)
+
+
+def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: int,
+                    seed: int, movetime: float | None = None) -> list[Move]:
+    """In the worker, for a hidden-information game: the moves to try, best first, judged
+    from ``view`` alone (the true position never leaves the service)."""
+    from controller.engine import LEVELS
+    from controller.engine.fog import ranked_tries
+    from controller.engine.search import Limits
+
+    game = get_game(game_name, **options)
+    lv = LEVELS[level]
+    budget = lv.movetime if movetime is None else min(movetime, lv.movetime)
+    limits = Limits(depth=min(lv.depth, 3), movetime=budget / 6, noise=0)
+    return ranked_tries(game, view, limits, seed=seed + view.fullmove)
+
+
+@dataclass
+class Computer:
+    """The players the computer plays (player indices) and its level."""
+
+    seats: frozenset[int] = frozenset()
+    level: int = 6
+
+    def json(self, game: Game) -> dict[str, Any]:
+        return {"seats": sorted(self.seats), "level": self.level,
+                "names": [game.player_names[p] for p in sorted(self.seats)]}
+
+
+@dataclass
+class _Question:
+    key: tuple
+    future: Future
+    started_moves: int = 0
+    answer: Move | None = field(default=None)
+
+
+class Opponent:
+    """Asks the worker for the computer's moves and hands them over when they are current."""
+
+    def __init__(self, computer: Computer, seed: int = 0) -> None:
+        self.computer = computer
+        self.seed = seed
+        self._pool: ProcessPoolExecutor | None = None
+        self._question: _Question | None = None
+
+    @property
+    def thinking(self) -> bool:
+        return self._question is not None and not self._question.future.done()
+
+    def to_move(self, game: Game, pos: Position) -> bool:
+        """Whether the computer makes the next ply (and there is one)."""
+        return bool(self.computer.seats) and game.ply_mover(pos) in self.computer.seats
+
+    def _key(self, game: Game, pos: Position) -> tuple:
+        return (game.name, len(pos.moves), game.position_text(pos))
+
+    def poll(self, game: Game, options: dict[str, Any], setup: str, moves: list[str],
+             pos: Position) -> Move | None:
+        """The computer's move for ``pos`` once it is ready (None meanwhile, or when the
+        computer is not to move).  ``moves`` is the game's record in long notation."""
+        if not self.to_move(game, pos) or not game.legal_moves(pos):
+            self._question = None
+            return None
+        key = self._key(game, pos)
+        q = self._question
+        if q is None or q.key != key:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            if game.hidden_information:  # the worker sees what the player sees, no more
+                view = game.player_view(pos, game.ply_mover(pos))
+                public = {k: v for k, v in options.items() if k not in game.hidden_options}
+                future = self._pool.submit(think_from_view, game.name, public, view,
+                                           self.computer.level, self.seed)
+            else:
+                future = self._pool.submit(think, game.name, dict(options), setup,
+                                           list(moves), self.computer.level, self.seed)
+            self._question = _Question(key, future, len(moves))
+            return None
+        if not q.future.done():
+            return None
+        self._question = None
+        try:
+            text = q.future.result()
+        except Exception as exc:  # a broken worker must not stop the board
+            log.error("engine failed", extra={"error": str(exc)})
+            return None
+        if not text:
+            return None
+        if isinstance(text, list):  # ranked tries from a view: the first the rules allow
+            from controller.engine.fog import same_try
+
+            legal = game.legal_moves(pos)
+            for tried in text:
+                for move in legal:
+                    if same_try(tried, move):
+                        return move
+            return legal[0]
+        return game.parse_move(pos, text)
+
+    def cancel(self) -> None:
+        """Forget the question (takeback, new game): a late answer is never used."""
+        self._question = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,166 @@
+"""The game contract: every game is a registry class whose hooks and data the rest of the
+product calls plainly (no probing for hooks, no game names outside the rules)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.layout import PAD_ROLES
+from controller.rules import GAME_CLASSES, GAMES, Game, PlayerView, game_class, get_game
+from controller.rules.core import GameOption, OptionError, RulesError, Termination
+
+CONTROLLER = Path(__file__).resolve().parent.parent / "controller"
+PROBE = re.compile(r"\b(?:getattr|hasattr)\((?:self\.)?(?:_?game|svc\.game|session\.game)\b")
+
+
+def _code_outside_rules() -> list[Path]:
+    return [p for p in CONTROLLER.rglob("*.py") if "rules" not in p.relative_to(CONTROLLER).parts]
+
+
+def test_no_game_hook_is_probed_outside_the_rules() -> None:
+    found = [f"{p.name}:{n}" for p in _code_outside_rules()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if PROBE.search(line)]
+    assert found == []
+
+
+def test_no_hidden_information_game_list_outside_the_rules() -> None:
+    for p in _code_outside_rules():
+        text = p.read_text(encoding="utf-8")
+        assert "HIDDEN_INFORMATION_GAMES" not in text and "GAME_SHAPES" not in text, p.name
+        assert "GAME_PADS" not in text and "white_array" not in text, p.name
+
+
+def test_the_registry_is_a_list_of_classes() -> None:
+    assert list(GAMES) == [cls.name for cls in GAME_CLASSES]
+    assert len(set(GAMES)) == len(GAME_CLASSES)
+    for cls in GAME_CLASSES:
+        assert issubclass(cls, Game) and cls.name and cls.title
+        assert game_class(cls.name) is cls
+    with pytest.raises(RulesError, match="unknown game 'nope'"):
+        game_class("nope")
+
+
+@pytest.mark.parametrize("cls", GAME_CLASSES, ids=lambda c: c.name)
+def test_class_data_is_well_formed(cls: type[Game]) -> None:
+    for need in cls.pads:
+        assert need.role in PAD_ROLES and need.role != "option"
+    names = [o.name for o in cls.option_specs]
+    assert len(names) == len(set(names))
+    for spec in cls.option_specs:
+        assert isinstance(spec, GameOption) and spec.help
+        assert spec.check(spec.default) == spec.default  # the default is allowed
+    assert cls.hidden_options <= set(names)
+    # every declared option is accepted by the game with its default
+    game = get_game(cls.name, **{o.name: o.default for o in cls.option_specs})
+    assert game.name == cls.name
+
+
+@pytest.mark.parametrize("cls", GAME_CLASSES, ids=lambda c: c.name)
+def test_hidden_information_hooks(cls: type[Game]) -> None:
+    game = get_game(cls.name)
+    pos = game.start()
+    view = game.player_view(pos, 0)
+    if not cls.hidden_information:
+        assert view is None
+        assert game.board_moves(pos) == game.legal_moves(pos)
+        move = game.legal_moves(pos)[0]
+        assert game.player_move_text(pos, move) == game.move_text(pos, move)
+        with pytest.raises(RulesError, match="no hidden information"):
+            game.view_text(pos, 0)
+        return
+    assert view is not None
+    for name in ("player", "turn", "own", "visible", "enemies", "hands", "in_check",
+                 "result", "piece_at", "targets", "drop_targets", "moves", "move_text"):
+        assert hasattr(view, name), name
+    assert _is_player_view(view)
+    assert set(game.legal_moves(pos)) <= set(game.board_moves(pos))
+    assert game.view_text(pos, 0)
+
+
+def _is_player_view(view: PlayerView) -> bool:
+    return view.player in (0, 1) and all(c in view.visible for c, _ in view.own)
+
+
+@pytest.mark.parametrize("name, options, words", [
+    ("luotuoqi", {"stone_budget": "abc"}, "stone_budget must be a whole number 0..512 or off, "
+                                          "got 'abc'"),
+    ("luotuoqi", {"stone_budget": -5}, "stone_budget must be a whole number 0..512"),
+    ("luotuoqi", {"stone_budget": True}, "stone_budget must be a whole number"),
+    ("luotuoqi", {"stone_budget": "16"}, "got '16'"),
+    ("kaleidochess", {"players": [3]}, r"players must be one of 2, 3, 4, got \[3\]"),
+    ("kaleidochess", {"dice": "yes"}, "dice must be true or false"),
+    ("laotzu", {"seed": {"a": 1}}, "seed must be a number or a word or off"),
+    ("gnuqi", {"speed": 1}, "game 'gnuqi' has no option 'speed'"),
+])
+def test_bad_options_are_refused_in_one_line(name: str, options: dict, words: str) -> None:
+    with pytest.raises(OptionError, match=words) as exc:
+        get_game(name, **options)
+    assert "\n" not in str(exc.value)
+    with pytest.raises(OptionError, match=words):
+        game_class(name).validate_options(options)
+
+
+def test_validate_options_from_json() -> None:
+    cls = game_class("luotuoqi")
+    assert cls.validate_options({"stone_budget": 16}) == {"stone_budget": 16}
+    assert cls.validate_options({"stone-budget": None}) == {"stone_budget": None}
+    assert cls.validate_options({}) == {}
+    with pytest.raises(OptionError, match="options must be a table"):
+        cls.validate_options([1, 2])  # type: ignore[arg-type]
+
+
+# -- game end: one template, per-game data --------------------------------------------
+
+
+def test_every_game_ends_with_a_declared_reason() -> None:
+    spellings = set(Termination)
+    for cls in GAME_CLASSES:
+        assert set(cls.reason_text) <= spellings
+        spellings |= set(cls.reason_text.values())
+    # mate, stalemate and the draw rules, through the shared template
+    gnuqi = get_game("gnuqi")
+    assert gnuqi.outcome(gnuqi.parse_position("4k4/9/9/9/9/9/9/9/4K4 w - - 0 1")).reason \
+        == Termination.BARE_KINGS
+    lotus = get_game("lotus39")
+    pos = lotus.parse_position("a4=K,i4=k,c2=R,c3=P w - 99 60")
+    pos.push(lotus.parse_move(pos, "Ka3"))
+    assert lotus.outcome(pos).reason in spellings
+
+
+def test_the_move_rule_and_repetition_are_data() -> None:
+    from controller.rules.gnuqi import GnuQi
+
+    class NoMoveRule(GnuQi):
+        move_rule = None
+        repetition_count = 2
+
+    text = "4k4/9/9/9/9/9/9/R8/4K4 w - - 100 80"
+    assert get_game("gnuqi").outcome(get_game("gnuqi").parse_position(text)).reason == (
+        "fifty-move")
+    game = NoMoveRule()
+    pos = game.parse_position(text)
+    assert game.outcome(pos) is None
+    for text in ("Ra3", "Ke8", "Ra2", "Ke9"):
+        pos.push(game.parse_move(pos, text))
+    assert game.outcome(pos).reason == "repetition"  # the second occurrence, by data
+
+
+def test_luotuoqi_keeps_its_recorded_words() -> None:
+    game = get_game("luotuoqi")
+    assert game.ended((), Termination.FIFTY_MOVE).reason == "fifty-move rule"
+    assert game.ended((), Termination.CHECKMATE).reason == "checkmate"
+
+
+def test_lao_tzu_player_knowledge_is_apart_from_the_referee() -> None:
+    """What a player may know (``laotzu_view``) is built from the shared board tables and
+    the position handed to ``view``; it never imports the referee's module."""
+    view_src = (CONTROLLER / "rules" / "laotzu_view.py").read_text(encoding="utf-8")
+    assert "controller.rules.laotzu import" not in view_src
+    assert "from controller.rules.laotzu_board import" in view_src
+    from controller.rules import laotzu, laotzu_view
+
+    assert laotzu.view is laotzu_view.view and laotzu.PlayerView is laotzu_view.PlayerView
