@@ -1038,8 +1038,9 @@ def bill_of_materials(layout: Layout) -> list[BomLine]:
     budget = power_budget(layout)
     supply = supply_part(layout)
     add(BomLine("power", f"5 V power supply, {budget.supply_a} A or more", 1,
-                f"{layout.led_count} LEDs × {FULL_WHITE_MA:g} mA × {budget.cap:g} cap + "
-                f"electronics = {budget.load_a:.2f} A, +{SUPPLY_HEADROOM - 1:.0%}",
+                f"LED budget {led_budget_ma(layout)} mA + electronics "
+                f"{electronics_ma(layout):.4g} mA ≤ {RAIL_LIMIT:.0%} of {budget.supply_a} A "
+                "(see the power section)",
                 supply["manufacturer"], supply["mpn"], supply["grade"], 0,
                 float(supply["price"])))
     five = rails(layout)[0]
