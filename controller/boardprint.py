@@ -8,7 +8,9 @@
   the drilling and assembly template;
 * ``<name>-wiring.svg/.png/.csv/.md`` — which spot sits on which matrix row/column, chain
   bit or analog channel, and which LED index lights it;
-* ``<name>-bom.md/.csv`` — the bill of materials with the LED power budget worked out.
+* with ``schematic=True``, ``<name>-schematic.svg/.pdf`` and ``<name>-netlist.net`` (KiCad);
+* ``<name>-bom.md/.csv`` — the bill of materials (parts, part numbers, spares and prices from
+  ``boards/parts.toml``) with the LED budget and every power rail checked against its rating.
 
 The PDFs are tiled onto A4 or Letter pages with overlap strips, cut lines and registration
 crosses when the board is larger than a page.  Everything is computed from the layout;
@@ -18,12 +20,16 @@ nothing here knows a particular board.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from controller.geometry import BOARDS_DIR
 from controller.layout import Layout, Spot, load_layout
 
 #: paper sizes in mm (portrait)
@@ -71,8 +77,12 @@ RIVER = "#2a7fd4"
 HOME_CELLS = {"lotus39": {"e2": "White's home", "e6": "Black's home"}}
 
 
-def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4") -> list[Path]:
-    """Write every printable file of a layout into ``out_dir``; return their paths."""
+def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4", *,
+                schematic: bool = False) -> list[Path]:
+    """Write every printable file of a layout into ``out_dir``; return their paths.
+
+    ``schematic`` adds ``<name>-schematic.svg/.pdf`` and the KiCad netlist
+    ``<name>-netlist.net`` (controller/schematic.py)."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r} (one of {', '.join(PAPERS)})")
     layout = load_layout(layout_name)
@@ -101,6 +111,14 @@ def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4") -> lis
     write("wiring.md", wiring_markdown(layout))
     write("bom.md", bom_markdown(layout))
     write("bom.csv", bom_csv(layout))
+    if schematic:
+        from controller.schematic import board_netlist, kicad_netlist, schematic_svg
+
+        netlist = board_netlist(layout)
+        svg = schematic_svg(netlist, f"Schematic of {layout.name}: {layout.title}")
+        write("schematic.svg", svg)
+        written.append(write_pdf(svg, out / f"{name}-schematic.pdf"))
+        write("netlist.net", kicad_netlist(netlist))
     return written
 
 
@@ -551,6 +569,14 @@ def write_png(svg: str, path: Path, width_mm: float,
     return path
 
 
+def write_pdf(svg: str, path: Path) -> Path:
+    """A one-page PDF of an SVG at its own size."""
+    import cairosvg
+
+    cairosvg.svg2pdf(bytestring=svg.encode("utf-8"), write_to=str(path))
+    return path
+
+
 # ---------------------------------------------------------------------------------
 # Wiring
 
@@ -707,8 +733,16 @@ def pico_pin_lines(layout: Layout) -> list[str]:
             rows.append(f"| CD74HC4067 S{k} (all multiplexers) | {pin} |")
         for k, pin in enumerate(fw["MUX_SIGNALS"]):
             rows.append(f"| MUX{k + 1} SIG (common) | {pin} (ADC) |")
-        note = "EN (pin 15) of every multiplexer to GND; sensors powered from 3V3."
-    rows.append(f"| LED data → 74AHCT125 → 330 Ω → DIN of LED 0 | {fw['NEOPIXEL_PIN']} |")
+        note = "EN (pin 15) of every multiplexer to GND."
+    rows.append(f"| LED data → 74AHCT125 (10 kΩ pull-down) → 330 Ω → DIN of LED 0 | "
+                f"{fw['NEOPIXEL_PIN']} |")
+    if layout.sensor_kind != "reed":
+        rows.append("| sensors' 3.3 V rail (LM1117-3.3 output, from the 5 V rail) | — not the "
+                    "3V3 pin (36) |")
+        if layout.sensing == "analog":
+            rows.append("| ADC_VREF: from the sensors' 3.3 V rail | pin 35 |")
+    rows += ["| GND: the 5 V supply's ground, the sensors', the LEDs' | any GND pin (38) |",
+             "| power: over USB (VBUS); VSYS not joined to the 5 V rail | micro-USB |"]
     return [*rows, "", note]
 
 
@@ -850,6 +884,38 @@ class BomLine:
     item: str
     quantity: int
     note: str = ""
+    manufacturer: str = ""
+    mpn: str = ""
+    grade: str = ""
+    spares: int = 0
+    unit_price: float = 0.0
+
+    @property
+    def order_quantity(self) -> int:
+        return self.quantity + self.spares
+
+    @property
+    def total_price(self) -> float:
+        return self.order_quantity * self.unit_price
+
+
+#: the parts catalogue: manufacturer part numbers, grades, prices, spares, supply currents
+PARTS_FILE = BOARDS_DIR / "parts.toml"
+
+
+@functools.cache
+def parts_catalogue() -> dict[str, Any]:
+    with PARTS_FILE.open("rb") as f:
+        return tomllib.load(f)
+
+
+def _part(key: str, group: str, quantity: int, note: str | None = None,
+          item: str | None = None) -> BomLine:
+    p = parts_catalogue()["parts"][key]
+    spares = max(int(p.get("spare_min", 0)), math.ceil(quantity * float(p.get("spares", 0))))
+    return BomLine(group, item or p["item"], quantity, p.get("note", "") if note is None
+                   else note, p["manufacturer"], p["mpn"], p["grade"], spares,
+                   float(p["price"]))
 
 
 def gpio_needed(layout: Layout) -> tuple[int, int]:
@@ -862,111 +928,219 @@ def gpio_needed(layout: Layout) -> tuple[int, int]:
     return 4 + muxes + 1, muxes  # 4 select lines, one ADC input per multiplexer, LED data
 
 
-def bill_of_materials(layout: Layout) -> list[BomLine]:
+def sensing_parts(layout: Layout) -> list[tuple[str, int]]:
+    """(part key, quantity) of the sensing side: the one place that knows what each sensing
+    kind and sensor kind is built from (sensors, diodes, chips, pull-ups, regulator)."""
     n = len(layout.spots)
-    lines: list[BomLine] = []
-    add = lines.append
-    if layout.sensor_kind == "reed":
-        add(BomLine("sensing", "Reed switch, normally open, glass body about 14 mm", n,
-                    "one per cell and pad; buy ~10 % spare: the glass breaks when bent "
-                    "close to the body"))
-    elif layout.sensor_kind == "digital-hall":
-        add(BomLine("sensing", "Digital hall switch, omnipolar, open drain (DRV5033, TO-92)",
-                    n, "A3144 also works but is unipolar: all magnets the same way up"))
-    else:
-        add(BomLine("sensing", "Linear hall sensor, ratiometric, 3.3 V (SS49E or DRV5055, "
-                    "TO-92)", n, "output near half supply without a field"))
+    parts: list[tuple[str, int]] = [(layout.sensor_kind, n)]
     if layout.sensor_kind != "reed":
-        add(BomLine("sensing", "Ceramic capacitor 100 nF (bypass at each hall sensor)", n))
+        parts.append(("bypass-hall", n))
     if layout.sensing == "matrix":
-        add(BomLine("sensing", "Signal diode 1N4148", n,
-                    "one in series with every switch: without it three pieces on the corners "
-                    "of a rectangle fake a fourth (ghosting)"))
+        parts.append(("diode", n))
     elif layout.sensing == "shift-register":
         chips = layout.chain_length // 8
-        add(BomLine("sensing", "74HC165 8-bit parallel-in shift register", chips,
-                    f"{layout.chain_length} inputs, read through SPI or keypad"))
-        add(BomLine("sensing", "Ceramic capacitor 100 nF (one per 74HC165)", chips))
+        parts += [("shift-register", chips), ("bypass-chip", chips)]
         if layout.sensor_kind == "digital-hall":
-            add(BomLine("sensing", "Resistor network 8 × 10 kΩ bussed (9-pin SIP)", chips,
-                        "pull-ups for the open-drain hall outputs, one per chip"))
+            parts.append(("pullup-network", chips))
     else:
         muxes = math.ceil(layout.channel_count / 16)
-        add(BomLine("sensing", "CD74HC4067 16-channel analog multiplexer", muxes,
-                    "each on its own ADC input, select lines shared"))
-        add(BomLine("sensing", "Ceramic capacitor 100 nF (one per multiplexer)", muxes))
+        parts += [("mux", muxes), ("bypass-chip", muxes)]
+    if any(parts_catalogue()["parts"][k].get("rail") == "sensor-3v3" for k, _ in parts):
+        parts += [("regulator", 1), ("regulator-cap", 2)]
+    return parts
+
+
+@dataclass(frozen=True)
+class Rail:
+    """One supply path, its worst-case load and the rating of the part that carries it."""
+
+    name: str
+    load_ma: float
+    rating_ma: float
+
+    @property
+    def share(self) -> float:
+        return self.load_ma / self.rating_ma
+
+
+#: no rail may carry more than this fraction of its rating
+RAIL_LIMIT = 0.8
+
+
+def fuse_rating_a(load_a: float) -> float:
+    """The smallest 0218-series fuse that carries ``load_a`` at ≤ 80 % of its rating."""
+    ratings = sorted(float(r) for r in parts_catalogue()["fuse-codes"])
+    return next(r for r in ratings if load_a <= RAIL_LIMIT * r)
+
+
+def rail_loads(layout: Layout) -> dict[str, float]:
+    """Worst-case current (mA) each rail feeds besides the LEDs, from the parts' figures."""
+    catalogue = parts_catalogue()["parts"]
+    on: dict[str, float] = {"5v": 0.0, "sensor-3v3": 0.0, "pico-3v3": 0.0}
+    for key, qty in sensing_parts(layout) + [("level-shifter", 1), ("controller", 1)]:
+        part = catalogue[key]
+        if "rail" in part:
+            on[part["rail"]] += qty * float(part.get("supply_ma", 0.0))
+    return on
+
+
+def electronics_ma(layout: Layout) -> float:
+    """Everything but the LEDs on the 5 V supply (the linear regulator passes its load
+    through from the 5 V rail)."""
+    on = rail_loads(layout)
+    return on["5v"] + on["sensor-3v3"]
+
+
+def led_budget_ma(layout: Layout) -> int:
+    """The host's ``leds.current_budget_ma`` for this board, rounded down to 10 mA: the
+    supply carries the budget plus the electronics with 25 % to spare."""
+    supply = power_budget(layout).supply_a * 1000
+    return int(RAIL_LIMIT * supply - electronics_ma(layout)) // 10 * 10
+
+
+def rails(layout: Layout) -> list[Rail]:
+    """Every rail with its worst-case load: the LEDs at the host's current budget plus the
+    sensor, chip and controller figures of the parts catalogue."""
+    catalogue = parts_catalogue()["parts"]
+    on = rail_loads(layout)
+    five = led_budget_ma(layout) + electronics_ma(layout)
+    out = [Rail("5 V supply", five, power_budget(layout).supply_a * 1000),
+           Rail("5 V fuse", five, fuse_rating_a(five / 1000) * 1000),
+           Rail("Pico 3V3 pin (external load)", on["pico-3v3"],
+                float(catalogue["controller"]["pico_3v3_rating_ma"]))]
+    if on["sensor-3v3"]:
+        out.append(Rail("3.3 V sensor regulator", on["sensor-3v3"],
+                        float(catalogue["regulator"]["rating_ma"])))
+    return out
+
+
+def supply_part(layout: Layout) -> dict[str, Any]:
+    need = power_budget(layout).supply_a
+    return next(s for s in parts_catalogue()["supplies"] if s["rating_a"] >= need)
+
+
+def bill_of_materials(layout: Layout) -> list[BomLine]:
+    lines: list[BomLine] = []
+    add = lines.append
+    for key, qty in sensing_parts(layout):
+        add(_part(key, "sensing" if key not in ("regulator", "regulator-cap") else "power",
+                  qty))
+    catalogue = parts_catalogue()
     magnets = int(layout.kit.get("magnets", layout.cell_count))
     magnet = str(layout.kit.get("magnet", "10×1 mm neodymium disc"))
-    add(BomLine("pieces", f"Magnet: {magnet}", magnets, "one in the base of every piece, "
-                "stone and token, all the same pole down unless noted"))
-    add(BomLine("LEDs", "WS2812B addressable RGB LED (5050), or cut from a strip",
-                layout.led_count, "one per cell and pad, chained in index order"))
-    add(BomLine("LEDs", "Ceramic capacitor 100 nF (one per LED; already on strips and "
-                "modules)", layout.led_count))
-    add(BomLine("LEDs", "74AHCT125 level shifter (3.3 V data → 5 V)", 1))
-    add(BomLine("LEDs", "Resistor 330 Ω in the LED data line", 1, "300–500 Ω"))
-    add(BomLine("LEDs", "Electrolytic capacitor 1000 µF 10 V across the LED supply", 1,
-                "500–1000 µF, at the start of the chain"))
+    add(_part("magnet", "pieces", magnets, item=f"Magnet: {magnet}"))
+    add(_part("led", "LEDs", layout.led_count))
+    add(_part("led-cap", "LEDs", layout.led_count))
+    add(_part("level-shifter", "LEDs", 1))
+    add(_part("pulldown", "LEDs", 1))
+    add(_part("data-resistor", "LEDs", 1))
+    add(_part("bulk-cap", "LEDs", 1))
     budget = power_budget(layout)
+    supply = supply_part(layout)
     add(BomLine("power", f"5 V power supply, {budget.supply_a} A or more", 1,
-                f"{layout.led_count} LEDs × {FULL_WHITE_MA:g} mA × {budget.cap:g} cap + "
-                f"electronics = {budget.load_a:.2f} A, +{SUPPLY_HEADROOM - 1:.0%}"))
+                f"LED budget {led_budget_ma(layout)} mA + electronics "
+                f"{electronics_ma(layout):.4g} mA ≤ {RAIL_LIMIT:.0%} of {budget.supply_a} A "
+                "(see the power section)",
+                supply["manufacturer"], supply["mpn"], supply["grade"], 0,
+                float(supply["price"])))
+    five = rails(layout)[0]
+    fuse = fuse_rating_a(five.load_ma / 1000)
+    code = catalogue["fuse-codes"][f"{fuse:g}"]
+    line = _part("fuse", "power", 1, item=f"Fuse 5 × 20 mm, slow-blow, {fuse:g} A")
+    add(BomLine(line.group, line.item, 1, line.note, line.manufacturer,
+                line.mpn.format(code=code), line.grade, line.spares, line.unit_price))
+    add(_part("fuse-holder", "power", 1))
+    add(_part("power-terminal", "power", 1))
     pins, adc = gpio_needed(layout)
-    add(BomLine("controller", "RP2040 board (Raspberry Pi Pico or similar) with CircuitPython",
-                1, f"{pins} GPIO needed" + (f", {adc} of them ADC inputs" if adc else "")
-                + f" (the Pico has {PICO_GPIO} GPIO, {PICO_ADC} ADC)"))
-    add(BomLine("controller", "USB cable to the computer or Raspberry Pi running fairyboard",
-                1))
+    add(_part("header", "controller", math.ceil((pins + 3) / 40)))
+    add(_part("controller", "controller", 1,
+              f"{pins} GPIO needed" + (f", {adc} of them ADC inputs" if adc else "")
+              + f" (the Pico has {PICO_GPIO} GPIO, {PICO_ADC} ADC); fed over USB"))
+    add(_part("usb-cable", "controller", 1))
     w, h = layout.size_mm
     add(BomLine("board", f"Top plate, 3 mm plywood or MDF, {_n(w)} × {_n(h)} mm", 1,
                 "sensors glued under it at the template's marks, a Ø6 mm hole over each "
-                "LED"))
+                "LED", unit_price=round(w * h / 1e6 * 25, 2)))
     add(BomLine("board", f"Printed surface ({layout.name}-surface.pdf at 100 %), laminated",
-                1))
+                1, unit_price=5.0))
+    for extra in catalogue["extras"]:
+        add(BomLine("extras", extra["item"], 1, extra["quantity"],
+                    unit_price=float(extra["price"])))
     return lines
+
+
+def bom_total(layout: Layout) -> float:
+    """Indicative price of one board's parts, spares included (EUR)."""
+    return sum(line.total_price for line in bill_of_materials(layout))
 
 
 def bom_csv(layout: Layout) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["group", "item", "quantity", "note"])
+    writer.writerow(["group", "item", "manufacturer", "part number", "grade", "quantity",
+                     "spares", "order", "unit EUR", "total EUR", "note"])
     for line in bill_of_materials(layout):
-        writer.writerow([line.group, line.item, line.quantity, line.note])
+        writer.writerow([line.group, line.item, line.manufacturer, line.mpn, line.grade,
+                         line.quantity, line.spares, line.order_quantity,
+                         f"{line.unit_price:.2f}", f"{line.total_price:.2f}", line.note])
     return buf.getvalue()
 
 
-def bom_markdown(layout: Layout) -> str:
+def power_lines(layout: Layout) -> list[str]:
+    """The power arithmetic and every rail's load against its rating, as Markdown lines."""
     budget = power_budget(layout)
+    lines = [f"- {text}" for text in budget.explanation(
+        len(layout.spots), SENSOR_MA[layout.sensor_kind])]
+    lines.append(f"- the host's LED budget: {RAIL_LIMIT:.0%} of the supply minus the "
+                 f"electronics ({electronics_ma(layout):.4g} mA) = {led_budget_ma(layout)} mA, "
+                 f"above the capped scenes' {budget.led_a * 1000:.4g} mA")
+    lines += ["", "| rail | worst-case load | rating | share |", "|---|---:|---:|---:|"]
+    for rail in rails(layout):
+        lines.append(f"| {rail.name} | {rail.load_ma:.0f} mA | {rail.rating_ma:.0f} mA | "
+                     f"{rail.share:.0%} |")
+    lines += [
+        "",
+        f"Every rail stays at or below {RAIL_LIMIT:.0%} of its rating. The hall sensors and "
+        "their chips run from the 3.3 V regulator fed by the 5 V supply, never from the "
+        "Pico's 3V3 pin (the Pico datasheet keeps that pin's external load below 300 mA); "
+        "the Pico itself is fed over USB and shares only ground with the 5 V supply.",
+        "",
+        f"Set `leds.current_budget_ma = {led_budget_ma(layout)}` (or lower) in `config.toml`: "
+        "the supply then carries the LED budget plus the electronics with 25 % to spare, and "
+        "the host dims any scene that would draw more. The firmware's `MAX_BRIGHTNESS` stays "
+        "255, a failsafe only; the host's `brightness` and current budget are the cap.",
+        "",
+        "Feed 5 V into both ends of a long LED chain (thin wires drop voltage); join the "
+        "grounds of the LED supply and the microcontroller.",
+    ]
+    return lines
+
+
+def bom_markdown(layout: Layout) -> str:
     pins, adc = gpio_needed(layout)
     lines = [
         f"# Bill of materials: {layout.name}",
         "",
         f"{layout.title}. Generated by `fairyboard board print {layout.name}` from "
-        f"`boards/layouts/{layout.name}.toml`; do not edit by hand.",
+        f"`boards/layouts/{layout.name}.toml` and `boards/parts.toml`; do not edit by hand. "
+        "Prices are indicative (EUR, small quantities).",
         "",
         f"- Board {_n(layout.size_mm[0])} × {_n(layout.size_mm[1])} mm, "
         f"{layout.cell_count} cells + {len(layout.pad_spots)} pads = {len(layout.spots)} "
         "sensed spots",
         f"- Sensors: {layout.sensor_kind}, {_sensing_summary(layout)}",
         f"- Microcontroller pins: {pins} GPIO" + (f" ({adc} ADC)" if adc else ""),
+        f"- Indicative total, spares included: {bom_total(layout):.0f} EUR",
         "",
-        "| group | item | qty | note |",
-        "|---|---|---:|---|",
+        "| group | item | manufacturer | part number | grade | qty | spares | unit | total "
+        "| note |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---|",
     ]
     for line in bill_of_materials(layout):
-        lines.append(f"| {line.group} | {line.item} | {line.quantity} | {line.note} |")
-    lines += ["", "## LED power budget", ""]
-    lines += [f"- {text}" for text in budget.explanation(
-        len(layout.spots), SENSOR_MA[layout.sensor_kind])]
-    led_budget_ma = budget.supply_a * 1000 - round(budget.electronics_a * 1000)
-    lines += [
-        "",
-        f"The firmware's `MAX_BRIGHTNESS = {round(255 * budget.cap)}` (of 255) is this cap; on "
-        f"the host keep `leds.current_budget_ma` at or below {led_budget_ma} mA (the supply "
-        "minus the electronics) so the renderer dims scenes that would draw more.",
-        "",
-        "Feed 5 V into both ends of a long LED chain (thin wires drop voltage); join the "
-        "grounds of the LED supply and the microcontroller.",
-        "",
-    ]
+        lines.append(f"| {line.group} | {line.item} | {line.manufacturer} | {line.mpn} | "
+                     f"{line.grade} | {line.quantity} | {line.spares} | "
+                     f"{line.unit_price:.2f} | {line.total_price:.2f} | {line.note} |")
+    lines += ["", "## Power: the LED budget and every rail", ""]
+    lines += power_lines(layout)
+    lines.append("")
     return "\n".join(lines)

@@ -130,7 +130,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 def cmd_board(args: argparse.Namespace) -> int:
     from controller.boardprint import print_board  # lazy: only this command needs it
 
-    for path in print_board(args.layout, args.out, paper=args.paper):
+    for path in print_board(args.layout, args.out, paper=args.paper,
+                            schematic=args.schematic):
         print(path)
     return 0
 
@@ -422,6 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("layout", help="layout name in boards/layouts (square8, square9, …)")
     bp.add_argument("--out", default="out", help="output folder (default: out)")
     bp.add_argument("--paper", default="A4", choices=["A4", "Letter"])
+    bp.add_argument("--schematic", action="store_true",
+                    help="also write the electrical schematic (SVG, PDF) and a KiCad netlist")
     bp.set_defaults(func=cmd_board)
 
     p = sub.add_parser("games", help="the game journal: list and export games")

@@ -6,9 +6,13 @@
 (The virtual environment that ``scripts/test`` makes has what it needs: the project and
 Pillow, from the ``test`` extra.)
 
+Any Python with fairyboard installed works (``pip install -e .`` gives cairosvg); Pillow is
+optional: without it the PNGs are copied unreduced.
+
 It runs the same generator as ``fairyboard board print`` and keeps what the guides show:
 the PNG previews (reduced to a 256-colour palette to keep the repository small), the
-wiring tables and the bill of materials.  The printable SVG/PDF files are not committed:
+wiring tables, the bill of materials, the schematic (SVG) and the KiCad netlist.  The
+printable PDF files are not committed:
 ``fairyboard board print <layout> --out DIR`` writes them for your paper size.
 """
 
@@ -18,21 +22,28 @@ import sys
 import tempfile
 from pathlib import Path
 
-try:
-    from PIL import Image
-except ImportError:
-    sys.exit("make_figures: needs Pillow and fairyboard: run it with the virtual environment "
-             "that scripts/test makes (.venv/bin/python hardware/make_figures.py)")
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from controller.boardprint import print_board  # noqa: E402
-from controller.layout import layout_names  # noqa: E402
+try:
+    import cairosvg  # noqa: F401  (only to fail early, with one line, without it)
+
+    from controller.boardprint import print_board
+    from controller.layout import layout_names
+except ImportError as exc:
+    print(f"make_figures.py: {exc.name} is missing; run it with the Python fairyboard is "
+          "installed in (pip install -e .), e.g. .venv/bin/python hardware/make_figures.py",
+          file=sys.stderr)
+    sys.exit(2)
+
+try:
+    from PIL import Image
+except ImportError:  # the PNGs are then committed unreduced
+    Image = None
 
 FIGURES = ROOT / "hardware" / "figures"
 KEEP = ("surface.png", "template.png", "wiring.png", "wiring.md", "wiring.csv", "bom.md",
-        "bom.csv")
+        "bom.csv", "schematic.svg", "netlist.net")
 
 
 def make_figures(name: str) -> list[Path]:
@@ -40,12 +51,12 @@ def make_figures(name: str) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        for path in print_board(name, tmp):
+        for path in print_board(name, tmp, schematic=True):
             kind = path.name.removeprefix(f"{name}-")
             if kind not in KEEP:
                 continue
             target = out_dir / path.name
-            if path.suffix == ".png":
+            if path.suffix == ".png" and Image is not None:
                 with Image.open(path) as img:
                     img.convert("RGB").quantize(colors=256).save(target, optimize=True)
             else:

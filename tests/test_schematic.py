@@ -1,0 +1,111 @@
+"""The generated schematic agrees with every layout's wiring and the firmware's pins."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.layout import load_layout
+from controller.schematic import (
+    HC165_INPUT_PIN,
+    HC4067_INPUT_PIN,
+    PICO_GP_PIN,
+    PICO_POWER_PINS,
+    V3S,
+    board_netlist,
+    kicad_netlist,
+)
+from controller.sensing.fwconfig import firmware_settings
+
+BOARDS = ("square8", "square9", "lotus39", "kaleido89")
+
+
+def _pico(gp: str) -> tuple[str, str]:
+    return ("U1", str(PICO_GP_PIN[int(gp.removeprefix("GP"))]))
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_nets_follow_the_layout(name: str) -> None:
+    layout = load_layout(name)
+    fw = firmware_settings(layout)
+    net = board_netlist(layout)
+    for net_name, nodes in net.nets.items():
+        assert len(nodes) >= 2, f"{net_name} has one pin"
+        assert len(set(nodes)) == len(nodes), net_name
+    for spot in layout.spots:
+        w = spot.sensor
+        if layout.sensing == "matrix":
+            row = net.net_of(f"D_{spot.name}", 2)  # anode
+            assert row == f"ROW{w.row}"
+            assert _pico(fw["MATRIX_ROWS"][w.row]) in net.nets[row]
+            column = net.net_of(f"SW_{spot.name}", 2)
+            assert _pico(fw["MATRIX_COLUMNS"][w.column]) in net.nets[column]
+            assert net.net_of(f"SW_{spot.name}", 1) == net.net_of(f"D_{spot.name}", 1)
+        elif layout.sensing == "shift-register":
+            out = net.nets[net.net_of(f"H_{spot.name}", 3)]
+            chip = f"U{10 + w.chain // 8}"
+            assert (chip, str(HC165_INPUT_PIN["HGFEDCBA"[w.chain % 8]])) in out
+            assert any(ref.startswith("RN") for ref, _ in out)  # pulled up
+        else:
+            out = net.nets[net.net_of(f"H_{spot.name}", 3)]
+            assert (f"U{10 + w.channel // 16}", str(HC4067_INPUT_PIN[w.channel % 16])) in out
+        if layout.sensor_kind != "reed":
+            assert net.net_of(f"H_{spot.name}", 1) == V3S
+    # the LED chain in index order, fed from the firmware's pin through the level shifter
+    by_led = {spot.led: spot.name for spot in layout.spots}
+    assert sorted(by_led) == list(range(layout.led_count))
+    for k in range(layout.led_count):
+        assert by_led[k] in net.components[f"LED{k}"].description
+        if k:
+            assert net.net_of(f"LED{k}", 4) == net.net_of(f"LED{k - 1}", 2)
+    assert net.net_of("LED0", 4) == net.net_of("R2", 2)
+    assert net.net_of("R2", 1) == net.net_of("U2", 3)  # 1Y
+    data = net.nets[net.net_of("U2", 2)]
+    assert _pico(fw["NEOPIXEL_PIN"]) in data and ("R1", "1") in data  # with its pull-down
+    assert net.net_of("R1", 2) == "GND" and net.net_of("U2", 14) == "+5V"
+    # power: nothing on the Pico's 3V3 pin; sensors from the regulator
+    assert net.net_of("U1", PICO_POWER_PINS["3V3"]) is None
+    assert net.net_of("F1", 2) == "+5V" and net.net_of("J1", 1) == net.net_of("F1", 1)
+    if layout.sensor_kind != "reed":
+        assert net.net_of("U3", 2) == V3S and net.net_of("U3", 3) == "+5V"
+    if layout.sensing == "analog":
+        assert net.net_of("U1", PICO_POWER_PINS["ADC_VREF"]) == V3S
+
+
+def _parse(text: str) -> list:
+    """A minimal S-expression reader: enough to prove the netlist is well formed."""
+    tokens = re.findall(r'\(|\)|"(?:\\.|[^"\\])*"|[^\s()]+', text)
+    stack: list[list] = [[]]
+    for tok in tokens:
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(tok)
+    assert len(stack) == 1
+    return stack[0]
+
+
+def test_kicad_netlist_is_well_formed() -> None:
+    net = board_netlist(load_layout("square9"))
+    (export,) = _parse(kicad_netlist(net))
+    assert export[0] == "export" and export[1] == ["version", '"E"']
+    comps = next(x for x in export if isinstance(x, list) and x[0] == "components")[1:]
+    nets = next(x for x in export if isinstance(x, list) and x[0] == "nets")[1:]
+    assert len(comps) == len(net.components) and len(nets) == len(net.nets)
+    gnd = next(n for n in nets if n[2] == ["name", '"GND"'])
+    assert all(node[0] == "node" for node in gnd[3:]) and len(gnd) - 3 == len(net.nets["GND"])
+
+
+def test_board_print_schematic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["board", "print", "lotus39", "--out", str(tmp_path), "--schematic"]) == 0
+    lines = capsys.readouterr().out.split()
+    names = {Path(p).name for p in lines}
+    assert {"lotus39-schematic.svg", "lotus39-schematic.pdf", "lotus39-netlist.net"} <= names
+    assert (tmp_path / "lotus39-schematic.pdf").read_bytes().startswith(b"%PDF")
+    assert "DRV5055A4" in (tmp_path / "lotus39-netlist.net").read_text()
