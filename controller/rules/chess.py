@@ -23,10 +23,8 @@ from controller.rules.core import (
     GameOption,
     Move,
     OptionError,
-    Outcome,
     Position,
     SpecialStep,
-    Termination,
 )
 from controller.rules.laotzu import LaoTzu
 from controller.rules.laotzu_board import ORTHODOX_ARRAY
@@ -89,12 +87,7 @@ class Chess(LaoTzu):
             for kind, n in list(hand.items()):
                 pos.add_hand(player, kind, -n)
 
-    # -- game end ------------------------------------------------------------------------
-    def special_outcome(self, pos: Position) -> Outcome | None:
-        if self.insufficient_material(pos):
-            return self.ended((), Termination.INSUFFICIENT_MATERIAL)
-        return None
-
+    # -- game end (Lao Tzu's ``special_outcome`` asks this) --------------------------------
     @staticmethod
     def insufficient_material(pos: Position) -> bool:
         """A dead position by material (FIDE): neither side can ever mate — bare Kings,
