@@ -51,3 +51,29 @@ def test_rook_first_castling_and_a_promotion_on_the_option_pads(tmp_path):
         assert svc.position.board[spot("d1")].kind == "R"
     finally:
         svc.close()
+
+
+def test_an_en_passant_capture_taken_back_returns_the_captured_pawn(tmp_path):
+    svc = chess_service(tmp_path)
+    try:
+        for text in ("e4", "Nf6", "e5", "d5", "exd6"):
+            play(svc, text)
+        # the earlier position set up again by hand: the Pawn back, the captured Pawn back
+        for action in ({"action": "lift", "spot": "d6"}, {"action": "place", "spot": "e5"},
+                       {"action": "take", "object": "black-P"},
+                       {"action": "place", "spot": "d5"}):
+            svc.sim_action(action)
+            svc.step(0.05)
+        svc.step(0.3)
+        assert svc.interaction.phase == "takeback"
+        svc.step(svc.board.options.takeback_delay)
+        assert [t for _, t in svc.plies] == ["e4", "Nf6", "e5", "d5"]
+        assert svc.interaction.phase == "turn"
+        spot = svc.layout.spot_index
+        assert svc.position.board[spot("d5")].kind == "P"
+        assert svc.position.board[spot("d6")] is None
+        assert svc.journal.games()[-1].moves == ["e4", "Nf6", "e5", "d5"]
+        play(svc, "exd6")  # and the capture can be made again
+        assert [t for _, t in svc.plies][-1] == "exd6"
+    finally:
+        svc.close()
