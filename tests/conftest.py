@@ -1,20 +1,52 @@
-"""Shared test configuration: Hypothesis profiles.
+"""Shared test configuration: Hypothesis profiles and the service fixtures.
 
 CI (the ``CI`` environment variable is set) runs every property test **derandomized**:
 the same examples on every run, so a landing is never blocked by chance.  Elsewhere the
 ``dev`` profile draws fresh examples each run (and keeps failures in the local example
 database), which is how new failures are found; long random exploration lives in
 ``benchmarks/soak.py``.  Known failures stay as ``@example``s or regression tests.
+
+``svc`` is a running :class:`BoardService` on the simulated board (closed afterwards),
+built by :func:`tests.support.service.page_service` from the test's ``service`` mark, e.g.
+``pytestmark = pytest.mark.service(game="gnuqi", layout="square9")``; ``client`` is a
+Starlette test client of the page's app over ``svc``.  Rigs and simulated humans live in
+``tests/support/``.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 
+import pytest
 from hypothesis import settings
+
+from tests.support.service import page_service
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
                           database=None)
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                       or ("ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "service(game, layout, seed, scan_hz, **options): "
+                            "how the `svc` fixture builds its service")
+
+
+@pytest.fixture
+def svc(request: pytest.FixtureRequest, tmp_path):
+    mark = request.node.get_closest_marker("service")
+    service = page_service(tmp_path, **(mark.kwargs if mark else {}))
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def client(svc):
+    with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from controller.web.app import create_app
+    return TestClient(create_app(svc))

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-from test_board_rig import GAME, Human, Rig, objects_for
 
 from controller.board import (
     ACCEPT_DRAW,
@@ -29,6 +28,7 @@ from controller.interaction import PHASES
 from controller.layout import load_layout
 from controller.rules import get_game
 from controller.rules.core import IllegalMoveError, Piece
+from tests.support.rig import GAME, Human, Rig, objects_for
 
 ROOT = Path(__file__).resolve().parent.parent
 ROOKS = "4k3/8/8/r7/8/8/8/R3K3 w - - 0 1"

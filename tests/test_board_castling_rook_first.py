@@ -11,7 +11,8 @@ game stuck.  The same with the King's side (Rook on g1).
 from __future__ import annotations
 
 import pytest
-from test_board_laotzu import GAME, LaoRig
+
+from tests.support.laotzu import GAME, LaoRig
 
 
 @pytest.mark.parametrize("position,rook,king,castle", [

@@ -4,9 +4,8 @@ takeback — each made with human actions on the simulated electronics and journ
 
 from __future__ import annotations
 
-from test_service import make_config, play, set_up
-
 from controller.service import BoardService
+from tests.support.service import make_config, play, set_up
 
 
 def chess_service(tmp_path, setup: str | None = None) -> BoardService:

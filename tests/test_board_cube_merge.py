@@ -12,7 +12,8 @@ pad, which never arrives on a cell.  It committed the wrong merge.
 from __future__ import annotations
 
 import pytest
-from test_board_rig import GAME, Rig
+
+from tests.support.rig import GAME, Rig
 
 #: Black to move and holding the Cube: T2 on d7, T1 on d6
 POSITION = "7k/3t24/3t14/8/8/8/8/7K b - b 0 1"

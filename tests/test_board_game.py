@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from test_board_rig import GAME, Human, Rig
+from tests.support.rig import GAME, Human, Rig
 
 # Found by a coverage-seeking search over legal games, then a mate-seeking continuation.
 WHOLE_GAME = """

@@ -4,8 +4,8 @@ goes onto the hand pad."""
 
 from __future__ import annotations
 
-from test_board_laotzu import LaoRig
-from test_board_rig import Rig
+from tests.support.laotzu import LaoRig
+from tests.support.rig import Rig
 
 
 def test_a_move_that_is_not_legal_names_itself_and_the_way_back():

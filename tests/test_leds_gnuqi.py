@@ -13,12 +13,12 @@ the board (74HC165 chain sensing, as in ``test_board_gnuqi``).
 from __future__ import annotations
 
 import pytest
-from test_board_gnuqi import CASTLES, GAME, ONE_WAY, PUSH, chain_rig
 
 from controller.interaction import Interaction
 from controller.layout import load_layout
 from controller.leds import LedFrame, LedSettings, render_scene
 from controller.leds.scene import HEARTBEAT, SLOW
+from tests.support.gnuqi import CASTLES, GAME, ONE_WAY, PUSH, chain_rig
 
 LAYOUT = load_layout("square9")
 FULL = LedSettings(brightness=1.0, budget_ma=None)

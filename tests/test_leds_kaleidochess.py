@@ -8,12 +8,11 @@ player palette; the expected pixels are written out from the documented colour l
 
 from __future__ import annotations
 
-from test_board_kaleidochess import KNOCKOUT, KRig, setup_text
-
 from controller.layout import load_layout
 from controller.leds import LedFrame, LedSettings, Palette, render_scene
 from controller.leds.scene import BREATHE, SLOW
 from controller.rules.kaleidochess import KaleidoChess
+from tests.support.kaleidochess import KNOCKOUT, KRig, setup_text
 
 LAYOUT = load_layout("kaleido89")
 G = LAYOUT.geometry

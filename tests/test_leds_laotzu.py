@@ -7,11 +7,10 @@ simulated board (``test_board_laotzu.LaoRig``); every colour is written out."""
 
 from __future__ import annotations
 
-from test_board_laotzu import LAYOUT, LaoRig, hand_pad, obj
-
 from controller.leds import LedSettings, render_scene
 from controller.leds.scene import FAST, HEARTBEAT, SLOW
 from controller.rules.laotzu import hint_drop_targets, view
+from tests.support.laotzu import LAYOUT, LaoRig, hand_pad, obj
 
 OFF = (0, 0, 0)
 TARGET = (0, 90, 255)

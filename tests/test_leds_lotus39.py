@@ -10,13 +10,12 @@ pads)."""
 
 from __future__ import annotations
 
-from test_board_lotus39 import MODERN, RESERVE, LotusRig, four_pad_layout
-
 from controller.board import MORE
 from controller.interaction import Interaction
 from controller.layout import load_layout
 from controller.leds import LedFrame, LedSettings, render_scene
 from controller.leds.scene import BREATHE, count_blink
+from tests.support.lotus39 import MODERN, RESERVE, LotusRig, four_pad_layout
 
 LAYOUT = load_layout("lotus39")
 N = LAYOUT.led_count  # 47: 39 cells + 2 reserve pads + 6 option pads

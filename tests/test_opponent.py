@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_service import make_config, play, set_up
 
 from controller.opponent import Computer, Opponent, think
 from controller.rules import get_game
 from controller.service import BoardService, ServiceError
+from tests.support.service import make_config, play, set_up
 
 
 def wait_for(svc: BoardService, done, seconds: float = 30.0) -> None:

@@ -13,11 +13,11 @@ import json
 import pytest
 
 from controller.cli import main as cli_main
-from controller.config import Config
 from controller.journal import Journal
 from controller.rules import get_game
 from controller.service import BoardService, ServiceError
-from controller.web.simulator import SimActionError, move_actions
+from controller.web.simulator import SimActionError
+from tests.support.service import make_config, make_service, play, set_up
 
 #: a whole Lùotuoqí game: a Cube turn, Tower splits that need a choice, a split capture,
 #: checkmate after 8 plies
@@ -25,52 +25,12 @@ MATE_GAME = ["Ee2-d3", "Ec7-b6+cube", "Eg7-f6", "T6d1-f3", "Ef7-e6", "T6f3-h5", 
              "T2h5xf7"]
 
 
-def make_config(tmp_path, **board) -> Config:
-    config = Config()
-    config.journal.path = str(tmp_path / "journal")
-    config.sensing.settle_ms = 50.0
-    config.sensing.debounce_ms = 5.0
-    config.timing.correction_s = 1.0
-    for key, value in board.items():
-        setattr(config.board, key, value)
-    return config
 
 
-def make_service(tmp_path, **board) -> BoardService:
-    svc = BoardService(make_config(tmp_path, **board))
-    return svc
 
 
-def set_up(svc: BoardService) -> None:
-    svc.sim_action({"action": "arrange"})
-    svc.step(0.1)
-    assert svc.interaction.phase == "turn", svc.interaction
 
 
-def play(svc: BoardService, text: str, answer_on_pad: bool = False) -> None:
-    """Carry out ``text`` with human actions; answer a choice the board asks."""
-    game, pos = svc.game, svc.position
-    move = game.parse_move(pos, text)
-    for action in move_actions(game, pos, move, svc.layout):
-        svc.sim_action(action)
-        svc.step(0.03)
-    svc.step(0.2)
-    if svc.interaction.phase == "choice":
-        labels = svc.choice_labels()
-        assert text in labels, labels
-        if answer_on_pad:  # from the board alone: touch the option pad with a piece
-            option = next(o for o in svc.interaction.options if o.label == text)
-            pad = svc.layout.spots[option.spot].name
-            svc.sim_action({"action": "take", "object": "white-E"})
-            svc.sim_action({"action": "place", "spot": pad})
-            svc.step(0.1)
-            svc.sim_action({"action": "lift", "spot": pad})
-            svc.sim_action({"action": "set_aside"})
-            svc.step(0.1)
-        else:
-            svc.answer_choice(labels.index(text))
-            svc.step(0.05)
-    assert svc.plies and svc.plies[-1][1] == text, (svc.plies, svc.interaction)
 
 
 def test_whole_game_is_recorded_exactly(tmp_path, capsys):

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import time
 
-from test_service import make_service
-
 from controller.service import QUIET_S
+from tests.support.service import make_service
 
 
 def test_an_untouched_simulated_board_rests_and_an_action_wakes_it(tmp_path):

@@ -8,10 +8,9 @@ import json
 import logging
 import os
 
-from test_service import make_service, play, set_up
-
 from controller.sensing.sim.board import LOG_KEEP
 from controller.service import setup_logging
+from tests.support.service import make_service, play, set_up
 
 
 def test_the_state_machine_does_not_flood_the_log_at_info(tmp_path):

@@ -5,9 +5,9 @@ way the board asks, so each commits — a merge included, whose target Tower mus
 from __future__ import annotations
 
 import pytest
-from test_service import make_service
 
 from controller.web.simulator import move_actions
+from tests.support.service import make_service
 
 #: rules §8.1: White T4 b7, T2 d7; Black Eaglets f7 b4, Bypasser e4
 TOWERS = "7k/1T41T21e2/8/8/1e2d3/8/7K/8 w - b 0 1"

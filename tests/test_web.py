@@ -10,34 +10,10 @@ import pytest
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
 
-from controller.config import Config
 from controller.rules.laotzu import view
-from controller.service import BoardService
-from controller.web.app import STATIC, create_app
-
-
-def make_service(tmp_path, game="luotuoqi", **options) -> BoardService:
-    config = Config()
-    config.journal.path = str(tmp_path / "journal")
-    config.sensing.settle_ms = 50.0
-    config.sensing.debounce_ms = 5.0
-    config.board.game = game
-    config.board.options = options
-    return BoardService(config)
-
-
-@pytest.fixture
-def svc(tmp_path):
-    service = make_service(tmp_path)
-    yield service
-    service.close()
-
-
-@pytest.fixture
-def client(svc):
-    return TestClient(create_app(svc))
+from controller.web.app import STATIC
+from tests.support.service import page_service as make_service
 
 
 def test_page_and_static_files_work_offline(client):

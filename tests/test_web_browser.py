@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from webtools import CHROMIUM, browser_page, running_service
+
+from tests.support.webtools import CHROMIUM, browser_page, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():

@@ -7,16 +7,14 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from test_service import make_config
 
 from controller.service import BoardService
 from controller.web.simulator import move_actions
+from tests.support.service import make_config
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
 
-from controller.web.app import create_app  # noqa: E402
 
 
 @pytest.fixture
@@ -26,9 +24,6 @@ def svc(tmp_path):
     service.close()
 
 
-@pytest.fixture
-def client(svc):
-    return TestClient(create_app(svc))
 
 
 def play_through_page(client, svc, texts: list[str]) -> None:

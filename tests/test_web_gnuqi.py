@@ -12,46 +12,34 @@ import warnings
 from pathlib import Path
 
 import pytest
-import webtools
-from test_board_gnuqi import choose
-from webtools import playwright_or_skip, running_service
 
-from controller.config import Config
 from controller.journal import Journal, read_game
 from controller.layout import load_layout
-from controller.service import BoardService
 from controller.web.simulator import move_actions
 from controller.web.state import DARK, LIGHT, layout_json
+from tests.support import webtools
+from tests.support.gnuqi import choose
+from tests.support.webtools import playwright_or_skip, running_service
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
 
-from controller.web.app import create_app  # noqa: E402
+
+from functools import partial
+
+from tests.support.service import page_service
+
+SERVICE = dict(game="gnuqi", layout="square9")
+pytestmark = pytest.mark.service(**SERVICE)
+make_service = partial(page_service, **SERVICE)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_service(tmp_path) -> BoardService:
-    config = Config()
-    config.journal.path = str(tmp_path / "journal")
-    config.sensing.settle_ms = 50.0
-    config.sensing.debounce_ms = 5.0
-    config.board.layout = "square9"
-    config.board.game = "gnuqi"
-    return BoardService(config)
 
 
-@pytest.fixture
-def svc(tmp_path):
-    service = make_service(tmp_path)
-    yield service
-    service.close()
 
 
-@pytest.fixture
-def client(svc):
-    return TestClient(create_app(svc))
 
 
 # -- the drawing --------------------------------------------------------------------------

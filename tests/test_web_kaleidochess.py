@@ -15,44 +15,34 @@ import warnings
 from pathlib import Path
 
 import pytest
-from webtools import browser_page, playwright_or_skip, running_service
+
+from tests.support.webtools import browser_page, playwright_or_skip, running_service
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from controller.config import Config
+from functools import partial
+
 from controller.journal import Journal, read_game
 from controller.rules.core import Move
 from controller.rules.kaleidochess import KaleidoChess
 from controller.service import BoardService
 from controller.web.app import create_app
 from controller.web.simulator import move_actions
+from tests.support.service import page_service
+
+SERVICE = dict(game="kaleidochess", layout="kaleido89", seed=1)
+pytestmark = pytest.mark.service(**SERVICE)
+make_service = partial(page_service, **SERVICE)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_service(tmp_path: Path, seed: int = 1, **options) -> BoardService:
-    config = Config()
-    config.journal.path = str(tmp_path / "journal")
-    config.sensing.settle_ms = 50.0
-    config.sensing.debounce_ms = 5.0
-    config.board.layout = "kaleido89"
-    config.board.game = "kaleidochess"
-    config.board.options = options
-    return BoardService(config, seed=seed)
 
 
-@pytest.fixture
-def svc(tmp_path):
-    service = make_service(tmp_path)
-    yield service
-    service.close()
 
 
-@pytest.fixture
-def client(svc):
-    return TestClient(create_app(svc))
 
 
 def act(client: TestClient, svc: BoardService, actions: list[dict], pause: float = 0.03):

@@ -17,7 +17,10 @@ import json
 import random
 from pathlib import Path
 
-from test_board_laotzu import (
+from controller.rules import get_game
+from controller.rules.core import Move
+from controller.rules.laotzu import view, view_move_text
+from tests.support.laotzu import (
     CELL_NAME,
     CELLS,
     GAME,
@@ -29,11 +32,7 @@ from test_board_laotzu import (
     make_service,
     obj,
 )
-from webtools import browser_page, playwright_or_skip, running_service
-
-from controller.rules import get_game
-from controller.rules.core import Move
-from controller.rules.laotzu import view, view_move_text
+from tests.support.webtools import browser_page, playwright_or_skip, running_service
 
 NAMES = LAYOUT.geometry.cells
 

@@ -15,17 +15,21 @@ from __future__ import annotations
 import json
 import random
 import warnings
+from functools import partial
 from pathlib import Path
 
 import pytest
-from test_board_lotus39 import RESERVE, choose, features, played
-from webtools import browser_page, playwright_or_skip, running_service
 
-from controller.config import Config
 from controller.journal import Journal
-from controller.service import BoardService
 from controller.web.app import create_app
 from controller.web.simulator import move_actions
+from tests.support.lotus39 import RESERVE, choose, features, played
+from tests.support.service import page_service
+from tests.support.webtools import browser_page, playwright_or_skip, running_service
+
+SERVICE = dict(game="lotus39", layout="lotus39", scan_hz=50.0, seed=3)
+pytestmark = pytest.mark.service(**SERVICE)
+make_service = partial(page_service, **SERVICE)
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
@@ -34,27 +38,10 @@ with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not h
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_service(tmp_path, game: str = "lotus39") -> BoardService:
-    config = Config()
-    config.journal.path = str(tmp_path / "journal")
-    config.board.layout = "lotus39"
-    config.board.game = game
-    config.sensing.settle_ms = 50.0
-    config.sensing.debounce_ms = 5.0
-    config.sensing.scan_hz = 50.0  # an analog board scans slowly (48 ADC conversions)
-    return BoardService(config, seed=3)
 
 
-@pytest.fixture
-def svc(tmp_path):
-    service = make_service(tmp_path)
-    yield service
-    service.close()
 
 
-@pytest.fixture
-def client(svc):
-    return TestClient(create_app(svc))
 
 
 def arrange(client, svc) -> dict:
@@ -147,7 +134,7 @@ API_GAMES = [("lotus39", 10), ("lotus39-modern", 5)]
 
 @pytest.mark.parametrize("name, seed", API_GAMES)
 def test_whole_game_over_the_api_is_recorded_exactly(tmp_path, name, seed):
-    svc = make_service(tmp_path, name)
+    svc = make_service(tmp_path, game=name)
     try:
         client = TestClient(create_app(svc))
         arrange(client, svc)

@@ -9,7 +9,8 @@ new game, and an offline page that says so when the service stops.
 from __future__ import annotations
 
 import pytest
-from webtools import CHROMIUM, CHROMIUM_ARGS, browser_page, running_service
+
+from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, browser_page, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():

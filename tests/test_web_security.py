@@ -17,11 +17,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-from test_web import make_service
-from webtools import CHROMIUM, playwright_or_skip, running_service
 
 from controller.web.app import create_app
 from controller.web.guard import Guard, WebPolicy, load_token, policy_for
+from tests.support.service import page_service as make_service
+from tests.support.webtools import CHROMIUM, playwright_or_skip, running_service
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
@@ -32,11 +32,6 @@ OWN = "http://127.0.0.1:8080"
 JSON = {"Content-Type": "application/json"}
 
 
-@pytest.fixture
-def svc(tmp_path):
-    service = make_service(tmp_path)
-    yield service
-    service.close()
 
 
 def guarded(svc, policy: WebPolicy | None = None, base: str = OWN) -> TestClient:
@@ -203,7 +198,7 @@ def test_a_page_of_another_origin_can_do_nothing_in_chromium(tmp_path):
         evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
         threading.Thread(target=evil.serve_forever, daemon=True).start()
         try:
-            from webtools import CHROMIUM_ARGS
+            from tests.support.webtools import CHROMIUM_ARGS
             with sync_api.sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
                 page = browser.new_page()

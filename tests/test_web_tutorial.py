@@ -11,7 +11,8 @@ import re
 import warnings
 
 import pytest
-from test_service import make_service, play, set_up
+
+from tests.support.service import make_service, play, set_up
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")

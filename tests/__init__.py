@@ -1,0 +1,1 @@
+"""fairyboard's test suite (a package, so rigs and helpers import as ``tests.support``)."""

@@ -1,0 +1,1 @@
+"""Rigs, simulated humans and service helpers shared by the tests and the benchmarks."""
