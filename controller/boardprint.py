@@ -73,8 +73,6 @@ CASTLE, TOWN = "#e7a1a1", "#f6d7c6"
 LOTUS = {"hexagon": "#e3b564", "triangle": "#f6ead0", "rank_square": "#d5bd91",
          "oblique_square": "#eadab3", "square": "#eadab3"}
 RIVER = "#2a7fd4"
-#: printed labels for cells with a meaning of their own
-HOME_CELLS = {"lotus39": {"e2": "White's home", "e6": "Black's home"}}
 
 
 def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4", *,
@@ -340,7 +338,7 @@ def board_body(layout: Layout, *, marks: bool, flip: _Flip | None = None,
         if shown[i]:
             body.extend(_pad(layout, layout.spots[i], flip, labels=names))
     if names:
-        homes = HOME_CELLS.get(layout.shape, {})
+        homes = layout.labels  # cells with a meaning of their own
         for c, spot in enumerate(layout.spots[: len(g)]):
             if not shown[c]:
                 continue

@@ -134,6 +134,8 @@ class Layout:
     path: Path | None = None
     #: kit facts for the bill of materials: ``magnets`` (count), ``magnet`` (size text)
     kit: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    #: printed words beside a cell's name (``e2 = "White's home"``), for the template
+    labels: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     index: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __repr__(self) -> str:
@@ -260,7 +262,7 @@ def _pair(data: dict, key: str, path: Path, entry: str = "", positive: bool = Fa
 
 
 TOP_KEYS = ("name", "shape", "title", "notes", "games", "size_mm", "scale_mm", "origin_mm",
-            "sensor_kind", "sensing", "leds", "pads", "kit")
+            "sensor_kind", "sensing", "leds", "pads", "kit", "labels")
 SENSING_KEYS = ("kind", "rows", "columns", "chain_length", "channels", "cells", "cell",
                 "offset_mm")
 LED_KEYS = ("cells", "first", "offset_mm")
@@ -424,6 +426,12 @@ def parse_layout(data: dict, path: Path) -> Layout:
     if unknown:
         raise _fail(path, f"kit.{unknown[0]}", "unknown entry (magnets, magnet)")
 
+    labels = _get(data, "labels", dict, path, default={})
+    for cell in labels:
+        if cell not in geometry.index:
+            raise _fail(path, f"labels.{cell}", f"no cell {cell!r} on {shape_name}")
+        _get(labels, cell, str, path, "labels")
+
     pads_data = _get(data, "pads", list, path, default=[])
     for k, entry in enumerate(pads_data):
         spots.append(_pad(entry, k, sensing, led_offset, sensor_offset, path))
@@ -434,7 +442,7 @@ def parse_layout(data: dict, path: Path) -> Layout:
         chain_length=chain_length, led_count=len(spots), games=games, size_mm=size,
         scale_mm=scale, origin_mm=origin, channel_count=channel_count,
         sensor_rule=sensor_rule, led_rule=led_rule, notes=notes, path=path,
-        kit=MappingProxyType(kit),
+        kit=MappingProxyType(kit), labels=MappingProxyType(dict(labels)),
         index=MappingProxyType({s.name: i for i, s in enumerate(spots)}),
     ), path)
 

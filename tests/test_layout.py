@@ -360,3 +360,13 @@ def test_sensor_rules_for_every_sensing() -> None:
     data["sensing"]["channels"] = 80
     _fails(data, r"pads.option-5: analog channel 80 out of range 0..79")
 
+
+
+def test_printed_labels_are_layout_data_and_name_real_cells() -> None:
+    assert dict(load_layout("lotus39").labels) == {"e2": "White's home", "e6": "Black's home"}
+    assert dict(load_layout("square8").labels) == {}
+    data = _square8()
+    data["labels"] = {"e9": "nowhere"}
+    _fails(data, r"square8.toml: labels.e9: no cell 'e9' on square8")
+    data["labels"] = {"e4": 4}
+    _fails(data, r"square8.toml: labels.e4: expected str, got 4")
