@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from controller.rules import DEFAULT_GAME
+
 
 class ConfigError(ValueError):
     """A configuration file or option is invalid; the message names the setting."""
@@ -23,8 +25,8 @@ class ConfigError(ValueError):
 class BoardSettings:
     #: printed board layout in boards/layouts (square8, square9, kaleido89, lotus39)
     layout: str = "square8"
-    #: game to play (luotuoqi, laotzu, gnuqi, kaleidochess, lotus39, lotus39-modern)
-    game: str = "luotuoqi"
+    #: game to play (luotuoqi, laotzu, gnuqi, kaleidochess, lotus39, lotus39-modern, chess)
+    game: str = DEFAULT_GAME
     #: game options passed to the rules (e.g. players = 3, dice = true, castling = "chess480")
     options: dict[str, Any] = field(default_factory=dict)
     #: honour takeback requests (the board restored to an earlier position)

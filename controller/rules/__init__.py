@@ -31,15 +31,18 @@ from controller.rules.lotus39 import Lotus39, ModernLotus39
 from controller.rules.luotuoqi import Luotuoqi
 
 __all__ = [
-    "GAMES", "GAME_CLASSES", "Game", "GameOption", "IllegalMoveError", "Move", "OptionError",
-    "Outcome", "PadNeed", "Piece", "PlayerView", "Position", "PositionError", "RulesError",
-    "game_class", "get_game",
+    "DEFAULT_GAME", "GAMES", "GAME_CLASSES", "Game", "GameOption", "IllegalMoveError", "Move",
+    "OptionError", "Outcome", "PadNeed", "Piece", "PlayerView", "Position", "PositionError",
+    "RulesError", "game_class", "get_game",
 ]
 
 #: every game, in the order the command line and the page list them
 GAME_CLASSES: tuple[type[Game], ...] = (
     Luotuoqi, LaoTzu, GnuQi, KaleidoChess, Lotus39, ModernLotus39, Chess,
 )
+
+#: the game a new board plays until configured otherwise (the first listed)
+DEFAULT_GAME: str = GAME_CLASSES[0].name
 
 #: registry name -> game class
 GAMES: dict[str, type[Game]] = {cls.name: cls for cls in GAME_CLASSES}
