@@ -157,3 +157,27 @@ def test_time_is_conserved(thinks, text):
     for s in (0, 1):
         assert clock.state(now)["remaining"][s] == pytest.approx(
             budget[s] - used[s] + given[s], abs=0.01)
+
+
+@pytest.mark.parametrize(("name", "fen", "flagged", "winners", "reason"), [
+    # White's flag falls: Black wins with a Rook, draws with a lone Knight (FIDE 6.9)
+    ("chess", "4k3/8/8/8/8/8/8/r3K3 w - - 0 1", 0, (1,), "time forfeit"),
+    ("chess", "4k3/8/8/8/8/8/8/n3K3 w - - 0 1", 0, (), "timeout vs insufficient material"),
+    ("chess", "4k3/8/8/8/8/8/8/n3K2R b - - 0 1", 1, (0,), "time forfeit"),
+    ("luotuoqi", None, 1, (0,), "time forfeit"),
+])
+def test_a_flag_ends_the_game_as_the_rules_say(name, fen, flagged, winners, reason):
+    from controller.rules import get_game
+
+    game = get_game(name)
+    pos = game.parse_position(fen) if fen else game.start()
+    outcome = game.timeout_outcome(pos, flagged)
+    assert (outcome.winners, outcome.reason) == (winners, reason)
+
+
+def test_with_three_players_the_others_share_the_win():
+    from controller.rules import get_game
+
+    game = get_game("kaleidochess", players=3)
+    outcome = game.timeout_outcome(game.start(), 1)
+    assert outcome.winners == (0, 2) and outcome.reason == "time forfeit"

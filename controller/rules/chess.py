@@ -94,6 +94,10 @@ class Chess(LaoTzu):
         a single minor piece, or Bishops all on squares of one colour."""
         return all(_cannot_mate(pos.state["bb"], side) for side in (0, 1))
 
+    def can_still_win(self, pos: Position, player: int) -> bool:
+        """Whether ``player`` has mating material (FIDE 6.9: a flag then loses, else draws)."""
+        return not _cannot_mate(pos.state["bb"], player)
+
     def render_text(self, pos: Position) -> str:
         """The board as text, White at the bottom (no hands: chess has none)."""
         return "\n".join(line for line in super().render_text(pos).splitlines()

@@ -95,6 +95,8 @@ class Termination(StrEnum):
     BLOCKED = "blocked"  #: KaleidoChess: the side to move cannot move and loses
     MOVE_CAP = "move cap"  #: KaleidoChess's optional turn limit
     RESIGNATION = "resignation"
+    TIME_FORFEIT = "time forfeit"  #: a clock ran out (:meth:`Game.timeout_outcome`)
+    TIMEOUT_DRAW = "timeout vs insufficient material"  #: ran out, but nobody could win
     AGREEMENT = "agreement"
     ABANDONED = "abandoned"
 
@@ -579,6 +581,21 @@ class Game:
         """The piece's name in the board's prompts ("put a Wazir on e9"); default: its
         symbol.  Called by the board (``controller/board.py``) when it asks for a piece."""
         return self.piece_symbol(piece)
+
+    def can_still_win(self, pos: Position, player: int) -> bool:
+        """Whether ``player`` could still win by some series of legal moves; the clock asks
+        it when another player's time runs out (:meth:`timeout_outcome`).  Default yes."""
+        return True
+
+    def timeout_outcome(self, pos: Position, player: int) -> Outcome:
+        """How the game ends when ``player``'s clock runs out (``controller/clock.py``):
+        the players still in win — a draw when none of them could still win (FIDE 6.9).
+        With 3–4 players the game ends there too and the others share the win."""
+        out = set(self.out_players(pos))
+        others = tuple(p for p in range(self.players) if p != player and p not in out)
+        if not any(self.can_still_win(pos, p) for p in others):
+            return self.ended((), Termination.TIMEOUT_DRAW)
+        return self.ended(others, Termination.TIME_FORFEIT)
 
     def out_players(self, pos: Position) -> tuple[int, ...]:
         """Players already out of the game (KaleidoChess with 3–4 players); default none.
