@@ -471,6 +471,12 @@ class Board:
         self._emit_command(RESIGN, player)
         self._end(Outcome(others, Termination.RESIGNATION))
 
+    def end_on_time(self, outcome: Outcome) -> None:
+        """A clock ran out (the service's game clock): the game ends with ``outcome``
+        (``Game.timeout_outcome``)."""
+        self._in_game("end the game on time")
+        self._end(outcome)
+
     def offer_draw(self, player: int | None = None) -> None:
         """The offer stands until the other player has moved."""
         self._in_game("offer a draw")

@@ -148,6 +148,13 @@ class GameClock:
             return
         self.paused, self._since = False, now
 
+    def switch(self, seat: int, now: float) -> None:
+        """Start ``seat``'s clock after a takeback: the time used so far stays used, and
+        no increment or period is earned for a move that no longer stands."""
+        if not self.paused:
+            self._settle(now)
+        self.start(seat, now)
+
     def press(self, next_seat: int, now: float) -> None:
         """The running seat completed a move; ``next_seat`` is to move."""
         if self.running is not None:
@@ -188,6 +195,21 @@ class GameClock:
                 "periods": [s.period for s in self.seats],
                 "running": self.running, "paused": self.paused,
                 "move_used": round(self._move_used, 3)}
+
+    @classmethod
+    def resumed(cls, control: TimeControl, remaining: list[float],
+                moves: list[int]) -> GameClock:
+        """The clocks of a game read back from the journal: each seat's remaining seconds
+        and completed moves (its period follows from them); paused, nobody running."""
+        clock = cls(control, len(remaining))
+        for seat, left, made in zip(clock.seats, remaining, moves, strict=True):
+            seat.remaining, seat.moves = float(left), made
+            counted = 0
+            for k, period in enumerate(control.periods[:-1]):
+                counted += period.moves or 0
+                if made >= counted:
+                    seat.period = k + 1
+        return clock
 
     @classmethod
     def from_state(cls, data: dict[str, Any], now: float) -> GameClock:

@@ -43,6 +43,11 @@ class BoardSettings:
     computer_level: int = 6
     #: simulated board: the simulated hand makes the computer's moves (a real board: you do)
     simulated_hand_moves: bool = True
+    #: time control for every seat ("5", "3+2" Fischer, "5d3" Bronstein, "40/90:30+30");
+    #: empty: no clock
+    clock: str = ""
+    #: a fallen flag: "end" the game as the rules say, or "report" it and play on
+    on_flag: str = "end"
 
 
 @dataclass
@@ -157,6 +162,7 @@ CHOICES = {
     "sensing.backend": ("simulated", "gpio-matrix", "gpio-shift-register", "gpio-analog",
                         "serial"),
     "board.answer_on": ("auto", "pads", "cells"),
+    "board.on_flag": ("end", "report"),
     "leds.driver": ("simulated", "neopixel", "neopixel-spi", "serial", "none"),
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
@@ -268,6 +274,13 @@ def _check_consistency(config: Config, source: str) -> None:
         Palette.from_config(config.leds.palette)
     except LedError as exc:
         raise ConfigError(f"{source}: {exc}") from None
+    if config.board.clock:
+        from controller.clock import ClockError, parse_time_control
+
+        try:
+            parse_time_control(config.board.clock)
+        except ClockError as exc:
+            raise ConfigError(f"{source}: board.clock: {exc}") from None
     if len(config.players.names) < 2:
         raise ConfigError(f"{source}: players.names: need at least two names")
 

@@ -90,6 +90,12 @@ class GameRecord:
     format: int = 1
     damage: str | None = None
     lines: list[int] = field(default_factory=list)
+    #: the time control (``controller/clock.py``) when the game is played on a clock
+    clock: str | None = None
+    #: each seat's remaining seconds after each move (None where a move has none), and the
+    #: latest reading (a move's, or a ``clock`` record written when the service stopped)
+    clocks: list[list[float] | None] = field(default_factory=list)
+    remaining: list[float] | None = None
     #: the raw bytes of every record kept (to rewrite a damaged file without its damage)
     kept: list[bytes] = field(default_factory=list, repr=False)
 
@@ -169,19 +175,20 @@ class GameWriter:
                 pass  # reading skips a torn last line anyway
             raise
 
-    def move(self, notation: str, long: str | None = None) -> None:
-        """Record a committed move; returns only once it is on disk."""
-        record = {"type": "move", "move": notation}
-        if long and long != notation:
-            record["long"] = long
-        self._append(record)
+    def move(self, notation: str, long: str | None = None,
+             clock: list[float] | None = None) -> None:
+        """Record a committed move (with the seats' remaining seconds after it when the
+        game has a clock); returns only once it is on disk."""
+        self._append(_move_record("move", notation, long, clock))
 
-    def amend(self, notation: str, long: str | None = None) -> None:
+    def amend(self, notation: str, long: str | None = None,
+              clock: list[float] | None = None) -> None:
         """Replace the last recorded move (the Cube handed over after it) in one record."""
-        record = {"type": "amend", "move": notation}
-        if long and long != notation:
-            record["long"] = long
-        self._append(record)
+        self._append(_move_record("amend", notation, long, clock))
+
+    def clock(self, remaining: list[float]) -> None:
+        """The seats' remaining seconds when the clocks stop (the service stops)."""
+        self._append({"type": "clock", "remaining": [round(r, 3) for r in remaining]})
 
     def takeback(self, plies: int = 1) -> None:
         self._append({"type": "takeback", "plies": plies})
@@ -193,6 +200,16 @@ class GameWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def _move_record(kind: str, notation: str, long: str | None,
+                 clock: list[float] | None) -> dict[str, Any]:
+    record: dict[str, Any] = {"type": kind, "move": notation}
+    if long and long != notation:
+        record["long"] = long
+    if clock is not None:
+        record["clock"] = [round(r, 3) for r in clock]
+    return record
 
 
 @dataclass
@@ -213,7 +230,7 @@ class Journal:
         self.folder = Path(folder).expanduser()
 
     def new_game(self, game: str, options: dict[str, Any], setup: str, players: list[str],
-                 now: float | None = None) -> GameWriter:
+                 now: float | None = None, clock: str | None = None) -> GameWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         # File names sort in creation order (games() and unfinished() rely on it): a
@@ -232,6 +249,7 @@ class Journal:
                 "type": "start", "format": FORMAT, "game": game, "options": options,
                 "setup": setup, "players": players,
                 "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
+                **({"clock": clock} if clock else {}),
             })
         except OSError:  # a full disk: no empty file left behind
             writer.close()
@@ -394,7 +412,8 @@ def read_game(path: Path, strict: bool = True) -> GameRecord:
         record = GameRecord(path=path, game=_text_field(start, "game"), options=options,
                             setup=_text_field(start, "setup"), players=players,
                             date=_text_field(start, "date", optional=True) or "",
-                            torn_tail=torn, format=fmt)
+                            torn_tail=torn, format=fmt,
+                            clock=_text_field(start, "clock", optional=True) or None)
     except _Damaged as exc:
         raise JournalError(f"{path.name}: line 1 is not a start record ({exc})") from None
     record.kept.append(complete[0] + b"\n")
@@ -417,6 +436,8 @@ def _reload(record: GameRecord) -> None:
     """Moves and result again from the kept records (after cutting some off)."""
     record.moves.clear()
     record.lines.clear()
+    record.clocks.clear()
+    record.remaining = None
     record.result = record.reason = None
     for no, raw in enumerate(record.kept[1:], start=2):
         _apply(record, _decode(raw.rstrip(b"\n"), checksummed=record.format >= 2), no)
@@ -426,13 +447,17 @@ def _apply(record: GameRecord, entry: dict[str, Any], no: int) -> None:
     kind = entry.get("type")
     if kind in ("move", "amend"):
         text = _text_field(entry, "move")
+        clock = _seconds(entry, "clock") if "clock" in entry else None
         if kind == "amend":
             if not record.moves:
                 raise _Damaged("amends no move")
             record.moves.pop()
             record.lines.pop()
+            record.clocks.pop()
         record.moves.append(text)
         record.lines.append(no)
+        record.clocks.append(clock)
+        record.remaining = clock
     elif kind == "takeback":  # also after an end record: the game goes on
         plies = entry.get("plies", 1)
         if (not isinstance(plies, int) or isinstance(plies, bool)
@@ -440,12 +465,23 @@ def _apply(record: GameRecord, entry: dict[str, Any], no: int) -> None:
             raise _Damaged(f"takes back {plies!r} plies of {len(record.moves)}")
         del record.moves[len(record.moves) - plies:]
         del record.lines[len(record.lines) - plies:]
+        del record.clocks[len(record.clocks) - plies:]
         record.result = record.reason = None
+    elif kind == "clock":
+        record.remaining = _seconds(entry, "remaining")
     elif kind == "end":
         record.result = _text_field(entry, "result")
         record.reason = _text_field(entry, "reason", optional=True)
     else:
         raise _Damaged(f"unknown record type {kind!r}")
+
+
+def _seconds(entry: dict[str, Any], key: str) -> list[float]:
+    value = entry.get(key)
+    if (not isinstance(value, list) or not 2 <= len(value) <= 4
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        raise _Damaged(f"'{key}' is not a list of 2 to 4 clock readings")
+    return [float(v) for v in value]
 
 
 def export_record(record: GameRecord) -> str:
@@ -468,14 +504,19 @@ def export_record(record: GameRecord) -> str:
         headers["Note"] = game.provisional
     if record.damage:
         headers["Damaged"] = record.damage.replace('"', "'")
+    if record.clock:
+        headers["TimeControl"] = record.clock
     headers["Result"] = record.result or "*"
     out = [f'[{k} "{v}"]' for k, v in headers.items()]
     body: list[str] = []
-    for text in record.moves:
+    for text, clock in zip(record.moves, record.clocks, strict=True):
         move = game.parse_move(pos, text)
+        mover = game.ply_mover(pos)
         if pos.turn == 0 and not pos.state.get("cube_second"):
             body.append(f"{pos.fullmove}.")
         body.append(text)
+        if clock is not None:  # PGN's clock comment: the mover's time left after the move
+            body.append(f"{{[%clk {_pgn_clock(clock[mover])}]}}")
         pos.push(move)
     body.append(record.result or "*")
     out.append("")
@@ -488,3 +529,8 @@ def export_record(record: GameRecord) -> str:
             line = f"{line} {token}" if line else token
     out.append(line)
     return "\n".join(out) + "\n"
+
+
+def _pgn_clock(seconds: float) -> str:
+    whole = max(0, int(seconds))
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import NEW_GAME, NEXT_GAME, Board, BoardOptions
+from controller.clock import ClockError, GameClock, format_clock, parse_time_control
 from controller.config import (
     Config,
     ConfigError,
@@ -310,6 +311,10 @@ def led_driver_table(config: Config) -> dict[str, Any]:
 # the service
 
 
+#: the board's phases in which the mover's clock runs (see BoardService._run_clock)
+CLOCK_PHASES = frozenset({"turn", "lifted", "settling", "choice", "execute"})
+
+
 @dataclass
 class GameSession:
     """The game being played and its journal file.  The position itself is the state
@@ -323,6 +328,10 @@ class GameSession:
     plies: list[tuple[int, str]] = field(default_factory=list)
     #: the end record is written
     ended: bool = False
+    #: the seats' clocks when the game is played on a clock (``board.clock``)
+    game_clock: GameClock | None = None
+    #: a fallen flag already acted on (ended the game, or reported with on_flag = report)
+    flag: int | None = None
 
     @property
     def game_id(self) -> str:
@@ -372,6 +381,8 @@ class BoardService:
         self.tutorial_since: int | None = None
         #: the computer's players and its search process (none until a game asks for it)
         self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
+        #: the time control of new games ("" no clock); the page's "New game" may change it
+        self.time_control = config.board.clock
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
@@ -410,6 +421,7 @@ class BoardService:
         self.on_failure: Callable[[], None] | None = None
         self._state_cache: dict[Any, dict[str, Any]] = {}
         self._restart: str | None = None
+        self._clock_low = False
         self.session = self._resume_or_start()
         self._light(self.clock())
 
@@ -464,6 +476,8 @@ class BoardService:
                 "game_id": record.id, "plies": len(plies), "dropped": record.damage})
         writer = self._write(self.journal.continue_game, record)
         session = GameSession(game, record.setup, dict(record.options), writer, plies)
+        if record.clock:
+            session.game_clock = _resumed_clock(game, record, plies)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
                              "dropped": record.damage}
@@ -479,12 +493,21 @@ class BoardService:
         game = game or get_game(name, **options)
         pos = game.parse_position(setup) if setup else game.start()
         setup_text = game.position_text(pos)
-        writer = self._write(self.journal.new_game, name, options, setup_text,
-                             self._player_names(game))
-        session = GameSession(game, setup_text, options, writer)
+        session = self._new_session(game, options, setup_text)
         log.info("new game", extra={"game_id": session.game_id, "game": name,
-                                    "options": options, "setup": setup_text})
+                                    "options": options, "setup": setup_text,
+                                    "clock": self.time_control})
         self._install(session, pos)
+        return session
+
+    def _new_session(self, game: Game, options: dict[str, Any], setup: str) -> GameSession:
+        """A new journal game, on the current time control's clock if there is one."""
+        control = self.time_control
+        writer = self._write(self.journal.new_game, game.name, options, setup,
+                             self._player_names(game), None, control or None)
+        session = GameSession(game, setup, options, writer)
+        if control:
+            session.game_clock = GameClock(parse_time_control(control), game.players)
         return session
 
     def _player_names(self, game: Game) -> list[str]:
@@ -559,8 +582,9 @@ class BoardService:
         finally:
             pos.push(last)
         amend = self.board is not None and self.board.replacing is not None
+        remaining = self._press_clock(game.ply_mover(pos))
         # returns only once the record is on disk
-        self._write(s.writer.amend if amend else s.writer.move, text, long)
+        self._write(s.writer.amend if amend else s.writer.move, text, long, remaining)
         if amend:
             s.plies.pop()
         s.plies.append((player, shown))
@@ -575,6 +599,8 @@ class BoardService:
         s = self.session
         self._write(s.writer.takeback, len(moves))
         del s.plies[len(s.plies) - len(moves):]
+        if s.game_clock is not None and s.game_clock.running is not None:
+            s.game_clock.switch(s.game.ply_mover(self.position), self.clock())
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
             s.ended = False
         log.info("takeback", extra={"game_id": s.game_id, "plies": len(moves)})
@@ -606,9 +632,7 @@ class BoardService:
         options = self.session.options if game is self.session.game else {}
         pos = self.board.position
         setup = game.position_text(pos)
-        writer = self._write(self.journal.new_game, game.name, options, setup,
-                             self._player_names(game))
-        self.session = GameSession(game, setup, options, writer)
+        self.session = self._new_session(game, options, setup)
         self.palette = self.base_palette.for_players(game.player_names)
         self.renderer = SceneRenderer(self.layout, self.palette, self.settings)
         from controller.web.state import supply_names
@@ -656,10 +680,72 @@ class BoardService:
             self._previewed = held
             board.preview(held)
         board.tick(now)
+        self._run_clock(now)
         self._computer_turn(now)
         if board.interaction != before:
             self._changed()
         self._light(now)
+
+    def _press_clock(self, mover: int) -> list[float] | None:
+        """The move is made: the next mover's clock starts (not after a die roll, whose
+        player moves on).  The seats' remaining seconds, for the journal."""
+        clock = self.session.game_clock
+        if clock is None:
+            return None
+        now = self.clock()
+        if clock.running is None:
+            clock.start(mover, now)
+        elif mover != clock.running:
+            clock.press(mover, now)
+        return [clock.remaining(seat, now) for seat in range(len(clock.seats))]
+
+    def _run_clock(self, now: float) -> None:
+        """The mover's clock runs while the board waits for, or takes in, a move — not
+        during the set-up, a correction, a takeback or a resume question — and a flag
+        falls once: the game ends as the rules say, or the page reports it."""
+        s = self.session
+        clock = s.game_clock
+        if clock is None or self.board is None:
+            return
+        running = (self.board.state in CLOCK_PHASES and not s.ended
+                   and self.resume_offer is None and self.failure is None)
+        if running and clock.running is None:
+            clock.start(s.game.ply_mover(self.position), now)
+        elif running and clock.paused:
+            clock.resume(now)
+        elif not running and not clock.paused:
+            clock.pause(now)
+        low = clock.running is not None and clock.low(clock.running, now)
+        if low != self._clock_low:
+            self._clock_low = low
+            self._changed()
+        seat = clock.flagged(now)
+        if seat is None or s.flag is not None:
+            return
+        s.flag = seat
+        clock.pause(now)
+        outcome = s.game.timeout_outcome(self.position, seat)
+        log.info("flag fell", extra={"game_id": s.game_id, "player": seat,
+                                     "on_flag": self.config.board.on_flag})
+        if self.config.board.on_flag == "end":
+            self.board.end_on_time(outcome)
+        else:
+            clock.resume(now)  # reported only: play on, the clock shows 0:00
+        self._changed()
+
+    def clock_json(self) -> dict[str, Any] | None:
+        """The seats' clocks for the page (None without a clock)."""
+        s = self.session
+        clock = s.game_clock
+        if clock is None:
+            return None
+        now = self.clock()
+        seats = range(len(clock.seats))
+        return {"control": clock.control.text,
+                "remaining": [round(clock.remaining(i, now), 1) for i in seats],
+                "shown": [format_clock(clock.remaining(i, now)) for i in seats],
+                "low": [clock.low(i, now) for i in seats],
+                "running": clock.running, "paused": clock.paused, "flag": s.flag}
 
     def _computer_turn(self, now: float) -> None:
         """The computer's move: asked for while the board waits for a move of one of its
@@ -816,6 +902,7 @@ class BoardService:
             cached = build_state(self, viewer)
             self._state_cache[key] = cached
         state = dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
+                     clock=self.clock_json(), time_control=self.time_control,
                      health=self.health(), journal_problems=list(self.journal_problems))
         if self.failure is not None:  # only what the journal holds: no unwritten result
             state.update(phase="failed", message=self.failure, choice=[],
@@ -911,10 +998,17 @@ class BoardService:
 
     @_page_request
     def new_game(self, name: str, options: dict[str, Any] | None = None,
-                 setup: str | None = None, computer: Computer | None = None) -> None:
+                 setup: str | None = None, computer: Computer | None = None,
+                 time_control: str | None = None) -> None:
         """End the current game (unfinished: result ``*``) and start ``name``; the
-        computer plays the players of ``computer`` (nobody by default)."""
+        computer plays the players of ``computer`` (nobody by default); ``time_control``
+        ("3+2", "" for none) replaces the configured one from this game on."""
         options = dict(options or {})
+        if time_control:
+            try:
+                parse_time_control(time_control)
+            except ClockError as exc:
+                raise ServiceError(f"new game: {exc}") from None
         if computer is not None:
             game_class = GAMES.get(name)
             players = game_class(**options).players if game_class is not None else 2
@@ -931,6 +1025,8 @@ class BoardService:
             game.check_playable(game.parse_position(setup))
         self._abandon_current()
         self.resume_offer = None
+        if time_control is not None:
+            self.time_control = time_control.strip()
         self.opponent.cancel()
         self._hand = []
         self.opponent.computer = computer or Computer()
@@ -972,7 +1068,24 @@ class BoardService:
                 self.leds.close()
         with contextlib.suppress(Exception):
             self.sensing.close()
-        self.session.writer.close()
+        s = self.session
+        if s.game_clock is not None and s.game_clock.running is not None and not s.ended:
+            with contextlib.suppress(Exception):  # the clocks as they stopped, for a restart
+                state = s.game_clock.state(self.clock())
+                s.writer.clock(state["remaining"])
+        s.writer.close()
+
+
+def _resumed_clock(game: Game, record: GameRecord, plies: list[tuple[int, str]]) -> GameClock:
+    """The clocks of a resumed game as the journal left them: paused until the set-up is
+    verified, each seat's moves counted for its periods."""
+    control = parse_time_control(record.clock or "")
+    moves = [0] * game.players
+    for i, (player, _) in enumerate(plies):  # a die roll and its move are one press
+        if i + 1 == len(plies) or plies[i + 1][0] != player:
+            moves[player] += 1
+    remaining = record.remaining or [control.initial] * game.players
+    return GameClock.resumed(control, remaining, moves)
 
 
 def computer_from_config(config: Config) -> Computer:

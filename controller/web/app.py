@@ -9,7 +9,8 @@ Routes (all JSON except ``/`` and ``/static``):
 * ``POST /api/sim`` — a human action on the simulated board (lift, place, slide, …);
   answers with the new state;
 * ``POST /api/choice`` — answer the board's open choice (``{"index": i}``);
-* ``POST /api/new-game`` — ``{"game", "options", "setup"}``;
+* ``POST /api/new-game`` — ``{"game", "options", "setup", "computer", "clock"}``
+  (``clock``: a time control such as ``"3+2"``; empty: no clock);
 * ``POST /api/resume`` — ``{"resume": true|false}``: keep the resumed game or start anew;
 * ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
 * ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
@@ -61,7 +62,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "sim": frozenset({"action", "spot", "count", "path", "object", "onto", "toward",
                       "amount", "dwell_s", "viewer"}),
     "choice": frozenset({"index"}),
-    "new game": frozenset({"game", "options", "setup", "computer"}),
+    "new game": frozenset({"game", "options", "setup", "computer", "clock"}),
     "resume": frozenset({"resume"}),
     "command": frozenset({"command"}),
     "tutorial": frozenset({"on"}),
@@ -168,7 +169,11 @@ def create_app(service: Any) -> Starlette:
             raise RequestError("new game: 'options' must be an object")
         if setup is not None and not isinstance(setup, str):
             raise RequestError("new game: 'setup' must be a position text")
-        service.new_game(game, options, setup or None, _computer(data.get("computer")))
+        clock = data.get("clock")
+        if clock is not None and not isinstance(clock, str):
+            raise RequestError("new game: 'clock' must be a time control such as \"3+2\"")
+        service.new_game(game, options, setup or None, _computer(data.get("computer")),
+                         time_control=clock)
         return JSONResponse({"ok": True, "id": service.game_id})
 
     async def guide(request: Request) -> Response:

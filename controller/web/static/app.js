@@ -327,6 +327,7 @@ function renderState() {
   } else {
     $("turn-text").textContent = "";
   }
+  renderClocks(S, names);
   const arrangeHint = S.phase === "setup" && S.sim
     ? " — on the simulated board: press \u201cArrange the pieces\u201d" : "";
   $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
@@ -515,6 +516,7 @@ function renderNewGame() {
       sel.appendChild(o);
     }
     sel.value = S.game.name;
+    $("ng-clock").value = S.time_control || "";  // the current control, until edited
     renderGameOptions();
   }
 }
@@ -920,7 +922,9 @@ async function boot() {
     const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
       .map((x) => Number(x.value));
     const computer = seats.length ? { players: seats, level: Number($("ng-level").value) || 6 } : null;
-    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null, computer });
+    const clock = $("ng-clock").value.trim();
+    post("/api/new-game", { game: $("ng-game").value, options, setup: setup || null, computer,
+                            clock });
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") $("count-popup").hidden = true;
@@ -929,3 +933,49 @@ async function boot() {
 }
 
 boot();
+
+// -- clocks ----------------------------------------------------------------------------
+// The service sends each seat's remaining seconds when the state changes; between
+// updates the page counts the running clock down itself (the service decides the flag).
+const clockView = { at: 0, clock: null, names: [], timer: null };
+
+function clockFace(seconds) {
+  if (seconds < 10) return Math.max(0, Math.floor(seconds * 10) / 10).toFixed(1);
+  const whole = Math.floor(seconds);
+  const h = Math.floor(whole / 3600), m = Math.floor(whole / 60) % 60, s = whole % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+}
+
+function renderClocks(S, names) {
+  const box = $("clocks");
+  clockView.clock = S.clock || null;
+  clockView.names = names;
+  clockView.at = performance.now();
+  box.hidden = !S.clock;
+  if (!S.clock) return;
+  drawClocks();
+  if (!clockView.timer) clockView.timer = setInterval(drawClocks, 100);
+}
+
+function drawClocks() {
+  const c = clockView.clock;
+  const box = $("clocks");
+  if (!c) return;
+  const spent = (performance.now() - clockView.at) / 1000;
+  box.innerHTML = "";
+  c.remaining.forEach((left, seat) => {
+    const running = c.running === seat && !c.paused;
+    const now = Math.max(0, left - (running ? spent : 0));
+    const el = document.createElement("div");
+    el.className = "clock" + (running ? " running" : "")
+      + (c.flag === seat || now <= 0 ? " flag" : c.low[seat] || (running && now <= 10) ? " low" : "");
+    el.dataset.seat = seat;
+    const who = document.createElement("span");
+    who.textContent = clockView.names[seat] || `Player ${seat + 1}`;
+    const face = document.createElement("b");
+    face.textContent = clockFace(now);
+    el.append(who, face);
+    box.appendChild(el);
+  });
+}
