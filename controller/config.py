@@ -147,6 +147,24 @@ class LogSettings:
 
 
 @dataclass
+class LinkSettings:
+    #: the MQTT broker linking this board to others (docs/link.md); empty: plays alone
+    broker: str = ""
+    port: int = 1883
+    #: boards of one club see each other's games (letters, digits, '.', '-', '_')
+    club: str = "home"
+    #: this board's name in the club, unique there (the same characters)
+    board: str = "board"
+    #: join the games other boards of the club invite this board to
+    accept_invitations: bool = True
+    #: this board's credentials on the broker (docs/link.md: one user per board)
+    username: str = ""
+    password: str = ""
+    #: CA certificate file: connect with TLS and check the broker's certificate
+    tls_ca: str = ""
+
+
+@dataclass
 class Config:
     board: BoardSettings = field(default_factory=BoardSettings)
     sensing: SensingSettings = field(default_factory=SensingSettings)
@@ -156,6 +174,7 @@ class Config:
     web: WebSettings = field(default_factory=WebSettings)
     journal: JournalSettings = field(default_factory=JournalSettings)
     log: LogSettings = field(default_factory=LogSettings)
+    link: LinkSettings = field(default_factory=LinkSettings)
 
 
 CHOICES = {
@@ -185,6 +204,7 @@ RANGES = {
     "board.command_hold_s": (0.2, 60.0),
     "sensing.i2c_bus": (0, 20),
     "web.port": (0, 65535),
+    "link.port": (1, 65535),
 }
 
 
@@ -281,6 +301,13 @@ def _check_consistency(config: Config, source: str) -> None:
             parse_time_control(config.board.clock)
         except ClockError as exc:
             raise ConfigError(f"{source}: board.clock: {exc}") from None
+    from controller.link.messages import LinkError, check_name
+
+    try:
+        check_name("link.club", config.link.club)
+        check_name("link.board", config.link.board)
+    except LinkError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     if len(config.players.names) < 2:
         raise ConfigError(f"{source}: players.names: need at least two names")
 

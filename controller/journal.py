@@ -96,6 +96,8 @@ class GameRecord:
     #: latest reading (a move's, or a ``clock`` record written when the service stopped)
     clocks: list[list[float] | None] = field(default_factory=list)
     remaining: list[float] | None = None
+    #: a linked game (``controller/link``): its id and the board playing each seat
+    link: dict[str, Any] | None = None
     #: the raw bytes of every record kept (to rewrite a damaged file without its damage)
     kept: list[bytes] = field(default_factory=list, repr=False)
 
@@ -230,7 +232,8 @@ class Journal:
         self.folder = Path(folder).expanduser()
 
     def new_game(self, game: str, options: dict[str, Any], setup: str, players: list[str],
-                 now: float | None = None, clock: str | None = None) -> GameWriter:
+                 now: float | None = None, clock: str | None = None,
+                 link: dict[str, Any] | None = None) -> GameWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         # File names sort in creation order (games() and unfinished() rely on it): a
@@ -250,6 +253,7 @@ class Journal:
                 "setup": setup, "players": players,
                 "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
                 **({"clock": clock} if clock else {}),
+                **({"link": link} if link else {}),
             })
         except OSError:  # a full disk: no empty file left behind
             writer.close()
@@ -413,7 +417,8 @@ def read_game(path: Path, strict: bool = True) -> GameRecord:
                             setup=_text_field(start, "setup"), players=players,
                             date=_text_field(start, "date", optional=True) or "",
                             torn_tail=torn, format=fmt,
-                            clock=_text_field(start, "clock", optional=True) or None)
+                            clock=_text_field(start, "clock", optional=True) or None,
+                            link=_link_field(start))
     except _Damaged as exc:
         raise JournalError(f"{path.name}: line 1 is not a start record ({exc})") from None
     record.kept.append(complete[0] + b"\n")
@@ -474,6 +479,17 @@ def _apply(record: GameRecord, entry: dict[str, Any], no: int) -> None:
         record.reason = _text_field(entry, "reason", optional=True)
     else:
         raise _Damaged(f"unknown record type {kind!r}")
+
+
+def _link_field(start: dict[str, Any]) -> dict[str, Any] | None:
+    link = start.get("link")
+    if link is None:
+        return None
+    if (not isinstance(link, dict) or not isinstance(link.get("game_id"), str)
+            or not isinstance(link.get("seats"), list)
+            or not all(isinstance(s, str) for s in link["seats"])):
+        raise _Damaged("'link' is not a game id and its seats")
+    return link
 
 
 def _seconds(entry: dict[str, Any], key: str) -> list[float]:

@@ -50,6 +50,10 @@ from controller.journal import GameRecord, GameWriter, Journal, JournalError
 from controller.layout import Layout, LayoutError, load_layout
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
+from controller.link.client import BrokerSettings
+from controller.link.game import Disagree, Show, TakeBack
+from controller.link.messages import LinkError, Start, check_name, position_digest
+from controller.link.remote import Invitation, Remote
 from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
 from controller.rules.core import Termination
@@ -332,6 +336,8 @@ class GameSession:
     game_clock: GameClock | None = None
     #: a fallen flag already acted on (ended the game, or reported with on_flag = report)
     flag: int | None = None
+    #: a linked game (controller/link): its start message (seats by board name)
+    link: Start | None = None
 
     @property
     def game_id(self) -> str:
@@ -383,6 +389,11 @@ class BoardService:
         self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
         #: the time control of new games ("" no clock); the page's "New game" may change it
         self.time_control = config.board.clock
+        #: linked boards: the broker connection (None: this board plays alone)
+        self.remote: Remote | None = open_remote(config)
+        self._link_pending: Show | None = None  # a remote move waiting for the board
+        #: why a linked game stopped (the boards disagree), shown on the page
+        self.link_problem: str | None = None
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
@@ -478,6 +489,10 @@ class BoardService:
         session = GameSession(game, record.setup, dict(record.options), writer, plies)
         if record.clock:
             session.game_clock = _resumed_clock(game, record, plies)
+        if record.link and self.remote is not None:
+            session.link = Start(record.link["game_id"], record.game, dict(record.options),
+                                 record.setup, tuple(record.link["seats"]), record.clock or "")
+            self.remote.attach(session.link, _link_plies(game, record.setup, pos))
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
                              "dropped": record.damage}
@@ -488,24 +503,26 @@ class BoardService:
         return session
 
     def _start(self, name: str, options: dict[str, Any], setup: str | None,
-               game: Game | None = None) -> GameSession:
+               game: Game | None = None, link: Start | None = None) -> GameSession:
         self._check_game(name)
         game = game or get_game(name, **options)
         pos = game.parse_position(setup) if setup else game.start()
         setup_text = game.position_text(pos)
-        session = self._new_session(game, options, setup_text)
+        session = self._new_session(game, options, setup_text, link)
         log.info("new game", extra={"game_id": session.game_id, "game": name,
                                     "options": options, "setup": setup_text,
                                     "clock": self.time_control})
         self._install(session, pos)
         return session
 
-    def _new_session(self, game: Game, options: dict[str, Any], setup: str) -> GameSession:
+    def _new_session(self, game: Game, options: dict[str, Any], setup: str,
+                     link: Start | None = None) -> GameSession:
         """A new journal game, on the current time control's clock if there is one."""
         control = self.time_control
+        link_record = {"game_id": link.game_id, "seats": list(link.seats)} if link else None
         writer = self._write(self.journal.new_game, game.name, options, setup,
-                             self._player_names(game), None, control or None)
-        session = GameSession(game, setup, options, writer)
+                             self._player_names(game), None, control or None, link_record)
+        session = GameSession(game, setup, options, writer, link=link)
         if control:
             session.game_clock = GameClock(parse_time_control(control), game.players)
         return session
@@ -588,6 +605,9 @@ class BoardService:
         if amend:
             s.plies.pop()
         s.plies.append((player, shown))
+        if s.link is not None and self.remote is not None:
+            self.remote.moved(player, long, position_digest(game.position_text(pos)),
+                              self._record())
         log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": text,
                                 "player": game.player_names[player],
                                 **({"amends": True} if amend else {})})
@@ -611,6 +631,9 @@ class BoardService:
         if not s.ended:
             self._write(s.writer.end, outcome.result, outcome.reason)
             s.ended = True
+            if s.link is not None and self.remote is not None:
+                self.remote.ended(self._record(), position_digest(
+                    s.game.position_text(self.position)), outcome.result, outcome.reason)
         log.info("game over", extra={"game_id": s.game_id, "result": outcome.result,
                                      "reason": outcome.reason})
         self._changed()
@@ -681,6 +704,7 @@ class BoardService:
             board.preview(held)
         board.tick(now)
         self._run_clock(now)
+        self._link_turn()
         self._computer_turn(now)
         if board.interaction != before:
             self._changed()
@@ -733,6 +757,12 @@ class BoardService:
             clock.resume(now)  # reported only: play on, the clock shows 0:00
         self._changed()
 
+    def link_json(self) -> dict[str, Any] | None:
+        """The link for the page: connection, the linked game's seats, a stop."""
+        if self.remote is None:
+            return None
+        return dict(self.remote.status(), problem=self.link_problem)
+
     def clock_json(self) -> dict[str, Any] | None:
         """The seats' clocks for the page (None without a clock)."""
         s = self.session
@@ -746,6 +776,62 @@ class BoardService:
                 "shown": [format_clock(clock.remaining(i, now)) for i in seats],
                 "low": [clock.low(i, now) for i in seats],
                 "running": clock.running, "paused": clock.paused, "flag": s.flag}
+
+    def _link_turn(self) -> None:
+        """Linked boards: join a game another board invites this one to, show a remote
+        seat's move with the execute flow once the board can take it, stop on a
+        disagreement."""
+        if self.remote is None:
+            return
+        for event in self.remote.poll():
+            if isinstance(event, Invitation):
+                self._join(event.start)
+            elif isinstance(event, Show):
+                self._link_pending = event
+            elif isinstance(event, Disagree):
+                self._link_stop(event.reason)
+            elif isinstance(event, TakeBack):
+                self._link_stop("the other board took moves back; linked games cannot "
+                                "take moves back yet — start a new game")
+        board = self.board
+        show = self._link_pending
+        if show is None or board is None or board.state != "turn" or self.session.ended:
+            return
+        self._link_pending = None
+        s = self.session
+        try:
+            move = s.game.parse_move(board.position, show.move)
+            board.execute(move)
+        except (RulesError, ValueError) as exc:
+            self._link_stop(f"ply {show.ply} from the other board ({show.move}) is not "
+                            f"legal here: {' '.join(str(exc).split())}")
+            return
+        log.info("remote move", extra={"game_id": s.game_id, "ply": show.ply,
+                                       "move": show.move})
+        self._changed()
+
+    def _join(self, start: Start) -> None:
+        """Another board invites this one: play ``start`` here (ending the current game
+        as unfinished), unless this board already has that game in its journal."""
+        if any(r.link and r.link.get("game_id") == start.game_id
+               for r in self.journal.games()):
+            return
+        log.info("joining linked game", extra={"link_game": start.game_id,
+                                               "game": start.game, "seats": start.seats})
+        try:
+            self.new_game(start.game, start.options, start.setup,
+                          time_control=start.clock, link=start)
+        except (ServiceError, ConfigError, RulesError) as exc:
+            log.warning("linked game refused", extra={"link_game": start.game_id,
+                                                      "problem": str(exc)})
+
+    def _link_stop(self, reason: str) -> None:
+        self.link_problem = reason
+        log.error("linked game stopped", extra={"game_id": self.session.game_id,
+                                                "problem": reason})
+        if self.board is not None:
+            self.board.pause()
+        self._changed()
 
     def _computer_turn(self, now: float) -> None:
         """The computer's move: asked for while the board waits for a move of one of its
@@ -903,6 +989,7 @@ class BoardService:
             self._state_cache[key] = cached
         state = dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
                      clock=self.clock_json(), time_control=self.time_control,
+                     link=self.link_json(),
                      health=self.health(), journal_problems=list(self.journal_problems))
         if self.failure is not None:  # only what the journal holds: no unwritten result
             state.update(phase="failed", message=self.failure, choice=[],
@@ -999,10 +1086,13 @@ class BoardService:
     @_page_request
     def new_game(self, name: str, options: dict[str, Any] | None = None,
                  setup: str | None = None, computer: Computer | None = None,
-                 time_control: str | None = None) -> None:
+                 time_control: str | None = None, remote: dict[int, str] | None = None,
+                 link: Start | None = None) -> None:
         """End the current game (unfinished: result ``*``) and start ``name``; the
         computer plays the players of ``computer`` (nobody by default); ``time_control``
-        ("3+2", "" for none) replaces the configured one from this game on."""
+        ("3+2", "" for none) replaces the configured one from this game on.  ``remote``
+        (player → board name) links the game: those players play on other boards of the
+        club, which are invited; ``link`` joins another board's game."""
         options = dict(options or {})
         if time_control:
             try:
@@ -1023,6 +1113,9 @@ class BoardService:
         game = get_game(name, **options)  # bad options fail before the journal changes
         if setup:
             game.check_playable(game.parse_position(setup))
+        invite = None
+        if remote:
+            invite = self._link_start(game, options, setup, remote, time_control)
         self._abandon_current()
         self.resume_offer = None
         if time_control is not None:
@@ -1030,7 +1123,35 @@ class BoardService:
         self.opponent.cancel()
         self._hand = []
         self.opponent.computer = computer or Computer()
-        self._start(name, options, setup, game)
+        self._link_pending = None
+        self.link_problem = None
+        if self.remote is not None:
+            self.remote.detach()
+        self._start(name, options, setup, game, link or invite)
+        if self.remote is not None and (link or invite) is not None:
+            pos = self.position
+            if invite is not None:
+                self.remote.invite(invite)
+            else:
+                self.remote.attach(link, _link_plies(game, link.setup, pos))
+
+    def _link_start(self, game: Game, options: dict[str, Any], setup: str | None,
+                    remote: dict[int, str], time_control: str | None) -> Start:
+        if self.remote is None:
+            raise ServiceError("remote players need a link: set link.broker in the "
+                               "configuration (docs/link.md)")
+        seats = [self.remote.board] * game.players
+        for player, board in remote.items():
+            if not 0 <= player < game.players:
+                raise ServiceError(f"remote: no player {player} in {game.title}")
+            try:
+                seats[player] = check_name("remote board", board)
+            except LinkError as exc:
+                raise ServiceError(str(exc)) from None
+        pos = game.parse_position(setup) if setup else game.start()
+        control = self.time_control if time_control is None else time_control.strip()
+        return Start(self.remote.new_game_id(), game.name, dict(options),
+                     game.position_text(pos), tuple(seats), control)
 
     def set_tutorial(self, on: bool) -> None:
         """Start (from the current move) or stop the page's guided first game."""
@@ -1062,6 +1183,9 @@ class BoardService:
     def close(self) -> None:
         self.stopping = True
         self.opponent.close()
+        if self.remote is not None:
+            with contextlib.suppress(Exception):
+                self.remote.close()
         self._notify()
         with contextlib.suppress(Exception):
             if self.leds is not None:
@@ -1074,6 +1198,27 @@ class BoardService:
                 state = s.game_clock.state(self.clock())
                 s.writer.clock(state["remaining"])
         s.writer.close()
+
+
+def open_remote(config: Config) -> Remote | None:
+    """The link to the club's broker, when ``link.broker`` is set."""
+    c = config.link
+    if not c.broker:
+        return None
+    settings = BrokerSettings(host=c.broker, port=c.port, club=c.club, board=c.board,
+                              username=c.username, password=c.password, tls_ca=c.tls_ca)
+    return Remote(settings, accept_invitations=c.accept_invitations)
+
+
+def _link_plies(game: Game, setup: str, pos: Position) -> list[tuple[str, str]]:
+    """The plies of ``pos`` as the link keeps them: long notation and position digest."""
+    replay = game.parse_position(setup)
+    out = []
+    for move in pos.moves:
+        text = game.long_move_text(replay, move)
+        replay.push(move)
+        out.append((text, position_digest(game.position_text(replay))))
+    return out
 
 
 def _resumed_clock(game: Game, record: GameRecord, plies: list[tuple[int, str]]) -> GameClock:

@@ -50,3 +50,15 @@ def client(svc):
         from starlette.testclient import TestClient
     from controller.web.app import create_app
     return TestClient(create_app(svc))
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A real Mosquitto on a free loopback port (stopped afterwards)."""
+    from tests.support.broker import Broker
+
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    running = Broker(folder).start()
+    yield running
+    running.stop()

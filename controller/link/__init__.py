@@ -1,0 +1,1 @@
+"""Linked boards: remote play over an MQTT broker (docs/link.md)."""

@@ -1,0 +1,180 @@
+"""The linked boards' messages (format 1) and topics: JSON over MQTT, documented in
+docs/link.md.
+
+Every message names its format (``v``), its kind (``type``) and the game (``game_id``);
+moves carry the ply number (``ply``, 1-based) and a digest of the position after them, so
+a message delivered twice or late (MQTT QoS 1 is at-least-once) changes nothing, and two
+boards that disagree find out at the first differing ply instead of playing on apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT = 1
+#: the root of every topic; a club is one namespace under it
+ROOT = "fairyboard/v1"
+#: one MQTT topic level: letters, digits, '-', '_' and '.' (no wildcards, no '/')
+NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+MAX_MESSAGE = 64 * 1024
+
+
+class LinkError(ValueError):
+    """A message or a setting the link refuses; the text is one line."""
+
+
+def check_name(what: str, value: str) -> str:
+    if not isinstance(value, str) or not NAME.match(value):
+        raise LinkError(f"{what} {str(value)[:40]!r}: use 1-64 letters, digits, '.', '-' "
+                        "or '_'")
+    return value
+
+
+def game_topic(club: str, game_id: str, kind: str) -> str:
+    """``fairyboard/v1/CLUB/games/GAME/KIND`` (``start``, ``moves``, ``state``)."""
+    return f"{ROOT}/{club}/games/{game_id}/{kind}"
+
+
+def presence_topic(club: str, board: str) -> str:
+    return f"{ROOT}/{club}/boards/{board}/presence"
+
+
+def invitation_topic(club: str, board: str) -> str:
+    """Where a board finds the games it is asked to join (retained: the latest)."""
+    return f"{ROOT}/{club}/boards/{board}/invitation"
+
+
+def position_digest(position_text: str) -> str:
+    """A short fingerprint of a position text: equal positions, equal digests."""
+    return hashlib.sha256(position_text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Start:
+    """A linked game: what is played, from which set-up, and which board plays each seat
+    (``seats[i]`` is the board name of player ``i``)."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    setup: str
+    seats: tuple[str, ...]
+    clock: str = ""
+    type: str = field(default="start", init=False)
+
+
+@dataclass(frozen=True)
+class MoveMessage:
+    """Ply ``ply`` of the game, made by ``seat`` in long notation; ``digest`` is the
+    position's after it."""
+
+    game_id: str
+    ply: int
+    seat: int
+    move: str
+    digest: str
+    type: str = field(default="move", init=False)
+
+
+@dataclass(frozen=True)
+class Takeback:
+    """The last ``plies`` plies were taken back at ``seat``'s request: ``ply`` plies stand."""
+
+    game_id: str
+    ply: int
+    seat: int
+    digest: str
+    type: str = field(default="takeback", init=False)
+
+
+@dataclass(frozen=True)
+class State:
+    """The whole game so far (retained, for a board that joins late or comes back)."""
+
+    game_id: str
+    moves: tuple[str, ...]
+    digest: str
+    result: str | None = None
+    reason: str | None = None
+    type: str = field(default="state", init=False)
+
+
+@dataclass(frozen=True)
+class Presence:
+    board: str
+    online: bool
+    type: str = field(default="presence", init=False)
+
+
+Message = Start | MoveMessage | Takeback | State | Presence
+
+
+def encode(message: Message) -> bytes:
+    data = {"v": FORMAT, **dataclasses.asdict(message), "type": message.type}
+    for key in ("seats", "moves"):
+        if key in data:
+            data[key] = list(data[key])
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _field(data: dict[str, Any], key: str, typ: type | tuple[type, ...],
+           optional: bool = False) -> Any:
+    if key not in data or (optional and data[key] is None):
+        if optional:
+            return None
+        raise LinkError(f"link message: '{key}' is missing")
+    value = data[key]
+    if not isinstance(value, typ) or (isinstance(value, bool) and typ is int):
+        raise LinkError(f"link message: '{key}' has the wrong type")
+    return value
+
+
+def decode(payload: bytes) -> Message:
+    """One message from its bytes; anything else is a :class:`LinkError` (one line)."""
+    if len(payload) > MAX_MESSAGE:
+        raise LinkError(f"link message: {len(payload)} bytes, more than {MAX_MESSAGE}")
+    try:
+        data = json.loads(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise LinkError("link message: not JSON") from None
+    if not isinstance(data, dict):
+        raise LinkError("link message: not a JSON object")
+    version = data.get("v")
+    if version != FORMAT:
+        raise LinkError(f"link message: format {str(version)[:10]!r}, this board reads "
+                        f"format {FORMAT} (update the other board's software)")
+    kind = data.get("type")
+    if kind == "start":
+        seats = _field(data, "seats", list)
+        if not 2 <= len(seats) <= 4 or not all(isinstance(s, str) for s in seats):
+            raise LinkError("link message: 'seats' must name 2-4 boards")
+        options = _field(data, "options", dict)
+        return Start(check_name("game id", _field(data, "game_id", str)),
+                     _field(data, "game", str), options, _field(data, "setup", str),
+                     tuple(seats), _field(data, "clock", str, optional=True) or "")
+    if kind == "move":
+        ply = _field(data, "ply", int)
+        if ply < 1:
+            raise LinkError("link message: 'ply' must be 1 or more")
+        return MoveMessage(check_name("game id", _field(data, "game_id", str)), ply,
+                           _field(data, "seat", int), _field(data, "move", str),
+                           _field(data, "digest", str))
+    if kind == "takeback":
+        return Takeback(check_name("game id", _field(data, "game_id", str)),
+                        _field(data, "ply", int), _field(data, "seat", int),
+                        _field(data, "digest", str))
+    if kind == "state":
+        moves = _field(data, "moves", list)
+        if not all(isinstance(m, str) for m in moves):
+            raise LinkError("link message: 'moves' must be move texts")
+        return State(check_name("game id", _field(data, "game_id", str)), tuple(moves),
+                     _field(data, "digest", str), _field(data, "result", str, True),
+                     _field(data, "reason", str, True))
+    if kind == "presence":
+        return Presence(_field(data, "board", str), _field(data, "online", bool))
+    raise LinkError(f"link message: unknown type {str(kind)[:20]!r}")

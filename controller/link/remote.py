@@ -1,0 +1,134 @@
+"""The link as the board service uses it: invitations, the linked game's topics, and the
+messages of the game being played turned into :mod:`controller.link.game` actions.
+
+The service keeps the board: it shows a :class:`~controller.link.game.Show` with the
+board's *execute* flow (as the computer's moves), publishes its own seats' moves once they
+are journalled, and stops the game on a :class:`~controller.link.game.Disagree`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from controller.link.client import BrokerSettings, MqttLink
+from controller.link.game import Action, LinkedGame
+from controller.link.messages import (
+    MoveMessage,
+    Start,
+    State,
+    Takeback,
+    game_topic,
+    invitation_topic,
+)
+
+log = logging.getLogger("fairyboard.link")
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """Another board asks this one to play ``start``."""
+
+    start: Start
+
+
+class Remote:
+    """One board's link: at most one linked game at a time."""
+
+    def __init__(self, settings: BrokerSettings, *, accept_invitations: bool = True) -> None:
+        self.settings = settings
+        self.accept_invitations = accept_invitations
+        self.mqtt = MqttLink(settings)
+        self.game: LinkedGame | None = None
+        self._declined: set[str] = set()  # invitations already answered (or played)
+        self.mqtt.subscribe(invitation_topic(settings.club, settings.board))
+
+    @property
+    def board(self) -> str:
+        return self.settings.board
+
+    @property
+    def connected(self) -> bool:
+        return self.mqtt.connected
+
+    def new_game_id(self) -> str:
+        return f"{self.board}-{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6:06d}"
+
+    # -- the linked game -------------------------------------------------------------
+    def invite(self, start: Start) -> LinkedGame:
+        """Start ``start`` here and ask every other board of its seats to join."""
+        game = self.attach(start, [])
+        club = self.settings.club
+        self.mqtt.publish(game_topic(club, start.game_id, "start"), start, retain=True)
+        for board in sorted(set(start.seats) - {self.board}):
+            self.mqtt.publish(invitation_topic(club, board), start, retain=True)
+        return game
+
+    def attach(self, start: Start, plies: list[tuple[str, str]]) -> LinkedGame:
+        """Follow ``start``'s topics with the plies this board holds (a join or a resume)."""
+        self.detach()
+        self._declined.add(start.game_id)
+        self.game = LinkedGame(start, self.board, list(plies))
+        for kind in ("moves", "state"):
+            self.mqtt.subscribe(game_topic(self.settings.club, start.game_id, kind))
+        return self.game
+
+    def detach(self) -> None:
+        if self.game is not None:
+            for kind in ("moves", "state"):
+                self.mqtt.unsubscribe(game_topic(self.settings.club, self.game.game_id, kind))
+        self.game = None
+
+    def moved(self, seat: int, move: str, digest: str, moves: list[str]) -> None:
+        """A move was journalled here: send it when this board plays ``seat``, else it is
+        the remote move shown, now made on this board."""
+        game = self.game
+        if game is None:
+            return
+        if seat in game.local_seats:
+            message = game.local_move(seat, move, digest)
+            club = self.settings.club
+            self.mqtt.publish(game_topic(club, game.game_id, "moves"), message)
+            self.mqtt.publish(game_topic(club, game.game_id, "state"),
+                              State(game.game_id, tuple(moves), digest), retain=True)
+        else:
+            game.remote_made(move, digest)
+
+    def ended(self, moves: list[str], digest: str, result: str, reason: str) -> None:
+        game = self.game
+        if game is None:
+            return
+        self.mqtt.publish(game_topic(self.settings.club, game.game_id, "state"),
+                          State(game.game_id, tuple(moves), digest, result, reason),
+                          retain=True)
+
+    # -- the board loop --------------------------------------------------------------
+    def poll(self) -> list[Invitation | Action]:
+        """What arrived, in order: invitations to join and the linked game's actions."""
+        out: list[Invitation | Action] = []
+        for _topic, message in self.mqtt.receive():
+            if isinstance(message, Start):
+                if (self.accept_invitations and message.game_id not in self._declined
+                        and self.board in message.seats):
+                    self._declined.add(message.game_id)
+                    out.append(Invitation(message))
+            elif isinstance(message, (MoveMessage, Takeback, State)) and self.game is not None:
+                out.extend(self.game.receive(message))
+        if self.game is not None and self.game.showing is None:
+            out.extend(self.game.next_early())
+        return out
+
+    def status(self) -> dict[str, Any]:
+        """For the page and /health."""
+        game = self.game
+        return {"board": self.board, "club": self.settings.club,
+                "connected": self.connected,
+                "game_id": game.game_id if game else None,
+                "seats": list(game.start.seats) if game else None,
+                "stopped": game.stopped if game else None,
+                "problems": list(self.mqtt.problems[-3:])}
+
+    def close(self) -> None:
+        self.mqtt.close()

@@ -1,0 +1,154 @@
+"""Linked boards over a real Mosquitto on loopback: two services on simulated boards play
+one game, each board making its own seat's moves and executing the other's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from controller.config import Config
+from controller.journal import Journal
+from controller.link.game import Disagree, LinkedGame, Show
+from controller.link.messages import (
+    LinkError,
+    MoveMessage,
+    Start,
+    decode,
+    encode,
+    position_digest,
+)
+from controller.service import BoardService
+from controller.web.simulator import move_actions
+from tests.support.service import set_up
+
+START = Start("alpha-1", "luotuoqi", {}, "setup", ("alpha", "beta"))
+
+
+def test_messages_round_trip_and_bad_ones_get_one_line():
+    m = MoveMessage("alpha-1", 3, 0, "Mb1-c3", "abc")
+    assert decode(encode(m)) == m and decode(encode(START)) == START
+    for payload, problem in [(b"\xff", "not JSON"), (b"[]", "not a JSON object"),
+                             (b'{"v": 2, "type": "move"}', "format '2', this board reads format 1"),
+                             (b'{"v": 1, "type": "move", "game_id": "g", "ply": 0}',
+                              "'ply' must be 1 or more"),
+                             (b'{"v": 1, "type": "bogus"}', "unknown type"),
+                             (b'{"v": 1, "type": "move", "game_id": "a/b", "ply": 1, '
+                              b'"seat": 0, "move": "x", "digest": "y"}', "game id 'a/b'")]:
+        with pytest.raises(LinkError, match=problem) as info:
+            decode(payload)
+        assert "\n" not in str(info.value)
+
+
+def test_duplicates_and_reordering_change_nothing_and_a_fork_stops():
+    game = LinkedGame(START, "beta")
+    first = MoveMessage("alpha-1", 1, 0, "Mb1-c3", "d1")
+    third = MoveMessage("alpha-1", 3, 0, "Ec2-d3", "d3")
+    assert game.receive(third) == []  # early: waits for ply 2
+    assert game.receive(first) == [Show(1, "Mb1-c3", "d1")]
+    assert game.receive(first) == []  # a duplicate while it is shown
+    game.remote_made("Mb1-c3", "d1")
+    assert game.receive(first) == []  # a duplicate of a ply held
+    game.local_move(1, "Eb7-a6", "d2")
+    assert game.next_early() == [Show(3, "Ec2-d3", "d3")]
+    other = game.receive(MoveMessage("alpha-1", 1, 0, "Mg1-f3", "x"))
+    assert isinstance(other[0], Disagree) and "ply 1" in other[0].reason
+    assert game.receive(first) == []  # stopped: nothing more is acted on
+
+
+def test_a_move_for_this_boards_own_seat_from_elsewhere_stops():
+    game = LinkedGame(START, "beta")
+    (action,) = game.receive(MoveMessage("alpha-1", 1, 1, "Eb7-a6", "d"))
+    assert isinstance(action, Disagree)
+
+
+# -- two services and a real broker ---------------------------------------------------
+
+
+def linked(tmp_path, name: str, port: int) -> BoardService:
+    config = Config()
+    config.journal.path = str(tmp_path / name / "journal")
+    config.sensing.settle_ms = 50.0
+    config.sensing.debounce_ms = 5.0
+    config.link.broker = "127.0.0.1"
+    config.link.port = port
+    config.link.board = name
+    config.link.club = "test"
+    return BoardService(config)
+
+
+def until(condition, *services, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out; states: " + ", ".join(
+                f"{s.interaction.phase}: {s.interaction.message!r} {s.link_json()}"
+                for s in services))
+        for s in services:
+            s.step(0.02)
+        time.sleep(0.005)
+
+
+def make(svc: BoardService, text: str) -> None:
+    """The person at ``svc`` makes ``text`` (their own move or the shown remote one)."""
+    game, pos = svc.game, svc.position
+    move = game.parse_move(pos, text)
+    for action in move_actions(game, pos, move, svc.layout):
+        svc.sim_action(action)
+        svc.step(0.03)
+    svc.step(0.2)
+
+
+def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):
+    alpha = linked(tmp_path, "alpha", broker.port)
+    beta = linked(tmp_path, "beta", broker.port)
+    try:
+        until(lambda: alpha.remote.connected and beta.remote.connected, alpha, beta)
+        alpha.new_game("luotuoqi", remote={1: "beta"})
+        link_id = alpha.link_json()["game_id"]
+        until(lambda: beta.link_json()["game_id"] == link_id, alpha, beta)
+        assert beta.link_json()["seats"] == ["alpha", "beta"]
+        set_up(alpha)
+        set_up(beta)
+        texts = ["Mb1-c3", "Eb7-a6", "Ec2-d3", "Mg8-f6"]
+        for ply, text in enumerate(texts, start=1):
+            here, there = (alpha, beta) if ply % 2 else (beta, alpha)
+            make(here, text)
+            assert len(here.plies) == ply
+            until(lambda t=there: t.interaction.phase == "execute", alpha, beta)
+            make(there, text)  # the person at the other board makes the shown move
+            until(lambda t=there, p=ply: len(t.plies) == p, alpha, beta)
+        assert [t for _, t in alpha.plies] == [t for _, t in beta.plies]
+        assert alpha.game.position_text(alpha.position) == \
+            beta.game.position_text(beta.position)
+        records = [Journal(tmp_path / n / "journal").unfinished() for n in ("alpha", "beta")]
+        assert [r.link["game_id"] for r in records] == [link_id, link_id]
+        assert records[0].moves == records[1].moves
+    finally:
+        alpha.close()
+        beta.close()
+
+
+def test_a_move_sent_while_the_broker_was_down_arrives_after_it_restarts(tmp_path, broker):
+    alpha = linked(tmp_path, "alpha", broker.port)
+    beta = linked(tmp_path, "beta", broker.port)
+    try:
+        until(lambda: alpha.remote.connected and beta.remote.connected, alpha, beta)
+        alpha.new_game("luotuoqi", remote={1: "beta"})
+        until(lambda: beta.link_json()["game_id"] is not None, alpha, beta)
+        set_up(alpha)
+        set_up(beta)
+        broker.stop()
+        until(lambda: not alpha.remote.connected, alpha, beta)
+        make(alpha, "Mb1-c3")  # journalled here; paho keeps it until the broker is back
+        broker.start()
+        until(lambda: beta.interaction.phase == "execute", alpha, beta, timeout=40)
+        make(beta, "Mb1-c3")
+        until(lambda: len(beta.plies) == 1, alpha, beta)
+    finally:
+        alpha.close()
+        beta.close()
+
+
+def test_the_digest_is_the_position(tmp_path):
+    assert position_digest("a") == position_digest("a") != position_digest("b")
