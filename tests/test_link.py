@@ -152,3 +152,72 @@ def test_a_move_sent_while_the_broker_was_down_arrives_after_it_restarts(tmp_pat
 
 def test_the_digest_is_the_position(tmp_path):
     assert position_digest("a") == position_digest("a") != position_digest("b")
+
+
+def _heredoc(text: str, marker: str) -> str:
+    """The lines of the documented shell here-document written to ``marker``."""
+    start = text.index(marker)
+    body = text[text.index("\n", start) + 1:]
+    lines = []
+    for line in body.splitlines():
+        if line.strip() == "EOF":
+            return "\n".join(lines) + "\n"
+        lines.append(line.strip())
+    raise AssertionError(f"no end of the {marker} block")
+
+
+def test_the_documented_broker_set_up_with_passwords_and_acl_works(tmp_path):
+    """docs/link.md's Mosquitto configuration as written: boards with their own
+    credentials play a game started through the page's API; a wrong password is refused."""
+    import subprocess
+    import warnings
+    from pathlib import Path
+
+    from tests.support.broker import Broker
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from controller.web.app import create_app
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "link.md").read_text()
+    conf = _heredoc(doc, "tee /etc/mosquitto/conf.d/fairyboard.conf")
+    acl = _heredoc(doc, "tee /etc/mosquitto/fairyboard.acl").replace("/home/", "/test/")
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    (folder / "fairyboard.acl").write_text(acl)
+    passwd = folder / "fairyboard.passwd"
+    passwd.touch()
+    for user, secret in (("alpha", "a long secret"), ("beta", "another secret")):
+        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, secret], check=True)
+    lines = [line.replace("/etc/mosquitto", str(folder)) for line in conf.splitlines()
+             if not line.startswith(("listener", "allow_anonymous", "persistence"))]
+    assert any(line.startswith("acl_file") for line in lines)
+    broker = Broker(folder, extra="allow_anonymous false\n" + "\n".join(lines)).start()
+
+    def board(name: str, secret: str) -> BoardService:
+        svc = linked(tmp_path, name, broker.port)
+        svc.config.link.username = name
+        svc.remote.mqtt.client.username_pw_set(name, secret)
+        svc.remote.mqtt.client.reconnect()
+        return svc
+
+    alpha, beta = board("alpha", "a long secret"), board("beta", "another secret")
+    intruder = board("mallory", "guess")
+    try:
+        until(lambda: alpha.remote.connected and beta.remote.connected, alpha, beta)
+        client = TestClient(create_app(alpha))
+        r = client.post("/api/new-game", json={"game": "luotuoqi", "remote": {"1": "beta"}})
+        assert r.json()["ok"], r.json()
+        until(lambda: beta.link_json()["game_id"] is not None, alpha, beta)
+        set_up(alpha)
+        set_up(beta)
+        make(alpha, "Mb1-c3")
+        until(lambda: beta.interaction.phase == "execute", alpha, beta)
+        assert not intruder.remote.connected
+        bad = client.post("/api/new-game", json={"game": "luotuoqi", "remote": {"x": 1}})
+        assert bad.status_code == 400 and "'remote' must be" in bad.json()["error"]
+    finally:
+        for svc in (alpha, beta, intruder):
+            svc.close()
+        broker.stop()

@@ -9,8 +9,9 @@ Routes (all JSON except ``/`` and ``/static``):
 * ``POST /api/sim`` — a human action on the simulated board (lift, place, slide, …);
   answers with the new state;
 * ``POST /api/choice`` — answer the board's open choice (``{"index": i}``);
-* ``POST /api/new-game`` — ``{"game", "options", "setup", "computer", "clock"}``
-  (``clock``: a time control such as ``"3+2"``; empty: no clock);
+* ``POST /api/new-game`` — ``{"game", "options", "setup", "computer", "clock", "remote"}``
+  (``clock``: a time control such as ``"3+2"``; empty: no clock; ``remote``:
+  ``{"1": "beta"}`` — player 1 plays on the linked board ``beta``, docs/link.md);
 * ``POST /api/resume`` — ``{"resume": true|false}``: keep the resumed game or start anew;
 * ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
 * ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
@@ -62,7 +63,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "sim": frozenset({"action", "spot", "count", "path", "object", "onto", "toward",
                       "amount", "dwell_s", "viewer"}),
     "choice": frozenset({"index"}),
-    "new game": frozenset({"game", "options", "setup", "computer", "clock"}),
+    "new game": frozenset({"game", "options", "setup", "computer", "clock", "remote"}),
     "resume": frozenset({"resume"}),
     "command": frozenset({"command"}),
     "tutorial": frozenset({"on"}),
@@ -104,6 +105,21 @@ async def _body(request: Request, what: str) -> dict[str, Any]:
         raise RequestError(f"{what}: unknown field {unknown[0]!r} (known: "
                            f"{', '.join(sorted(FIELDS[what])) or 'none'})")
     return data
+
+
+def _remote(value: Any) -> dict[int, str] | None:
+    """``{"1": "beta"}``: player 1 plays on the board named beta (docs/link.md)."""
+    if value is None:
+        return None
+    problem = RequestError("new game: 'remote' must be {\"player number\": \"board name\"}")
+    if not isinstance(value, dict) or len(value) > 3:
+        raise problem
+    out = {}
+    for key, board in value.items():
+        if not str(key).isdigit() or not isinstance(board, str):
+            raise problem
+        out[int(key)] = board
+    return out
 
 
 def _computer(value: Any) -> Any:
@@ -173,7 +189,7 @@ def create_app(service: Any) -> Starlette:
         if clock is not None and not isinstance(clock, str):
             raise RequestError("new game: 'clock' must be a time control such as \"3+2\"")
         service.new_game(game, options, setup or None, _computer(data.get("computer")),
-                         time_control=clock)
+                         time_control=clock, remote=_remote(data.get("remote")))
         return JSONResponse({"ok": True, "id": service.game_id})
 
     async def guide(request: Request) -> Response:
