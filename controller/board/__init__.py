@@ -1,19 +1,27 @@
-"""The board's state machine, carved by the state it owns (see docs/board-package.md)."""
+"""The board's state machine, carved by the state it owns (see docs/board-package.md).
 
-from controller.board.machine import (
+* :mod:`~controller.board.machine` — :class:`Board`, the machine: frames, time and the
+  caller's commands in; interactions, moves, takebacks and commands out;
+* :mod:`~controller.board.flow` — the turn's flow: the ``transitions`` table, its diagram;
+* :mod:`~controller.board.attempt` — the state the machine owns, as small values (the
+  attempt under way, timers, the game's progress, input and output);
+* :mod:`~controller.board.choices` — choices, their pages and menus, how they are answered;
+* :mod:`~controller.board.compose` — presentation: ``compose(Snapshot) -> Interaction``;
+* :mod:`~controller.board.options` — :class:`BoardOptions` and the menu's commands.
+"""
+
+from controller.board.flow import PLAY, TRANSITIONS, diagram
+from controller.board.machine import Board
+from controller.board.options import (
     ACCEPT_DRAW,
     ILLEGAL_MOVE,
     MORE,
     NEW_GAME,
     NEXT_GAME,
     OFFER_DRAW,
-    PLAY,
     RESIGN,
     ROYAL,
-    TRANSITIONS,
-    Board,
     BoardOptions,
-    diagram,
 )
 
 __all__ = ["ACCEPT_DRAW", "ILLEGAL_MOVE", "MORE", "NEW_GAME", "NEXT_GAME", "OFFER_DRAW", "PLAY",
