@@ -16,7 +16,7 @@ from test_board import ROOKS
 from test_board_rig import Rig
 
 from controller import reconcile
-from controller.board import TRANSITIONS
+from controller.board import TRANSITIONS, Board
 from controller.board.attempt import Attempt, Timers
 from controller.board.choices import Answers, Choice, menu_items
 from controller.board.compose import compose
@@ -63,8 +63,7 @@ def test_the_turns_triggers_are_the_reconcilers_decisions():
     decisions = {reconcile.IDLE, reconcile.WAIT, reconcile.COMMIT, reconcile.CHOOSE,
                  reconcile.CONFIRM, reconcile.TAKEBACK, reconcile.MISMATCH}
     assert decisions <= triggers  # an amendment is a commit or a choice
-    rig = Rig(ROOKS)
-    assert set(rig.board._on_decision) == decisions | {reconcile.AMEND}
+    assert set(Board.TURN_DECISIONS) == decisions | {reconcile.AMEND}
 
 
 def test_compose_is_a_function_of_the_snapshot():

@@ -5,7 +5,7 @@ The triggers of a turn are named after the reconciler's decisions
 (:mod:`controller.reconcile`: ``idle``, ``wait``, ``commit``, ``choose``, ``confirm``,
 ``takeback``, ``mismatch``; an ``amend`` ends as ``commit`` or ``choose``), so the table
 reads as what the board does with what it sees.  The machine dispatches a decision to its
-handler through one mapping (``Board._on_decision``); each handler fires the trigger of its
+handler through one mapping (``Board.TURN_DECISIONS``); each handler fires the trigger of its
 decision.  The other triggers come from time, the settle gate, the menu and the caller.
 """
 

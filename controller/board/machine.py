@@ -9,7 +9,7 @@ executing someone else's move, takebacks, the command menu, pause and game over.
 
 The flow is the declarative table :data:`~controller.board.flow.TRANSITIONS` driven by
 ``transitions``; a reconciler decision during a turn goes to its handler through one
-mapping (:attr:`Board._on_decision`), which fires the trigger named after the decision.
+mapping (:attr:`Board.TURN_DECISIONS`), which fires the trigger named after the decision.
 The state the machine owns lives in small values (:mod:`controller.board.attempt`): the
 attempt under way, the timers, the game's progress, the sensed input and the shown output;
 what the board shows is :func:`~controller.board.compose.compose` of a snapshot of them.
@@ -119,12 +119,6 @@ class Board:
             model=self, states=list(PHASES), initial="setup", auto_transitions=False,
             transitions=[{"trigger": t, "source": s, "dest": d,
                           **({"conditions": c} if c else {})} for t, s, d, c in TRANSITIONS])
-        #: a reconciler decision during a turn -> its handler, which fires the trigger
-        #: named after the decision (an amendment: ``commit`` or ``choose``)
-        self._on_decision: dict[str, Callable[[Decision, FrameLike], None]] = {
-            IDLE: self._idle, WAIT: self._wait, COMMIT: self._commit_decided,
-            AMEND: self._amend, CHOOSE: self._choose, CONFIRM: self._confirm,
-            TAKEBACK: self._takeback, MISMATCH: self._mismatch}
         self.now = 0.0
         self.sensed = Sensed()
         self.attempt = Attempt()
@@ -410,7 +404,7 @@ class Board:
             self.timers = self.timers.matched()
             self.idle()
             return
-        self._on_decision[d.kind](d, frame)
+        self.TURN_DECISIONS[d.kind](self, d, frame)
 
     # -- a turn's decisions (each fires the trigger of its name) ---------------------------
     def _idle(self, d: Decision, frame: FrameLike) -> None:
@@ -471,6 +465,13 @@ class Board:
         self.mismatch()
         self._watch_command_gesture(frame)
 
+    #: a reconciler decision during a turn -> its handler, which fires the trigger of
+    #: :data:`~controller.board.flow.TRANSITIONS` named after the decision (an amendment:
+    #: ``commit`` or ``choose``; a commit the rules refuse: ``mismatch``)
+    TURN_DECISIONS: dict[str, Callable[[Board, Decision, FrameLike], None]] = {
+        IDLE: _idle, WAIT: _wait, COMMIT: _commit_decided, AMEND: _amend, CHOOSE: _choose,
+        CONFIRM: _confirm, TAKEBACK: _takeback, MISMATCH: _mismatch}
+
     # -- frames in other states ----------------------------------------------------------
     def _execute_frame(self, frame: FrameLike) -> None:
         move = self.progress.execute
@@ -481,8 +482,9 @@ class Board:
             self._commit(move)
             return
         d = rec.decide(frame, self.attempt.touched)
-        self.attempt = self.attempt.decided(d)  # touched kept on IDLE too: a silent move
-        if d.kind == TAKEBACK and self.options.takeback:  # needs its gesture
+        # (the touched cells are kept on IDLE too: a silent move needs its gesture)
+        self.attempt = self.attempt.decided(d)
+        if d.kind == TAKEBACK and self.options.takeback:
             self.progress = replace(self.progress, execute=None)
             self.execute_cancelled()
             self._play_frame(frame)
