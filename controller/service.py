@@ -601,7 +601,8 @@ class BoardService:
         amend = self.board is not None and self.board.replacing is not None
         remaining = self._press_clock(game.ply_mover(pos))
         # returns only once the record is on disk
-        self._write(s.writer.amend if amend else s.writer.move, text, long, remaining)
+        clock = () if remaining is None else (remaining,)  # a game without a clock: none
+        self._write(s.writer.amend if amend else s.writer.move, text, long, *clock)
         if amend:
             s.plies.pop()
         s.plies.append((player, shown))

@@ -12,8 +12,6 @@ import subprocess
 import sys
 
 import pytest
-from test_board import ROOKS
-from test_board_rig import Rig
 
 from controller import reconcile
 from controller.board import TRANSITIONS, Board
@@ -21,6 +19,9 @@ from controller.board.attempt import Attempt, Timers
 from controller.board.choices import Answers, Choice, menu_items
 from controller.board.compose import compose
 from controller.board.options import ACCEPT_DRAW, NEXT_GAME, OFFER_DRAW
+from tests.support.rig import Rig
+
+ROOKS = "4k3/8/8/r7/8/8/8/R3K3 w - - 0 1"  # as in test_board.py
 
 MODULES = ["controller.board", "controller.board.machine", "controller.board.flow",
            "controller.board.attempt", "controller.board.choices",
