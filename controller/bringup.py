@@ -16,9 +16,12 @@ from typing import Any
 
 from controller.config import Config, calibration_path
 from controller.layout import Layout, load_layout
+from controller.leds.drivers import open_leds
 from controller.leds.scene import LedFrame
+from controller.sensing.backends import open_sensing
 from controller.sensing.calibration import Calibration, calibrate
 from controller.sensing.frame import Frame
+from controller.sensing.kinds import sensing_kind
 from controller.sensing.selftest import SelfTestReport, self_test
 
 Say = Callable[[str], None]
@@ -29,8 +32,6 @@ class _Bench:
     """The configured back end and LEDs, opened without a game."""
 
     def __init__(self, config: Config):
-        from controller.service import open_sensing
-
         self.config = config
         self.layout: Layout = load_layout(config.board.layout)
         self.sensing = open_sensing(config, self.layout, lambda frame: False)
@@ -38,21 +39,17 @@ class _Bench:
         self._leds = self._open_leds()
 
     def _open_leds(self) -> Callable[[list[tuple[int, int, int]]], None]:
-        c = self.config.leds
+        """The configured chain; frames to a microcontroller go straight to the link,
+        which paces them itself."""
         n = self.layout.led_count
-        if c.driver == "none":
+        leds = open_leds(self.config.leds, self.layout,
+                         send_frame=self.sensing.send_led_frame)
+        if leds is None:
             return lambda colours: None
-        if c.driver == "serial":
-            link = self.sensing.link
-            return lambda colours: link.send_leds(list(colours), 0, 255)
-        from controller.leds.drivers import make_driver
-        from controller.service import led_driver_table
-
-        driver = make_driver(led_driver_table(self.config), n, layout=self.layout)
+        driver = leds.driver if self.sensing.link is not None else leds
 
         def show(colours: list[tuple[int, int, int]]) -> None:
-            frame = LedFrame(tuple(colours), tuple(colours), (None,) * n, ("",) * n)
-            driver.show(frame)
+            driver.show(LedFrame(tuple(colours), tuple(colours), (None,) * n, ("",) * n))
 
         return show
 
@@ -123,7 +120,7 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
                     ask: Ask = input) -> tuple[Calibration, Path]:
     """Measure baseline and thresholds of every linear hall sensor and store them."""
     layout = load_layout(config.board.layout)
-    if layout.sensing != "analog":
+    if sensing_kind(layout).switches:
         raise ValueError(f"layout {layout.name} has {layout.sensor_kind} sensors on a "
                          f"{layout.sensing}: only linear hall boards are calibrated")
     bench = _Bench(config)

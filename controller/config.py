@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from controller.leds.drivers import LED_DRIVER_NAMES
+from controller.sensing.backends import SENSING_BACKENDS
+
 
 class ConfigError(ValueError):
     """A configuration file or option is invalid; the message names the setting."""
@@ -46,6 +49,7 @@ class BoardSettings:
 @dataclass
 class SensingSettings:
     #: simulated | gpio-matrix | gpio-shift-register | gpio-analog | serial
+    #: (controller/sensing/backends.py)
     backend: str = "simulated"
     #: serial: device path; "auto" finds the board under /dev/serial/by-id
     port: str = "auto"
@@ -78,7 +82,7 @@ class SensingSettings:
 
 @dataclass
 class LedSettings:
-    #: simulated | neopixel | neopixel-spi | serial | none
+    #: simulated | neopixel | neopixel-spi | serial | none (controller/leds/drivers.py)
     driver: str = "simulated"
     #: neopixel: data pin (18 = PWM, needs root; 10 = SPI)
     pin: int = 18
@@ -152,10 +156,9 @@ class Config:
 
 
 CHOICES = {
-    "sensing.backend": ("simulated", "gpio-matrix", "gpio-shift-register", "gpio-analog",
-                        "serial"),
+    "sensing.backend": tuple(SENSING_BACKENDS),
     "board.answer_on": ("auto", "pads", "cells"),
-    "leds.driver": ("simulated", "neopixel", "neopixel-spi", "serial", "none"),
+    "leds.driver": LED_DRIVER_NAMES,
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
     "leds.pixel_order": ("GRB", "RGB", "BRG", "BGR", "GBR", "RBG"),
@@ -246,12 +249,9 @@ def calibration_path(config: Config, layout: str) -> Path:
 
 def _check_consistency(config: Config, source: str) -> None:
     s = config.sensing
-    if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
-        raise ConfigError(f"{source}: sensing.row_pins and sensing.column_pins are needed "
-                          "for the gpio-matrix back end")
-    if s.backend == "gpio-analog" and len(s.select_pins) != 4:
-        raise ConfigError(f"{source}: sensing.select_pins needs the four multiplexer select "
-                          "pins S0..S3 for the gpio-analog back end")
+    problem = SENSING_BACKENDS[s.backend].check(s)
+    if problem:
+        raise ConfigError(f"{source}: {problem}")
     try:
         calibration_path(config, "layout")
     except ConfigError as exc:

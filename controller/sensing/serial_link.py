@@ -44,6 +44,7 @@ from controller.sensing.frame import (
     frame_from_states,
     spot_addresses,
 )
+from controller.sensing.kinds import sensing_kind
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +108,10 @@ class SerialLink:
         self.calibration = calibration
         self.clock = clock
         self.opener = opener
-        self.analog = layout.sensing == "analog"
-        self.debounced = not self.analog
+        self.kind = sensing_kind(layout)
+        #: linear halls: the firmware streams raw readings, classified here
+        self.analog = not self.kind.switches
+        self.debounced = self.kind.switches
         self.addresses = spot_addresses(layout)
         self.key_count = address_count(layout)
         self.port: Any = None
@@ -346,10 +349,8 @@ class SerialLink:
             problems.append(f"sensing {h.sensing}, layout {lay.name} uses {lay.sensing}")
         if h.key_count != self.key_count:
             problems.append(f"{h.key_count} sensor inputs, layout needs {self.key_count}")
-        if lay.sensing == "matrix" and (h.rows, h.columns) != (lay.matrix_rows,
-                                                              lay.matrix_columns):
-            problems.append(f"a {h.rows}×{h.columns} matrix, layout has "
-                            f"{lay.matrix_rows}×{lay.matrix_columns}")
+        if h.sensing == lay.sensing:
+            problems += self.kind.hello_problems(lay, h)
         if problems:
             self._drop(f"firmware on {self.path} does not match: " + "; ".join(problems), now)
             self.problem = "firmware configuration mismatch: " + "; ".join(problems)
