@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.sensing.frame import DEFAULT_CLOCK, Clock, Frame, SensingError, digital_frame
+from controller.sensing.kinds import MATRIX, SHIFT_REGISTER, sensing_kind
 
 
 def load_rpi_gpio() -> Any:
@@ -103,7 +104,7 @@ class MatrixScanner:
     def __init__(self, layout, pins: MatrixPins, *, gpio: Any = None,
                  clock: Clock = DEFAULT_CLOCK,
                  sleep: Callable[[float], None] = time.sleep) -> None:
-        if layout.sensing != "matrix":
+        if sensing_kind(layout) is not MATRIX:
             raise SensingError(f"layout {layout.name} is wired as {layout.sensing}, not a matrix")
         if len(pins.rows) != layout.matrix_rows or len(pins.columns) != layout.matrix_columns:
             raise SensingError(
@@ -247,7 +248,7 @@ class ShiftRegisterScanner:
 
     def __init__(self, layout, pins: ShiftRegisterPins, *, gpio: Any = None, spi: Any = None,
                  clock: Clock = DEFAULT_CLOCK) -> None:
-        if layout.sensing != "shift-register":
+        if sensing_kind(layout) is not SHIFT_REGISTER:
             raise SensingError(f"layout {layout.name} is wired as {layout.sensing}, "
                                "not a shift-register chain")
         self.layout = layout
