@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from controller.config import Config, calibration_path
 from controller.layout import Layout, load_layout
@@ -24,6 +23,10 @@ from controller.sensing.frame import Frame
 from controller.sensing.kinds import sensing_kind
 from controller.sensing.selftest import SelfTestReport, self_test
 
+#: after the builder pressed Enter: pieces stop wobbling, and readings made before (still
+#: on their way from a microcontroller) are read and dropped, never averaged in
+CALIBRATION_SETTLE_S = 0.3
+
 Say = Callable[[str], None]
 Ask = Callable[[str], str]
 
@@ -31,10 +34,11 @@ Ask = Callable[[str], str]
 class _Bench:
     """The configured back end and LEDs, opened without a game."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, calibrating: bool = False):
         self.config = config
         self.layout: Layout = load_layout(config.board.layout)
-        self.sensing = open_sensing(config, self.layout, lambda frame: False)
+        self.sensing = open_sensing(config, self.layout, lambda frame: False,
+                                    calibrating=calibrating)
         self.sim = self.sensing.sim
         self._leds = self._open_leds()
 
@@ -62,6 +66,14 @@ class _Bench:
         if stable is None:
             raise RuntimeError("the sensors have not produced a stable reading yet")
         return stable
+
+    def read_voltages(self) -> list[float]:
+        """One reading per spot in volts (linear halls), from the Pi's ADCs or from the
+        readings the microcontroller streams."""
+        link = self.sensing.link
+        if link is None:
+            return self.sensing.backend.read_voltages()
+        return link.read_voltages(wait=self.sim.advance if self.sim is not None else None)
 
     def wait(self, seconds: float) -> None:
         if self.sim is not None:
@@ -123,14 +135,14 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
     if sensing_kind(layout).switches:
         raise ValueError(f"layout {layout.name} has {layout.sensor_kind} sensors on a "
                          f"{layout.sensing}: only linear hall boards are calibrated")
-    bench = _Bench(config)
+    bench = _Bench(config, calibrating=True)
     board = bench.sim
-    backend: Any = bench.sensing.rig.backend if board is not None else bench.sensing.backend
     count = len(layout.spots)
 
     def prompt(step: str, instruction: str) -> None:
         if board is None:
             ask(f"{instruction} — press Enter when done ")
+            bench.wait(CALIBRATION_SETTLE_S)  # hands off, readings taken before are gone
             return
         board.clear()
         if step != "empty":
@@ -140,7 +152,7 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
         bench.wait(0.05)
 
     try:
-        calibration = calibrate(layout, backend.read_voltages, prompt)
+        calibration = calibrate(layout, bench.read_voltages, prompt)
     finally:
         bench.close()
     path = Path(out).expanduser() if out else default_calibration_path(config, layout)

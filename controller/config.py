@@ -78,6 +78,9 @@ class SensingSettings:
     scan_hz: float = 200.0
     #: simulated back end: emulate a matrix without diodes (to demonstrate ghosting)
     simulate_diodes: bool = True
+    #: simulated back end: an emulated Pico running firmware/ over a pseudo-terminal and
+    #: the serial link (the ``serial`` back end's path) instead of the Pi's GPIO
+    simulated_link: bool = False
 
 
 @dataclass

@@ -215,7 +215,8 @@ class BoardService:
         self.base_palette = Palette.from_config(config.leds.palette)
         self.settings = led_settings(config)
         self.settings.check_chain(self.layout.led_count)
-        if config.leds.driver == "serial" and config.sensing.backend != "serial":
+        if config.leds.driver == "serial" and not (
+                config.sensing.backend == "serial" or config.sensing.simulated_link):
             raise ConfigError('leds.driver = "serial" sends the LED frames to the '
                               'microcontroller: it needs sensing.backend = "serial"')
         self.journal = Journal(config.journal.path)

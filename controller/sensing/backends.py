@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame, SensingError
-from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER
+from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER, sensing_kind
 
 if TYPE_CHECKING:
     from controller.config import Config, SensingSettings
@@ -101,13 +101,15 @@ class Sensing:
 
 @dataclass(frozen=True)
 class Opening:
-    """What every opener gets: the configuration, the layout, the settle gate's question
-    and the simulator's seed."""
+    """What every opener gets: the configuration, the layout, the settle gate's question,
+    the simulator's seed, and whether the board is opened to be calibrated (then linear
+    halls go without a calibration: only their voltages are read)."""
 
     config: Config
     layout: Layout
     is_extendable: IsExtendable
     seed: int = 0
+    calibrating: bool = False
 
     @property
     def settings(self) -> SensingSettings:
@@ -130,10 +132,13 @@ class Opening:
                                is_extendable=self.is_extendable, settle_s=self.settle_s)
 
     def calibration(self) -> Any:
-        """The layout's stored calibration (linear halls), or a one-line error."""
+        """The layout's stored calibration when its sensors need one (linear halls) and
+        it is not being calibrated; a one-line error when the file is missing."""
         from controller.config import ConfigError, calibration_path
         from controller.sensing.calibration import load_calibration
 
+        if sensing_kind(self.layout).switches or self.calibrating:
+            return None
         path = calibration_path(self.config, self.layout.name)
         if not path.exists():
             raise ConfigError(f"sensing.calibration: {path} not found: run "
@@ -168,17 +173,19 @@ class SimulatedCircuit:
 
 #: the simulator's names (``SimulatedSensing(board, name)``), in one place with the rest
 SIMULATED_CIRCUITS: dict[str, SimulatedCircuit] = {
-    "gpio-matrix": SimulatedCircuit("gpio-matrix", MATRIX.name, lambda s: s.simulate_diodes),
-    "gpio-matrix-no-diodes": SimulatedCircuit("gpio-matrix", MATRIX.name,
-                                              lambda s: not s.simulate_diodes),
+    "gpio-matrix": SimulatedCircuit("gpio-matrix", MATRIX.name,
+                                    lambda s: not s.simulated_link and s.simulate_diodes),
+    "gpio-matrix-no-diodes": SimulatedCircuit(
+        "gpio-matrix", MATRIX.name, lambda s: not s.simulated_link and not s.simulate_diodes),
     "gpio-shift-bitbang": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
-                                           lambda s: not s.use_spi),
+                                           lambda s: not s.simulated_link and not s.use_spi),
     "gpio-shift-spi": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
-                                       lambda s: s.use_spi),
-    "gpio-analog": SimulatedCircuit("gpio-analog", ANALOG.name, lambda s: True),
-    "mcu-matrix": SimulatedCircuit("serial", MATRIX.name),
-    "mcu-shift": SimulatedCircuit("serial", SHIFT_REGISTER.name),
-    "mcu-analog": SimulatedCircuit("serial", ANALOG.name),
+                                       lambda s: not s.simulated_link and s.use_spi),
+    "gpio-analog": SimulatedCircuit("gpio-analog", ANALOG.name,
+                                    lambda s: not s.simulated_link),
+    "mcu-matrix": SimulatedCircuit("serial", MATRIX.name, lambda s: s.simulated_link),
+    "mcu-shift": SimulatedCircuit("serial", SHIFT_REGISTER.name, lambda s: s.simulated_link),
+    "mcu-analog": SimulatedCircuit("serial", ANALOG.name, lambda s: s.simulated_link),
 }
 
 
@@ -196,11 +203,17 @@ def simulated_circuit(settings: SensingSettings, layout: Layout) -> str:
 def _open_simulated(o: Opening) -> Sensing:
     from controller.sensing.sim import SimulatedBoard, SimulatedSensing
 
-    sim = SimulatedBoard(o.layout, seed=o.seed)
     name = simulated_circuit(o.settings, o.layout)
-    rig = SimulatedSensing(sim, name, debounce=o.debounce(), settle_s=o.settle_s,
-                           is_extendable=o.is_extendable, period_s=o.period, seed=o.seed)
-    return Sensing(f"simulated ({name})", rig.pipeline, sim.clock, o.period, sim=sim, rig=rig)
+    over_link = SIMULATED_CIRCUITS[name].backend == "serial"
+    # the emulated Pico stands for the real one: linear halls use the stored calibration
+    # (``fairyboard calibrate``); the emulated Pi circuits calibrate with a simulated human
+    calibration = o.calibration() if over_link else None
+    sim = SimulatedBoard(o.layout, seed=o.seed)
+    rig = SimulatedSensing(sim, name, debounce=None if over_link else o.debounce(),
+                           settle_s=o.settle_s, is_extendable=o.is_extendable,
+                           period_s=o.period, seed=o.seed, calibration=calibration)
+    return Sensing(f"simulated ({name})", rig.pipeline, sim.clock, o.period, sim=sim, rig=rig,
+                   link=rig.link)
 
 
 def _open_gpio_matrix(o: Opening) -> Sensing:
@@ -239,7 +252,8 @@ def _open_serial(o: Opening) -> Sensing:
 
     s, clock = o.settings, time.monotonic
     link = SerialLink(o.layout, SerialConfig(port=None if s.port == "auto" else s.port,
-                                             baudrate=s.baudrate), clock=clock)
+                                             baudrate=s.baudrate),
+                      calibration=o.calibration(), clock=clock)
     pipeline = SensingPipeline(link, clock, is_extendable=o.is_extendable,
                                settle_s=o.settle_s)
     return Sensing("serial", pipeline, clock, min(o.period, 0.005), link=link)
@@ -281,7 +295,8 @@ def sensing_backend(name: str) -> SensingBackend:
 
 
 def open_sensing(config: Config, layout: Layout, is_extendable: IsExtendable,
-                 seed: int = 0) -> Sensing:
-    """The configured back end (``[sensing]``) behind a debounce + settle pipeline."""
+                 seed: int = 0, *, calibrating: bool = False) -> Sensing:
+    """The configured back end (``[sensing]``) behind a debounce + settle pipeline;
+    ``calibrating``: opened by ``fairyboard calibrate``, without a calibration."""
     backend = sensing_backend(config.sensing.backend)
-    return backend.open(Opening(config, layout, is_extendable, seed))
+    return backend.open(Opening(config, layout, is_extendable, seed, calibrating))

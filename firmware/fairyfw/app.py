@@ -77,14 +77,14 @@ class Firmware:
             self.session, self.sensing, self.sensor_kind, self.key_count, self.scanner.rows,
             self.scanner.columns, self.led_count, self.ticks_ms(), VERSION, self.layout))
 
-    def send_snapshot(self, fresh=False):
-        """The scanner's state (switches) or readings (``fresh``: scanned now)."""
+    def send_snapshot(self):
+        """The scanner's state (switches) or readings (scanned now)."""
         if not self.ready:
             self.snapshot_wanted = True
             return
         now = self.ticks_ms()
         self.last_snapshot = now
-        self._send(proto.SNAPSHOT, self.scanner.snapshot(now, fresh))
+        self._send(proto.SNAPSHOT, self.scanner.snapshot(now))
 
     def send_error(self, code, message):
         self._send(proto.ERROR, proto.pack_error(code, message))
@@ -172,7 +172,7 @@ class Firmware:
                     self.history.pop(0)
                 self._send(proto.CHANGE, payload)
         if changes or diff(now, self.last_snapshot) >= self.scanner.snapshot_interval_ms:
-            self.send_snapshot(fresh=True)
+            self.send_snapshot()
         if self.leds_dirty and diff(now, self.last_show) >= self.led_min_interval:
             self.pixels.show()
             self.last_show = now

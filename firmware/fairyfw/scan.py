@@ -9,8 +9,8 @@
 What the main loop (``app.py``) uses of either: ``key_count``, ``rows``/``columns`` (for
 HELLO), ``warmup_ms``, ``snapshot_interval_ms`` (the periodic snapshot: a safety net for
 switches, the stream itself for readings), ``overflows``, ``poll()`` (changes since the
-last call), ``warm()`` (before the first report) and ``snapshot(ticks, fresh)`` (a
-SNAPSHOT payload).  :data:`SCANNERS` builds one per ``config.SENSING``.
+last call), ``warm()`` (before the first report) and ``snapshot(ticks)`` (a SNAPSHOT
+payload).  :data:`SCANNERS` builds one per ``config.SENSING``.
 
 Sensor *addresses* are what the host's layout uses: ``row * columns + column`` for a
 matrix, the chain bit for a shift-register chain, the channel for analog.
@@ -90,7 +90,7 @@ class KeypadScanner:
         """Before the first report: take in the initial state (the first snapshot's)."""
         self.poll()
 
-    def snapshot(self, ticks, fresh=False):
+    def snapshot(self, ticks):
         return proto.pack_bits_snapshot(ticks, self.state)
 
 
@@ -147,9 +147,9 @@ class AnalogMuxScanner:
     def warm(self):
         pass
 
-    def snapshot(self, ticks, fresh=False):
-        """The readings, scanned now when ``fresh`` (the stream), else the last scan."""
-        return proto.pack_readings_snapshot(ticks, self.scan() if fresh else self.readings)
+    def snapshot(self, ticks):
+        """The readings, scanned now: never the zeros before the first scan."""
+        return proto.pack_readings_snapshot(ticks, self.scan())
 
 
 def _pins(hw, names):
