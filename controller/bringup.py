@@ -19,13 +19,16 @@ from controller.leds.drivers import open_leds
 from controller.leds.scene import LedFrame
 from controller.sensing.backends import open_sensing
 from controller.sensing.calibration import Calibration, calibrate
-from controller.sensing.frame import Frame
+from controller.sensing.frame import Frame, SensingError
 from controller.sensing.kinds import sensing_kind
 from controller.sensing.selftest import SelfTestReport, self_test
 
 #: after the builder pressed Enter: pieces stop wobbling, and readings made before (still
 #: on their way from a microcontroller) are read and dropped, never averaged in
 CALIBRATION_SETTLE_S = 0.3
+
+#: how long past the firmware's HELLO time-out a microcontroller may take to answer
+LINK_WAIT_S = 1.5
 
 Say = Callable[[str], None]
 Ask = Callable[[str], str]
@@ -40,7 +43,29 @@ class _Bench:
         self.sensing = open_sensing(config, self.layout, lambda frame: False,
                                     calibrating=calibrating)
         self.sim = self.sensing.sim
+        try:
+            self._wait_for_link()
+        except SensingError:
+            self.sensing.close()
+            raise
         self._leds = self._open_leds()
+
+    def _wait_for_link(self) -> None:
+        """A microcontroller must answer before the builder is asked to do anything."""
+        link = self.sensing.link
+        if link is None:
+            return
+        limit = link.config.hello_timeout_s + LINK_WAIT_S
+        waited = 0.0
+        while not link.connected and waited < limit:
+            self.wait(0.05)
+            waited += 0.05
+        if not link.connected:
+            problem = link.problem or f"link {link.state}"
+            if not problem.startswith("no microcontroller found"):
+                problem = f"no microcontroller found: {problem}"
+            raise SensingError(f"{problem}; plug in the board running firmware/ (or set "
+                               "[sensing] port)")
 
     def _open_leds(self) -> Callable[[list[tuple[int, int, int]]], None]:
         """The configured chain; frames to a microcontroller go straight to the link,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from controller.leds.drivers import LED_DRIVER_NAMES
-from controller.sensing.backends import SENSING_BACKENDS
+from controller.sensing.backends import SENSING_BACKENDS, check_pin_tables
 
 
 class ConfigError(ValueError):
@@ -70,6 +70,15 @@ class SensingSettings:
     i2c_bus: int = 1
     #: linear halls: calibration file ({layout} is replaced by the layout name)
     calibration: str = "~/.local/share/fairyboard/calibration-{layout}.json"
+    #: the same per back end as tables (docs/sensing.md); a table's keys win over the
+    #: settings above: [sensing.matrix] rows, columns, diodes ("row" | "column" | "none"),
+    #: settle_us; [sensing.shift_register] load, clock, data, spi_bus, spi_device,
+    #: spi_speed_hz, active_low; [sensing.analog] select, adc_addresses, enable, i2c_bus,
+    #: fsr_v, settle_s; [sensing.serial] port, by_id_dir, pattern, baudrate, time-outs
+    matrix: dict[str, Any] = field(default_factory=dict)
+    shift_register: dict[str, Any] = field(default_factory=dict)
+    analog: dict[str, Any] = field(default_factory=dict)
+    serial: dict[str, Any] = field(default_factory=dict)
     #: a cell's reading must be stable this long before it counts
     debounce_ms: float = 20.0
     #: a move that could still be extended (a slider) waits this long before it commits
@@ -252,7 +261,7 @@ def calibration_path(config: Config, layout: str) -> Path:
 
 def _check_consistency(config: Config, source: str) -> None:
     s = config.sensing
-    problem = SENSING_BACKENDS[s.backend].check(s)
+    problem = check_pin_tables(s) or SENSING_BACKENDS[s.backend].check(s)
     if problem:
         raise ConfigError(f"{source}: {problem}")
     try:

@@ -197,6 +197,67 @@ def simulated_circuit(settings: SensingSettings, layout: Layout) -> str:
     raise SensingError(f"no simulated circuit for {layout.sensing} sensing")
 
 
+# --- pins: the flat settings, overridden by a back end's table ------------------------
+
+
+def matrix_pins(s: SensingSettings, layout: Layout | None = None) -> Any:
+    """``MatrixPins`` from ``row_pins``/``column_pins`` and ``[sensing.matrix]``."""
+    from controller.sensing.gpio import MatrixPins
+
+    return MatrixPins.from_table({"rows": s.row_pins, "columns": s.column_pins, **s.matrix},
+                                 layout)
+
+
+def shift_register_pins(s: SensingSettings) -> Any:
+    """``ShiftRegisterPins`` from the ``*_pin``/``use_spi`` settings and
+    ``[sensing.shift_register]`` (its ``clock`` and ``data`` choose bit-banging)."""
+    from controller.sensing.gpio import ShiftRegisterPins
+
+    base: dict[str, Any] = {"load": s.load_pin}
+    table = dict(s.shift_register)
+    if s.use_spi and not {"clock", "data"} & set(table):
+        base["spi_bus"] = 0
+    else:
+        base.update(clock=s.clock_pin, data=s.data_pin)
+    return ShiftRegisterPins.from_table({**base, **table})
+
+
+def analog_pins(s: SensingSettings) -> Any:
+    """``AnalogPins`` from the analog settings and ``[sensing.analog]``."""
+    from controller.sensing.analog import AnalogPins
+
+    table = {"select": s.select_pins, "enable": s.enable_pins,
+             "adc_addresses": s.adc_addresses, "i2c_bus": s.i2c_bus, **s.analog}
+    try:
+        return AnalogPins.from_table(table)
+    except TypeError as exc:  # an unknown key
+        raise ValueError(f"analog: {exc}") from None
+
+
+def serial_config(s: SensingSettings) -> Any:
+    """``SerialConfig`` from ``port``/``baudrate`` and ``[sensing.serial]``."""
+    from controller.sensing.serial_link import SerialConfig
+
+    table = {"port": s.port, "baudrate": s.baudrate, **s.serial}
+    if table["port"] == "auto":
+        table["port"] = None
+    return SerialConfig.from_table(table)
+
+
+def check_pin_tables(s: SensingSettings) -> str:
+    """The first problem of a ``[sensing.*]`` table that is given, or ``""``."""
+    builders = {"matrix": matrix_pins, "shift_register": shift_register_pins,
+                "analog": analog_pins, "serial": serial_config}
+    for name, build in builders.items():
+        if not getattr(s, name):
+            continue
+        try:
+            build(s)
+        except (ValueError, TypeError) as exc:
+            return f"sensing.{name}: {exc}"
+    return ""
+
+
 # --- openers -------------------------------------------------------------------------
 
 
@@ -217,56 +278,50 @@ def _open_simulated(o: Opening) -> Sensing:
 
 
 def _open_gpio_matrix(o: Opening) -> Sensing:
-    from controller.sensing.gpio import MatrixPins, MatrixScanner
+    from controller.sensing.gpio import MatrixScanner
 
-    s, clock = o.settings, time.monotonic
-    backend = MatrixScanner(o.layout, MatrixPins(tuple(s.row_pins), tuple(s.column_pins)),
-                            clock=clock)
+    clock = time.monotonic
+    backend = MatrixScanner(o.layout, matrix_pins(o.settings, o.layout), clock=clock)
     return Sensing("gpio-matrix", o.pipeline(backend, clock), clock, o.period)
 
 
 def _open_gpio_shift_register(o: Opening) -> Sensing:
-    from controller.sensing.gpio import ShiftRegisterPins, ShiftRegisterScanner
+    from controller.sensing.gpio import ShiftRegisterScanner
 
-    s, clock = o.settings, time.monotonic
-    pins = (ShiftRegisterPins(load=s.load_pin, spi_bus=0) if s.use_spi else
-            ShiftRegisterPins(load=s.load_pin, clock=s.clock_pin, data=s.data_pin))
-    backend = ShiftRegisterScanner(o.layout, pins, clock=clock)
+    clock = time.monotonic
+    backend = ShiftRegisterScanner(o.layout, shift_register_pins(o.settings), clock=clock)
     return Sensing("gpio-shift-register", o.pipeline(backend, clock), clock, o.period)
 
 
 def _open_gpio_analog(o: Opening) -> Sensing:
-    from controller.sensing.analog import AnalogPins, AnalogScanner
+    from controller.sensing.analog import AnalogScanner
 
-    s, clock = o.settings, time.monotonic
+    clock = time.monotonic
     calibration = o.calibration()
-    pins = AnalogPins(select=tuple(s.select_pins), enable=tuple(s.enable_pins),
-                      adc_addresses=tuple(s.adc_addresses), i2c_bus=s.i2c_bus)
-    backend = AnalogScanner(o.layout, pins, calibration, clock=clock)
+    backend = AnalogScanner(o.layout, analog_pins(o.settings), calibration, clock=clock)
     return Sensing("gpio-analog", o.pipeline(backend, clock), clock, o.period)
 
 
 def _open_serial(o: Opening) -> Sensing:
     """The microcontroller scans and debounces; frames arrive already stable."""
-    from controller.sensing.serial_link import SerialConfig, SerialLink
+    from controller.sensing.serial_link import SerialLink
 
-    s, clock = o.settings, time.monotonic
-    link = SerialLink(o.layout, SerialConfig(port=None if s.port == "auto" else s.port,
-                                             baudrate=s.baudrate),
-                      calibration=o.calibration(), clock=clock)
+    clock = time.monotonic
+    link = SerialLink(o.layout, serial_config(o.settings), calibration=o.calibration(),
+                      clock=clock)
     pipeline = SensingPipeline(link, clock, is_extendable=o.is_extendable,
                                settle_s=o.settle_s)
     return Sensing("serial", pipeline, clock, min(o.period, 0.005), link=link)
 
 
 def _needs_matrix_pins(s: SensingSettings) -> str:
-    if not s.row_pins or not s.column_pins:
+    if not s.matrix.get("rows", s.row_pins) or not s.matrix.get("columns", s.column_pins):
         return "sensing.row_pins and sensing.column_pins are needed for the gpio-matrix back end"
     return ""
 
 
 def _needs_select_pins(s: SensingSettings) -> str:
-    if len(s.select_pins) != 4:
+    if len(s.analog.get("select", s.select_pins)) != 4:
         return ("sensing.select_pins needs the four multiplexer select pins S0..S3 for the "
                 "gpio-analog back end")
     return ""
