@@ -39,6 +39,7 @@ class _Bench:
 
     def __init__(self, config: Config, calibrating: bool = False):
         self.config = config
+        self.calibrating = calibrating
         self.layout: Layout = load_layout(config.board.layout)
         self.sensing = open_sensing(config, self.layout, lambda frame: False,
                                     calibrating=calibrating)
@@ -106,8 +107,16 @@ class _Bench:
             return
         end = time.monotonic() + seconds
         while time.monotonic() < end:  # keep scanning while waiting
-            self.sensing.pipeline.update()
+            self._poll()
             time.sleep(min(self.sensing.period, max(0.0, end - time.monotonic())))
+
+    def _poll(self) -> None:
+        """Read the back end once.  While calibrating there is no calibration to make
+        frames with: only a microcontroller link is read (its readings kept current)."""
+        if not self.calibrating:
+            self.sensing.pipeline.update()
+        elif self.sensing.link is not None:
+            self.sensing.link.update()
 
     def close(self) -> None:
         self.sensing.close()

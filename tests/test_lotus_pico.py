@@ -180,6 +180,32 @@ def test_fairyboard_calibrate_over_the_serial_back_end(tmp_path):
     assert e4.white[0] > 0.05 > -0.05 > e4.black[0]
 
 
+def test_fairyboard_calibrate_on_the_pi_with_ads1115s(tmp_path, monkeypatch):
+    """The other documented variant: multiplexers into an ADS1115 on the Pi's I²C, here
+    the emulated chips behind the production scanner; a first calibration needs no
+    earlier one (it used to: the back end refused to open without the file)."""
+    import controller.sensing.analog as analog
+
+    board = SimulatedBoard(LOTUS, seed=4)
+    chips = SimulatedSensing(board, "gpio-analog", seed=4)  # the emulated GPIO and I²C
+    monkeypatch.setattr(analog, "load_rpi_gpio", lambda: chips.gpio)
+    monkeypatch.setattr(analog, "load_smbus", lambda bus: chips.smbus)
+    config = lotus_config(tmp_path, backend="gpio-analog", select_pins=[5, 6, 13, 19])
+
+    def builder(instruction: str) -> str:
+        step = next(k for k, text in STEP_TEXT.items() if instruction.startswith(text))
+        stack_on_every_spot(board, step)
+        return ""
+
+    try:
+        calibration, path = run_calibration(config, say=lambda text: None, ask=builder)
+    finally:
+        chips.close()
+    assert load_calibration(path, LOTUS) == calibration
+    e2 = calibration.spots[LOTUS.spot_index("e2")]
+    assert e2.white[0] > 0.05 > -0.05 > e2.black[0]
+
+
 def pico_config(tmp_path: Path) -> Config:
     """The simulated board through the emulated Pico and the serial link, LEDs on the
     Pico too: the ``serial`` back end's whole path, on the simulator's clock."""
