@@ -31,6 +31,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from controller.geometry import BOARDS_DIR
 from controller.layout import Layout, Spot, load_layout
+from controller.sensing.kinds import MATRIX, sensing_kind
 
 #: paper sizes in mm (portrait)
 PAPERS: dict[str, tuple[float, float]] = {"A4": (210.0, 297.0), "Letter": (215.9, 279.4)}
@@ -581,12 +582,7 @@ def write_pdf(svg: str, path: Path) -> Path:
 
 def sensor_text(layout: Layout, spot: Spot) -> str:
     """Short sensor address as printed on the wiring diagram."""
-    w = spot.sensor
-    if layout.sensing == "matrix":
-        return f"R{w.row} C{w.column}"
-    if layout.sensing == "shift-register":
-        return f"bit {w.chain}"
-    return f"ch {w.channel}"
+    return sensing_kind(layout).sensor_text(spot.sensor)
 
 
 def _chip_input(layout: Layout, spot: Spot) -> str:
@@ -633,34 +629,11 @@ def wiring_csv(layout: Layout) -> str:
 
 def sensor_grid(layout: Layout) -> tuple[list[str], list[str], list[list[int]]]:
     """The sensor inputs as a table: row labels, column labels, spot index or -1."""
-    if layout.sensing == "matrix":
-        return ([f"row {r}" for r in range(layout.matrix_rows)],
-                [f"col {c}" for c in range(layout.matrix_columns)],
-                [list(r) for r in layout.matrix_table()])
-    if layout.sensing == "shift-register":
-        table = layout.chain_table()
-        chips = layout.chain_length // 8
-        return ([f"U{k + 1} (bits {8 * k}–{8 * k + 7})" for k in range(chips)], list("HGFEDCBA"),
-                [list(table[8 * k: 8 * k + 8]) for k in range(chips)])
-    table = layout.channel_table()
-    muxes = math.ceil(layout.channel_count / 16)
-    grid = [list(table[16 * k: 16 * k + 16]) for k in range(muxes)]
-    for row in grid:
-        row.extend([-1] * (16 - len(row)))
-    return ([f"MUX{k + 1} (ch {16 * k}–{16 * k + 15})" for k in range(muxes)],
-            [f"C{k}" for k in range(16)], grid)
+    return sensing_kind(layout).grid(layout)
 
 
 def _sensing_summary(layout: Layout) -> str:
-    if layout.sensing == "matrix":
-        return (f"diode matrix of {layout.matrix_rows} rows × {layout.matrix_columns} columns "
-                f"({layout.matrix_rows * layout.matrix_columns} positions, "
-                f"{len(layout.spots)} used)")
-    if layout.sensing == "shift-register":
-        return (f"chain of {layout.chain_length // 8} × 74HC165 ({layout.chain_length} bits, "
-                f"{len(layout.spots)} used)")
-    return (f"{math.ceil(layout.channel_count / 16)} × CD74HC4067 analog multiplexers "
-            f"({layout.channel_count} channels, {len(layout.spots)} used)")
+    return sensing_kind(layout).summary(layout)
 
 
 def wiring_markdown(layout: Layout) -> str:
@@ -711,33 +684,14 @@ def pico_pin_lines(layout: Layout) -> list[str]:
 
     fw = firmware_settings(layout)
     rows = ["| signal | Pico pin |", "|---|---|"]
-    if layout.sensing == "matrix":
-        anodes = fw.get("DIODE_ANODES", "rows")
-        for k, pin in enumerate(fw["MATRIX_ROWS"]):
-            rows.append(f"| matrix row {k} | {pin} |")
-        for k, pin in enumerate(fw["MATRIX_COLUMNS"]):
-            rows.append(f"| matrix column {k} | {pin} |")
-        note = (f"Diodes: anode (plain end) toward the {anodes[:-1]} line, cathode (ringed end) "
-                "toward the switch; set DIODE_ANODES in config.py if you wire them the other "
-                "way.")
-    elif layout.sensing == "shift-register":
-        rows += [f"| 74HC165 CLK (pin 2, all chips) | {fw['SHIFT_CLOCK']} |",
-                 f"| 74HC165 PL (pin 1, all chips) | {fw['SHIFT_LATCH']} |",
-                 f"| QH (pin 9) of U1, the chip nearest the Pico | {fw['SHIFT_DATA']} |"]
-        note = ("Chain: QH of U(k+1) → SER (pin 10) of U(k); SER of the last chip to GND; "
-                "CLK INH (pin 15) to GND.")
-    else:
-        for k, pin in enumerate(fw["MUX_SELECT"]):
-            rows.append(f"| CD74HC4067 S{k} (all multiplexers) | {pin} |")
-        for k, pin in enumerate(fw["MUX_SIGNALS"]):
-            rows.append(f"| MUX{k + 1} SIG (common) | {pin} (ADC) |")
-        note = "EN (pin 15) of every multiplexer to GND."
+    kind_rows, note = sensing_kind(layout).pin_rows(fw)
+    rows += kind_rows
     rows.append(f"| LED data → 74AHCT125 (10 kΩ pull-down) → 330 Ω → DIN of LED 0 | "
                 f"{fw['NEOPIXEL_PIN']} |")
     if layout.sensor_kind != "reed":
         rows.append("| sensors' 3.3 V rail (LM1117-3.3 output, from the 5 V rail) | — not the "
                     "3V3 pin (36) |")
-        if layout.sensing == "analog":
+        if not sensing_kind(layout).switches:
             rows.append("| ADC_VREF: from the sensors' 3.3 V rail | pin 35 |")
     rows += ["| GND: the 5 V supply's ground, the sensors', the LEDs' | any GND pin (38) |",
              "| power: over USB (VBUS); VSYS not joined to the 5 V rail | micro-USB |"]
@@ -775,7 +729,7 @@ def wiring_svg(layout: Layout) -> str:
                     + "</g>")
     # sensor input table
     row_labels, col_labels, grid = sensor_grid(layout)
-    label_w = 50.0 if layout.sensing != "matrix" else 20.0
+    label_w = 20.0 if sensing_kind(layout) is MATRIX else 50.0
     cell_w = 22.0 if len(col_labels) > 10 else 30.0
     cell_h = 11.0
     tx0, ty0 = margin + w + 20, top + 8
@@ -918,12 +872,7 @@ def _part(key: str, group: str, quantity: int, note: str | None = None,
 
 def gpio_needed(layout: Layout) -> tuple[int, int]:
     """(GPIO pins, of which ADC inputs) the microcontroller needs, LED data included."""
-    if layout.sensing == "matrix":
-        return layout.matrix_rows + layout.matrix_columns + 1, 0
-    if layout.sensing == "shift-register":
-        return 3 + 1, 0  # clock, latch (PL), data (QH) + LED data
-    muxes = math.ceil(layout.channel_count / 16)
-    return 4 + muxes + 1, muxes  # 4 select lines, one ADC input per multiplexer, LED data
+    return sensing_kind(layout).gpio_needed(layout)
 
 
 def sensing_parts(layout: Layout) -> list[tuple[str, int]]:
@@ -933,16 +882,7 @@ def sensing_parts(layout: Layout) -> list[tuple[str, int]]:
     parts: list[tuple[str, int]] = [(layout.sensor_kind, n)]
     if layout.sensor_kind != "reed":
         parts.append(("bypass-hall", n))
-    if layout.sensing == "matrix":
-        parts.append(("diode", n))
-    elif layout.sensing == "shift-register":
-        chips = layout.chain_length // 8
-        parts += [("shift-register", chips), ("bypass-chip", chips)]
-        if layout.sensor_kind == "digital-hall":
-            parts.append(("pullup-network", chips))
-    else:
-        muxes = math.ceil(layout.channel_count / 16)
-        parts += [("mux", muxes), ("bypass-chip", muxes)]
+    parts += sensing_kind(layout).parts(layout)
     if any(parts_catalogue()["parts"][k].get("rail") == "sensor-3v3" for k, _ in parts):
         parts += [("regulator", 1), ("regulator-cap", 2)]
     return parts

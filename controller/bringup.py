@@ -12,14 +12,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from controller.config import Config, calibration_path
 from controller.layout import Layout, load_layout
+from controller.leds.drivers import open_leds
 from controller.leds.scene import LedFrame
+from controller.sensing.backends import open_sensing
 from controller.sensing.calibration import Calibration, calibrate
-from controller.sensing.frame import Frame
+from controller.sensing.frame import Frame, SensingError
+from controller.sensing.kinds import sensing_kind
 from controller.sensing.selftest import SelfTestReport, self_test
+
+#: after the builder pressed Enter: pieces stop wobbling, and readings made before (still
+#: on their way from a microcontroller) are read and dropped, never averaged in
+CALIBRATION_SETTLE_S = 0.3
+
+#: how long past the firmware's HELLO time-out a microcontroller may take to answer
+LINK_WAIT_S = 1.5
 
 Say = Callable[[str], None]
 Ask = Callable[[str], str]
@@ -28,31 +37,49 @@ Ask = Callable[[str], str]
 class _Bench:
     """The configured back end and LEDs, opened without a game."""
 
-    def __init__(self, config: Config):
-        from controller.service import open_sensing
-
+    def __init__(self, config: Config, calibrating: bool = False):
         self.config = config
+        self.calibrating = calibrating
         self.layout: Layout = load_layout(config.board.layout)
-        self.sensing = open_sensing(config, self.layout, lambda frame: False)
+        self.sensing = open_sensing(config, self.layout, lambda frame: False,
+                                    calibrating=calibrating)
         self.sim = self.sensing.sim
+        try:
+            self._wait_for_link()
+        except SensingError:
+            self.sensing.close()
+            raise
         self._leds = self._open_leds()
 
-    def _open_leds(self) -> Callable[[list[tuple[int, int, int]]], None]:
-        c = self.config.leds
-        n = self.layout.led_count
-        if c.driver == "none":
-            return lambda colours: None
-        if c.driver == "serial":
-            link = self.sensing.link
-            return lambda colours: link.send_leds(list(colours), 0, 255)
-        from controller.leds.drivers import make_driver
-        from controller.service import led_driver_table
+    def _wait_for_link(self) -> None:
+        """A microcontroller must answer before the builder is asked to do anything."""
+        link = self.sensing.link
+        if link is None:
+            return
+        limit = link.config.hello_timeout_s + LINK_WAIT_S
+        waited = 0.0
+        while not link.connected and waited < limit:
+            self.wait(0.05)
+            waited += 0.05
+        if not link.connected:
+            problem = link.problem or f"link {link.state}"
+            if not problem.startswith("no microcontroller found"):
+                problem = f"no microcontroller found: {problem}"
+            raise SensingError(f"{problem}; plug in the board running firmware/ (or set "
+                               "[sensing] port)")
 
-        driver = make_driver(led_driver_table(self.config), n, layout=self.layout)
+    def _open_leds(self) -> Callable[[list[tuple[int, int, int]]], None]:
+        """The configured chain; frames to a microcontroller go straight to the link,
+        which paces them itself."""
+        n = self.layout.led_count
+        leds = open_leds(self.config.leds, self.layout,
+                         send_frame=self.sensing.send_led_frame)
+        if leds is None:
+            return lambda colours: None
+        driver = leds.driver if self.sensing.link is not None else leds
 
         def show(colours: list[tuple[int, int, int]]) -> None:
-            frame = LedFrame(tuple(colours), tuple(colours), (None,) * n, ("",) * n)
-            driver.show(frame)
+            driver.show(LedFrame(tuple(colours), tuple(colours), (None,) * n, ("",) * n))
 
         return show
 
@@ -66,14 +93,30 @@ class _Bench:
             raise RuntimeError("the sensors have not produced a stable reading yet")
         return stable
 
+    def read_voltages(self) -> list[float]:
+        """One reading per spot in volts (linear halls), from the Pi's ADCs or from the
+        readings the microcontroller streams."""
+        link = self.sensing.link
+        if link is None:
+            return self.sensing.backend.read_voltages()
+        return link.read_voltages(wait=self.sim.advance if self.sim is not None else None)
+
     def wait(self, seconds: float) -> None:
         if self.sim is not None:
             self.sim.advance(seconds)
             return
         end = time.monotonic() + seconds
         while time.monotonic() < end:  # keep scanning while waiting
-            self.sensing.pipeline.update()
+            self._poll()
             time.sleep(min(self.sensing.period, max(0.0, end - time.monotonic())))
+
+    def _poll(self) -> None:
+        """Read the back end once.  While calibrating there is no calibration to make
+        frames with: only a microcontroller link is read (its readings kept current)."""
+        if not self.calibrating:
+            self.sensing.pipeline.update()
+        elif self.sensing.link is not None:
+            self.sensing.link.update()
 
     def close(self) -> None:
         self.sensing.close()
@@ -123,17 +166,17 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
                     ask: Ask = input) -> tuple[Calibration, Path]:
     """Measure baseline and thresholds of every linear hall sensor and store them."""
     layout = load_layout(config.board.layout)
-    if layout.sensing != "analog":
+    if sensing_kind(layout).switches:
         raise ValueError(f"layout {layout.name} has {layout.sensor_kind} sensors on a "
                          f"{layout.sensing}: only linear hall boards are calibrated")
-    bench = _Bench(config)
+    bench = _Bench(config, calibrating=True)
     board = bench.sim
-    backend: Any = bench.sensing.rig.backend if board is not None else bench.sensing.backend
     count = len(layout.spots)
 
     def prompt(step: str, instruction: str) -> None:
         if board is None:
             ask(f"{instruction} — press Enter when done ")
+            bench.wait(CALIBRATION_SETTLE_S)  # hands off, readings taken before are gone
             return
         board.clear()
         if step != "empty":
@@ -143,7 +186,7 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
         bench.wait(0.05)
 
     try:
-        calibration = calibrate(layout, backend.read_voltages, prompt)
+        calibration = calibrate(layout, bench.read_voltages, prompt)
     finally:
         bench.close()
     path = Path(out).expanduser() if out else default_calibration_path(config, layout)

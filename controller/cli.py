@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.rules import GAMES, IllegalMoveError, Position, RulesError, get_game
+from controller.sensing.frame import SensingError
 
 EXIT_BAD_INPUT = 2
 #: deepest perft the command accepts: deeper trees would run for years in every game
@@ -473,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader (``| head``) closed the pipe: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (RulesError, CommandError, KeyError, ValueError, OSError) as exc:
+    except (RulesError, CommandError, KeyError, ValueError, OSError, SensingError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"fairyboard: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT

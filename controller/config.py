@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from controller.leds.drivers import LED_DRIVER_NAMES
 from controller.rules import DEFAULT_GAME
+from controller.sensing.backends import SENSING_BACKENDS, check_pin_tables
 
 
 class ConfigError(ValueError):
@@ -53,6 +55,7 @@ class BoardSettings:
 @dataclass
 class SensingSettings:
     #: simulated | gpio-matrix | gpio-shift-register | gpio-analog | serial
+    #: (controller/sensing/backends.py)
     backend: str = "simulated"
     #: serial: device path; "auto" finds the board under /dev/serial/by-id
     port: str = "auto"
@@ -73,6 +76,15 @@ class SensingSettings:
     i2c_bus: int = 1
     #: linear halls: calibration file ({layout} is replaced by the layout name)
     calibration: str = "~/.local/share/fairyboard/calibration-{layout}.json"
+    #: the same per back end as tables (docs/sensing.md); a table's keys win over the
+    #: settings above: [sensing.matrix] rows, columns, diodes ("row" | "column" | "none"),
+    #: settle_us; [sensing.shift_register] load, clock, data, spi_bus, spi_device,
+    #: spi_speed_hz, active_low; [sensing.analog] select, adc_addresses, enable, i2c_bus,
+    #: fsr_v, settle_s; [sensing.serial] port, by_id_dir, pattern, baudrate, time-outs
+    matrix: dict[str, Any] = field(default_factory=dict)
+    shift_register: dict[str, Any] = field(default_factory=dict)
+    analog: dict[str, Any] = field(default_factory=dict)
+    serial: dict[str, Any] = field(default_factory=dict)
     #: a cell's reading must be stable this long before it counts
     debounce_ms: float = 20.0
     #: a move that could still be extended (a slider) waits this long before it commits
@@ -81,11 +93,14 @@ class SensingSettings:
     scan_hz: float = 200.0
     #: simulated back end: emulate a matrix without diodes (to demonstrate ghosting)
     simulate_diodes: bool = True
+    #: simulated back end: an emulated Pico running firmware/ over a pseudo-terminal and
+    #: the serial link (the ``serial`` back end's path) instead of the Pi's GPIO
+    simulated_link: bool = False
 
 
 @dataclass
 class LedSettings:
-    #: simulated | neopixel | neopixel-spi | serial | none
+    #: simulated | neopixel | neopixel-spi | serial | none (controller/leds/drivers.py)
     driver: str = "simulated"
     #: neopixel: data pin (18 = PWM, needs root; 10 = SPI)
     pin: int = 18
@@ -178,11 +193,10 @@ class Config:
 
 
 CHOICES = {
-    "sensing.backend": ("simulated", "gpio-matrix", "gpio-shift-register", "gpio-analog",
-                        "serial"),
+    "sensing.backend": tuple(SENSING_BACKENDS),
     "board.answer_on": ("auto", "pads", "cells"),
     "board.on_flag": ("end", "report"),
-    "leds.driver": ("simulated", "neopixel", "neopixel-spi", "serial", "none"),
+    "leds.driver": LED_DRIVER_NAMES,
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
     "leds.pixel_order": ("GRB", "RGB", "BRG", "BGR", "GBR", "RBG"),
@@ -274,12 +288,9 @@ def calibration_path(config: Config, layout: str) -> Path:
 
 def _check_consistency(config: Config, source: str) -> None:
     s = config.sensing
-    if s.backend == "gpio-matrix" and (not s.row_pins or not s.column_pins):
-        raise ConfigError(f"{source}: sensing.row_pins and sensing.column_pins are needed "
-                          "for the gpio-matrix back end")
-    if s.backend == "gpio-analog" and len(s.select_pins) != 4:
-        raise ConfigError(f"{source}: sensing.select_pins needs the four multiplexer select "
-                          "pins S0..S3 for the gpio-analog back end")
+    problem = check_pin_tables(s) or SENSING_BACKENDS[s.backend].check(s)
+    if problem:
+        raise ConfigError(f"{source}: {problem}")
     try:
         calibration_path(config, "layout")
     except ConfigError as exc:

@@ -42,12 +42,12 @@ from controller.config import (
     ConfigError,
     PlayerSettings,
     apply_overrides,
-    calibration_path,
     load_config,
 )
 from controller.interaction import Interaction
 from controller.journal import GameRecord, GameWriter, Journal, JournalError
 from controller.layout import Layout, LayoutError, load_layout
+from controller.leds.drivers import open_leds
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
 from controller.link.client import BrokerSettings
@@ -57,16 +57,13 @@ from controller.link.remote import Invitation, Remote
 from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
 from controller.rules.core import Termination
-from controller.sensing.debounce import DebounceConfig, SensingPipeline
+from controller.sensing.backends import QUIET_S as QUIET_S  # re-exported: the loop's rest
+from controller.sensing.backends import open_sensing
 from controller.sensing.frame import Frame, SensingError
 
 log = logging.getLogger("fairyboard.service")
 
 EXIT_BAD_CONFIG = 2
-#: the simulated board catches up with real time in steps of at most this much
-MAX_CATCH_UP_S = 0.5
-#: a simulated board untouched this long rests (no emulated scans, slow polling)
-QUIET_S = 2.0
 #: the loop's period while the simulated board rests (LED blinks still look smooth)
 RESTING_PERIOD_S = 0.05
 #: seconds between two actions of the simulated hand making the computer's move
@@ -159,156 +156,12 @@ def setup_logging(level: str = "info", fmt: str = "json",
 # configuration → sensing
 
 
-class Sensing:
-    """A sensing back end with its pipeline, as the service sees it.
-
-    ``pipeline`` yields committed frames; ``clock`` is the time they are stamped with (the
-    simulator's clock for the simulated board, ``time.monotonic`` otherwise);
-    ``catch_up()`` lets simulated time follow real time in the live loop."""
-
-    def __init__(self, name: str, pipeline: SensingPipeline, clock: Callable[[], float],
-                 period: float, *, sim: Any = None, rig: Any = None, link: Any = None,
-                 backend: Any = None) -> None:
-        self.name = name
-        self.pipeline = pipeline
-        self.clock = clock
-        self.period = period
-        self.sim = sim
-        self.rig = rig
-        self.link = link
-        self.backend = backend if backend is not None else pipeline.backend
-        self._real = time.monotonic()
-        #: simulated board at rest: nothing was done to it for QUIET_S, so its emulated
-        #: scans are skipped (their readings would repeat) and the loop polls slowly
-        self.resting = False
-        self._revision = -1
-        self._changed_at = self._real
-
-    def catch_up(self) -> None:
-        """Simulated board: advance its clock by the real time since the last call (the
-        emulated scanner runs meanwhile).  Hardware: read the back end once."""
-        if self.sim is None:
-            self.pipeline.update()
-            return
-        now = time.monotonic()
-        step = min(MAX_CATCH_UP_S, max(0.0, now - self._real))
-        self._real = now
-        if self.sim.revision != self._revision:
-            self._revision, self._changed_at = self.sim.revision, now
-        # an emulated microcontroller keeps its own time-outs: never skip its beat
-        self.resting = self.link is None and now - self._changed_at > QUIET_S
-        if self.resting:
-            self.sim.skip(step)
-        else:
-            self.sim.advance(step)
-
-    def problem(self) -> str:
-        """Empty when the back end works; otherwise what is wrong (shown by /health)."""
-        if self.link is not None and not self.link.connected:
-            return f"microcontroller link {self.link.state}" + (
-                f": {self.link.problem}" if self.link.problem else "")
-        return ""
-
-    def send_led_frame(self, payload: bytes) -> None:
-        """LED frames to the microcontroller (``leds.driver = "serial"``)."""
-        if self.link is None:
-            raise LedError('leds.driver = "serial" needs sensing.backend = "serial"')
-        from controller.leds.drivers import decode_led_frame
-
-        first, brightness, colours = decode_led_frame(payload)
-        self.link.send_leds(colours, first, brightness)
-
-    def close(self) -> None:
-        if self.rig is not None:
-            self.rig.close()
-        else:
-            self.pipeline.close()
-
-
-def _debounce(config: Config) -> DebounceConfig:
-    return DebounceConfig(scans=2, stable_s=config.sensing.debounce_ms / 1000.0)
-
-
-def simulated_backend_name(config: Config, layout: Layout) -> str:
-    """The emulated circuit for the layout's own sensing (see ``controller.sensing.sim``)."""
-    s = config.sensing
-    if layout.sensing == "matrix":
-        return "gpio-matrix" if s.simulate_diodes else "gpio-matrix-no-diodes"
-    if layout.sensing == "shift-register":
-        return "gpio-shift-spi" if s.use_spi else "gpio-shift-bitbang"
-    return "gpio-analog"
-
-
-def open_sensing(config: Config, layout: Layout, is_extendable: Callable[[Frame], bool],
-                 seed: int = 0) -> Sensing:
-    """The configured back end (``[sensing]``) behind a debounce + settle pipeline."""
-    s = config.sensing
-    settle = s.settle_ms / 1000.0
-    period = 1.0 / s.scan_hz
-    if s.backend == "simulated":
-        from controller.sensing.sim import SimulatedBoard, SimulatedSensing
-
-        sim = SimulatedBoard(layout, seed=seed)
-        name = simulated_backend_name(config, layout)
-        rig = SimulatedSensing(sim, name, debounce=_debounce(config), settle_s=settle,
-                               is_extendable=is_extendable, period_s=period, seed=seed)
-        return Sensing(f"simulated ({name})", rig.pipeline, sim.clock, period, sim=sim,
-                       rig=rig)
-    clock = time.monotonic
-    if s.backend == "gpio-matrix":
-        from controller.sensing.gpio import MatrixPins, MatrixScanner
-
-        backend: Any = MatrixScanner(layout, MatrixPins(tuple(s.row_pins),
-                                                        tuple(s.column_pins)), clock=clock)
-        pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
-                                   is_extendable=is_extendable, settle_s=settle)
-        return Sensing("gpio-matrix", pipeline, clock, period)
-    if s.backend == "gpio-shift-register":
-        from controller.sensing.gpio import ShiftRegisterPins, ShiftRegisterScanner
-
-        pins = (ShiftRegisterPins(load=s.load_pin, spi_bus=0) if s.use_spi else
-                ShiftRegisterPins(load=s.load_pin, clock=s.clock_pin, data=s.data_pin))
-        backend = ShiftRegisterScanner(layout, pins, clock=clock)
-        pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
-                                   is_extendable=is_extendable, settle_s=settle)
-        return Sensing("gpio-shift-register", pipeline, clock, period)
-    if s.backend == "gpio-analog":
-        from controller.sensing.analog import AnalogPins, AnalogScanner
-        from controller.sensing.calibration import load_calibration
-
-        path = calibration_path(config, layout.name)
-        if not path.exists():
-            raise ConfigError(f"sensing.calibration: {path} not found: run "
-                              "'fairyboard calibrate' first")
-        pins = AnalogPins(select=tuple(s.select_pins), enable=tuple(s.enable_pins),
-                          adc_addresses=tuple(s.adc_addresses), i2c_bus=s.i2c_bus)
-        backend = AnalogScanner(layout, pins, load_calibration(path, layout), clock=clock)
-        pipeline = SensingPipeline(backend, clock, debounce=_debounce(config),
-                                   is_extendable=is_extendable, settle_s=settle)
-        return Sensing("gpio-analog", pipeline, clock, period)
-    # serial: the microcontroller scans and debounces; frames arrive already stable
-    from controller.sensing.serial_link import SerialConfig, SerialLink
-
-    link = SerialLink(layout, SerialConfig(port=None if s.port == "auto" else s.port,
-                                           baudrate=s.baudrate), clock=clock)
-    pipeline = SensingPipeline(link, clock, is_extendable=is_extendable, settle_s=settle)
-    return Sensing("serial", pipeline, clock, min(period, 0.005), link=link)
-
-
 def led_settings(config: Config) -> LedSettings:
     """The renderer's settings from the ``[leds]`` section."""
     c = config.leds
     return LedSettings(brightness=c.brightness, budget_ma=c.current_budget_ma,
                        max_fps=c.max_fps, dark_level=c.dark_level,
                        dark_square_level=c.dark_square_level)
-
-
-def led_driver_table(config: Config) -> dict[str, Any]:
-    """``[leds]`` in the form :func:`controller.leds.drivers.make_driver` reads."""
-    c = config.leds
-    return {"driver": {"serial": "link"}.get(c.driver, c.driver), "pin": f"D{c.pin}",
-            "max_fps": c.max_fps, "brightness": c.brightness, "pixel_order": c.pixel_order,
-            "spi_frequency": c.spi_frequency}
 
 
 # ---------------------------------------------------------------------------------
@@ -377,7 +230,8 @@ class BoardService:
         self.base_palette = Palette.from_config(config.leds.palette)
         self.settings = led_settings(config)
         self.settings.check_chain(self.layout.led_count)
-        if config.leds.driver == "serial" and config.sensing.backend != "serial":
+        if config.leds.driver == "serial" and not (
+                config.sensing.backend == "serial" or config.sensing.simulated_link):
             raise ConfigError('leds.driver = "serial" sends the LED frames to the '
                               'microcontroller: it needs sensing.backend = "serial"')
         self.journal = Journal(config.journal.path)
@@ -412,11 +266,8 @@ class BoardService:
         self._scans_seen = 0
         self.sensing_problem = ""
         self._previewed: Frame | None = None
-        from controller.leds.drivers import make_driver
-
-        self.leds = None if config.leds.driver == "none" else make_driver(
-            led_driver_table(config), self.layout.led_count, layout=self.layout,
-            send_frame=self.sensing.send_led_frame, clock=self.clock)
+        self.leds = open_leds(config.leds, self.layout, send_frame=self.sensing.send_led_frame,
+                              clock=self.clock)
         self.led_frame: LedFrame | None = None
         self._lit: tuple[Any, Any, float | None] = (None, None, None)
         self._glow: list[list[Any]] = [["#000000", 0.0]] * len(self.layout.spots)

@@ -6,6 +6,7 @@ on the chain.  See docs/leds.md for the colour language and the Pi set-up.
 """
 
 from controller.leds.drivers import (
+    LED_DRIVERS,
     LedDriver,
     LinkLeds,
     NeoPixelLeds,
@@ -14,6 +15,7 @@ from controller.leds.drivers import (
     decode_led_frame,
     encode_led_frame,
     make_driver,
+    open_leds,
 )
 from controller.leds.lights import Lights
 from controller.leds.palette import (
@@ -29,8 +31,9 @@ from controller.leds.scene import Blink, LedFrame, SceneRenderer, count_blink, r
 from controller.leds.simulated import SimulatedChain, board_svg
 
 __all__ = [
-    "OFF", "RGB", "Blink", "LedDriver", "LedError", "LedFrame", "LedSettings", "Lights",
-    "LinkLeds", "NeoPixelLeds", "NeoPixelSpiLeds", "Palette", "SceneRenderer",
+    "LED_DRIVERS", "OFF", "RGB", "Blink", "LedDriver", "LedError", "LedFrame", "LedSettings",
+    "Lights", "LinkLeds", "NeoPixelLeds", "NeoPixelSpiLeds", "Palette", "SceneRenderer",
     "SimulatedChain", "ThrottledLeds", "board_svg", "colour_difference", "count_blink",
-    "current_ma", "decode_led_frame", "encode_led_frame", "make_driver", "render_scene",
+    "current_ma", "decode_led_frame", "encode_led_frame", "make_driver", "open_leds",
+    "render_scene",
 ]

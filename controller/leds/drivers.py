@@ -9,9 +9,11 @@
 * :class:`~controller.leds.simulated.SimulatedChain` — records frames, draws SVG/PNG.
 
 :class:`ThrottledLeds` wraps any of them: it sends only frames whose pixels changed and
-at most ``max_fps`` writes a second, never losing the newest frame.  :func:`make_driver`
-builds the configured driver already wrapped.  Hardware modules (``board``, ``busio``,
-``neopixel``, ``neopixel_spi``) are imported inside the driver that needs them.
+at most ``max_fps`` writes a second, never losing the newest frame.  Drivers are chosen
+by name from :data:`LED_DRIVERS` (the configuration's ``[leds] driver``):
+:func:`make_driver` builds one already wrapped, :func:`open_leds` the configured one.
+Hardware modules (``board``, ``busio``, ``neopixel``, ``neopixel_spi``) are imported
+inside the driver that needs them.
 """
 
 from __future__ import annotations
@@ -22,56 +24,18 @@ import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any
 
-from controller.leds.palette import OFF, RGB, LedError, LedSettings
+from controller.leds.chain import ChainDriver, LedDriver
+from controller.leds.palette import RGB, LedError, LedSettings
 from controller.leds.scene import LedFrame
+from controller.leds.simulated import SimulatedChain
 
 PI_EXTRA = "pip install fairyboard[pi]"
 #: channel orders of 3-channel chips (WS2812B is GRB)
 PIXEL_ORDERS = tuple("".join(p) for p in itertools.permutations("RGB"))
 #: GPIOs rpi_ws281x can drive: PWM0 (12, 18), PCM (21), SPI0 MOSI (10)
 NEOPIXEL_PINS = ("D18", "D12", "D21", "D10")
-
-
-class LedDriver(Protocol):
-    """Anything that can show a frame on a chain of ``led_count`` LEDs."""
-
-    led_count: int
-
-    def show(self, frame: LedFrame) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class ChainDriver:
-    """Common checks: a frame must have exactly one colour per LED of the chain."""
-
-    name = "chain"
-
-    def __init__(self, led_count: int):
-        if not (isinstance(led_count, int) and led_count > 0):
-            raise LedError(f"{self.name} LED driver: led_count must be a positive integer, "
-                           f"got {led_count!r}")
-        self.led_count = led_count
-        self.closed = False
-
-    def show(self, frame: LedFrame) -> None:
-        if self.closed:
-            raise LedError(f"{self.name} LED driver is closed")
-        if len(frame.pixels) != self.led_count:
-            raise LedError(f"{self.name} LED driver: frame has {len(frame.pixels)} colours, "
-                           f"the chain has {self.led_count} LEDs")
-        self.write(frame.pixels)
-
-    def write(self, pixels: tuple[RGB, ...]) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Turn the chain dark and release it."""
-        if not self.closed:
-            self.write((OFF,) * self.led_count)
-            self.closed = True
 
 
 def _require(module: str, package: str, driver: str) -> ModuleType:
@@ -304,9 +268,50 @@ class ThrottledLeds:
         self.driver.close()
 
 
-# --- configuration -----------------------------------------------------------------
+# --- configuration: drivers by name ---------------------------------------------------
 
-DRIVERS = ("simulated", "neopixel", "neopixel-spi", "link")
+
+def _open_simulated(config: Mapping[str, Any], led_count: int, layout: Any,
+                    send_frame: Callable[[bytes], Any] | None) -> LedDriver:
+    if layout is None:
+        raise LedError("the simulated LED chain needs the layout")
+    return SimulatedChain(layout)
+
+
+def _open_neopixel(config: Mapping[str, Any], led_count: int, layout: Any,
+                   send_frame: Callable[[bytes], Any] | None) -> LedDriver:
+    return NeoPixelLeds(led_count, pin=config.get("pin", "D18"),
+                        pixel_order=config.get("pixel_order", "GRB"))
+
+
+def _open_neopixel_spi(config: Mapping[str, Any], led_count: int, layout: Any,
+                       send_frame: Callable[[bytes], Any] | None) -> LedDriver:
+    return NeoPixelSpiLeds(led_count, pixel_order=config.get("pixel_order", "GRB"),
+                           frequency=config.get("spi_frequency", 6_400_000))
+
+
+def _open_serial(config: Mapping[str, Any], led_count: int, layout: Any,
+                 send_frame: Callable[[bytes], Any] | None) -> LedDriver:
+    if send_frame is None:
+        raise LedError("the link LED driver needs the microcontroller link (send_frame)")
+    return LinkLeds(send_frame, led_count)
+
+
+OpenDriver = Callable[[Mapping[str, Any], int, Any, "Callable[[bytes], Any] | None"], LedDriver]
+
+#: every ``[leds] driver`` by name (``none``: no LEDs, handled by :func:`open_leds`);
+#: ``serial`` sends the frames over the microcontroller link (:class:`LinkLeds`)
+LED_DRIVERS: dict[str, OpenDriver] = {
+    "simulated": _open_simulated,
+    "neopixel": _open_neopixel,
+    "neopixel-spi": _open_neopixel_spi,
+    "serial": _open_serial,
+}
+#: the configuration's names: every driver, or none
+LED_DRIVER_NAMES = (*LED_DRIVERS, "none")
+#: ``link`` is the name :func:`make_driver` knew the serial driver by
+_ALIASES = {"link": "serial"}
+DRIVERS = (*LED_DRIVERS, *_ALIASES)
 
 
 def make_driver(config: Mapping[str, Any] | None, led_count: int, *,
@@ -315,28 +320,29 @@ def make_driver(config: Mapping[str, Any] | None, led_count: int, *,
     """The driver named by the ``[leds]`` table (``driver = "neopixel"`` …), throttled.
 
     Keys: ``driver``, ``pin`` (neopixel), ``pixel_order``, ``spi_frequency``
-    (neopixel-spi), ``max_fps``.  ``link`` needs ``send_frame``; ``simulated`` uses
-    ``layout`` for its pictures."""
+    (neopixel-spi), ``max_fps``.  ``serial`` (``link``) needs ``send_frame``;
+    ``simulated`` uses ``layout`` for its pictures."""
     config = dict(config or {})
     kind = config.get("driver", "simulated")
     settings = LedSettings.from_config(config)
-    order = config.get("pixel_order", "GRB")
-    driver: LedDriver
-    if kind == "simulated":
-        from controller.leds.simulated import SimulatedChain
-
-        if layout is None:
-            raise LedError("the simulated LED chain needs the layout")
-        driver = SimulatedChain(layout)
-    elif kind == "neopixel":
-        driver = NeoPixelLeds(led_count, pin=config.get("pin", "D18"), pixel_order=order)
-    elif kind == "neopixel-spi":
-        driver = NeoPixelSpiLeds(led_count, pixel_order=order,
-                                 frequency=config.get("spi_frequency", 6_400_000))
-    elif kind == "link":
-        if send_frame is None:
-            raise LedError("the link LED driver needs the microcontroller link (send_frame)")
-        driver = LinkLeds(send_frame, led_count)
-    else:
+    opener = LED_DRIVERS.get(_ALIASES.get(kind, kind))
+    if opener is None:
         raise LedError(f"leds.driver: unknown driver {kind!r} (one of {', '.join(DRIVERS)})")
-    return ThrottledLeds(driver, settings.max_fps, clock)
+    return ThrottledLeds(opener(config, led_count, layout, send_frame), settings.max_fps, clock)
+
+
+def led_driver_table(leds: Any) -> dict[str, Any]:
+    """The ``[leds]`` section (``controller.config.LedSettings``) as :func:`make_driver`
+    reads it."""
+    return {"driver": leds.driver, "pin": f"D{leds.pin}", "max_fps": leds.max_fps,
+            "brightness": leds.brightness, "pixel_order": leds.pixel_order,
+            "spi_frequency": leds.spi_frequency}
+
+
+def open_leds(leds: Any, layout: Any, *, send_frame: Callable[[bytes], Any] | None = None,
+              clock: Callable[[], float] = time.monotonic) -> ThrottledLeds | None:
+    """The configured chain (``[leds]`` section), throttled; None for ``driver = "none"``."""
+    if leds.driver == "none":
+        return None
+    return make_driver(led_driver_table(leds), layout.led_count, layout=layout,
+                       send_frame=send_frame, clock=clock)

@@ -1,8 +1,10 @@
-"""The board's lights: the current scene, re-evaluated as time passes, sent to a driver.
+"""A small loop helper: the current scene, re-evaluated as time passes, sent to a driver.
 
-The service calls :meth:`Lights.update` with every new :class:`Interaction` and
-:meth:`Lights.tick` from its loop; ``tick`` returns when it next has something to do (the
-next blink edge or the end of the rate limit), so the loop can sleep until then.
+A program that only shows interactions calls :meth:`Lights.update` with every new
+:class:`Interaction` and :meth:`Lights.tick` from its loop; ``tick`` returns when it next
+has something to do (the next blink edge or the end of the rate limit), so the loop can
+sleep until then.  The service does not use it: its loop renders and throttles in
+``BoardService._light`` (it also feeds the web page's LED picture).
 """
 
 from __future__ import annotations

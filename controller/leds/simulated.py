@@ -14,7 +14,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from controller.layout import Layout
-from controller.leds.drivers import ChainDriver
+from controller.leds.chain import ChainDriver
 from controller.leds.palette import RGB, LedError
 from controller.leds.scene import LedFrame, dark_cells
 

@@ -5,8 +5,10 @@ Back ends (each produces :class:`Frame` objects for all spots of a layout):
 :class:`~controller.sensing.gpio.ShiftRegisterScanner`,
 :class:`~controller.sensing.analog.AnalogScanner` (Raspberry Pi GPIO) and
 :class:`~controller.sensing.serial_link.SerialLink` (a microcontroller running
-``firmware/``).  :class:`~controller.sensing.debounce.SensingPipeline` adds per-spot
-debouncing and the settle gate.  The simulated hardware lives in
+``firmware/``), chosen by name in :mod:`controller.sensing.backends` (``open_sensing``);
+what differs between a matrix, a chain and linear halls is one object per sensing kind
+(:mod:`controller.sensing.kinds`).  :class:`~controller.sensing.debounce.SensingPipeline`
+adds per-spot debouncing and the settle gate.  The simulated hardware lives in
 ``controller.sensing.sim``.  See docs/sensing.md.
 """
 

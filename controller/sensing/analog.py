@@ -17,6 +17,7 @@ from typing import Any
 from controller.sensing.calibration import Calibration, CalibrationError
 from controller.sensing.frame import DEFAULT_CLOCK, Clock, Frame, SensingError, frame_from_states
 from controller.sensing.gpio import _check_distinct, load_rpi_gpio
+from controller.sensing.kinds import ANALOG, sensing_kind
 
 PGA_BITS = {6.144: 0, 4.096: 1, 2.048: 2, 1.024: 3, 0.512: 4, 0.256: 5}
 
@@ -104,7 +105,7 @@ class AnalogScanner:
     def __init__(self, layout, pins: AnalogPins, calibration: Calibration | None = None, *,
                  gpio: Any = None, bus: Any = None, clock: Clock = DEFAULT_CLOCK,
                  sleep: Callable[[float], None] = time.sleep) -> None:
-        if layout.sensing != "analog":
+        if sensing_kind(layout) is not ANALOG:
             raise SensingError(f"layout {layout.name} is wired as {layout.sensing}, not analog")
         muxes = (layout.channel_count + 15) // 16
         if len(pins.adc_addresses) * 4 < muxes:

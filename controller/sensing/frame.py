@@ -71,22 +71,13 @@ class Backend(Protocol):
 def spot_addresses(layout, sensing: str | None = None) -> list[int]:
     """For each spot, its sensor address in the back end's numbering: ``row * columns +
     column`` (matrix), the chain bit (shift register) or the channel (analog)."""
-    sensing = sensing or layout.sensing
-    out = []
-    for s in layout.spots:
-        w = s.sensor
-        if sensing == "matrix":
-            out.append(w.row * layout.matrix_columns + w.column)
-        elif sensing == "shift-register":
-            out.append(w.chain)
-        else:
-            out.append(w.channel)
-    return out
+    from controller.sensing.kinds import sensing_kind
+
+    kind = sensing_kind(sensing or layout)
+    return [kind.address(layout, s.sensor) for s in layout.spots]
 
 
 def address_count(layout) -> int:
-    if layout.sensing == "matrix":
-        return layout.matrix_rows * layout.matrix_columns
-    if layout.sensing == "shift-register":
-        return layout.chain_length
-    return layout.channel_count
+    from controller.sensing.kinds import sensing_kind
+
+    return sensing_kind(layout).address_count(layout)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from controller.sensing.frame import address_count
+from controller.sensing.kinds import sensing_kind
 
 HEADER_PINS = tuple(f"GP{i}" for i in range(23)) + ("GP26", "GP27", "GP28")
 ADC_PINS = ("GP26", "GP27", "GP28")
@@ -32,29 +32,7 @@ def firmware_settings(layout, *, diodes: str = "rows", scan_interval_s: float = 
         "LED_MIN_INTERVAL_MS": 20,
     }
     free = [p for p in HEADER_PINS if p != NEOPIXEL_PIN and p not in ADC_PINS]
-    if layout.sensing == "matrix":
-        need = layout.matrix_rows + layout.matrix_columns
-        if need > len(free):
-            raise ValueError(f"a {layout.matrix_rows}×{layout.matrix_columns} matrix needs "
-                             f"{need} pins; a Pico has {len(free)} free: use a shift-register "
-                             "chain")
-        s["MATRIX_ROWS"] = tuple(free[:layout.matrix_rows])
-        s["MATRIX_COLUMNS"] = tuple(free[layout.matrix_rows:need])
-        s["DIODE_ANODES"] = diodes
-    elif layout.sensing == "shift-register":
-        s.update(SHIFT_CLOCK="GP2", SHIFT_LATCH="GP3", SHIFT_DATA="GP4",
-                 CHAIN_LENGTH=layout.chain_length)
-    else:
-        muxes = (address_count(layout) + 15) // 16
-        s["MUX_SELECT"] = ("GP2", "GP3", "GP4", "GP5")
-        s["CHANNELS"] = address_count(layout)
-        s["ANALOG_SETTLE_S"] = 0.0005
-        if muxes <= len(ADC_PINS):
-            s["MUX_SIGNALS"] = ADC_PINS[:muxes]
-        else:  # more multiplexers than ADC pins: enables, one shared ADC input
-            s["MUX_SIGNALS"] = ADC_PINS[:1]
-            spare = [p for p in free if p not in s["MUX_SELECT"]]
-            s["MUX_ENABLE"] = tuple(spare[:muxes])
+    s.update(sensing_kind(layout).firmware_pins(layout, free, ADC_PINS, diodes))
     return s
 
 

@@ -9,18 +9,39 @@ ours (``controller.sensing.debounce``), never ``bouncetime`` (rpi-lgpio's differ
 
 from __future__ import annotations
 
+import importlib
+import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from controller.sensing.frame import DEFAULT_CLOCK, Clock, Frame, SensingError, digital_frame
+from controller.sensing.kinds import MATRIX, SHIFT_REGISTER, sensing_kind
 
 
-def load_rpi_gpio() -> Any:
-    """``RPi.GPIO``, or a clear error naming the package to install."""
+def _writable_folder() -> str:
+    """A folder the service user may write: its runtime folder, else the temp folder."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.access(runtime, os.W_OK):
+        return runtime
+    return tempfile.gettempdir()
+
+
+def load_rpi_gpio(importer: Callable[[str], Any] = importlib.import_module) -> Any:
+    """``RPi.GPIO``, or a clear error naming the package to install.
+
+    On a Pi 5, rpi-lgpio's lgpio creates its notification pipes (``.lgd-nfy*``) in the
+    working directory; a service started in a folder it cannot write (``/`` under
+    systemd) fails there with ``FileNotFoundError``.  Then the import is retried once
+    from a writable folder (the process's working directory moves there)."""
     try:
-        import RPi.GPIO as GPIO  # type: ignore[import-not-found]
+        try:
+            return importer("RPi.GPIO")
+        except (FileNotFoundError, PermissionError):
+            os.chdir(_writable_folder())
+            return importer("RPi.GPIO")
     except ImportError as exc:
         raise SensingError(
             "the GPIO back ends need the RPi.GPIO API: install 'rpi-lgpio' on a Raspberry "
@@ -28,7 +49,11 @@ def load_rpi_gpio() -> Any:
             "the simulated board") from exc
     except RuntimeError as exc:  # RPi.GPIO refuses to load off a Pi
         raise SensingError(f"RPi.GPIO cannot run here: {exc}") from exc
-    return GPIO
+    except OSError as exc:
+        raise SensingError(
+            f"RPi.GPIO (lgpio) could not start in {os.getcwd()}: {exc.strerror or exc}; it "
+            "needs a writable working directory (WorkingDirectory= in the service unit)"
+        ) from None
 
 
 def load_spidev() -> Any:
@@ -103,7 +128,7 @@ class MatrixScanner:
     def __init__(self, layout, pins: MatrixPins, *, gpio: Any = None,
                  clock: Clock = DEFAULT_CLOCK,
                  sleep: Callable[[float], None] = time.sleep) -> None:
-        if layout.sensing != "matrix":
+        if sensing_kind(layout) is not MATRIX:
             raise SensingError(f"layout {layout.name} is wired as {layout.sensing}, not a matrix")
         if len(pins.rows) != layout.matrix_rows or len(pins.columns) != layout.matrix_columns:
             raise SensingError(
@@ -247,7 +272,7 @@ class ShiftRegisterScanner:
 
     def __init__(self, layout, pins: ShiftRegisterPins, *, gpio: Any = None, spi: Any = None,
                  clock: Clock = DEFAULT_CLOCK) -> None:
-        if layout.sensing != "shift-register":
+        if sensing_kind(layout) is not SHIFT_REGISTER:
             raise SensingError(f"layout {layout.name} is wired as {layout.sensing}, "
                                "not a shift-register chain")
         self.layout = layout

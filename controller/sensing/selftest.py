@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from controller.sensing.frame import Frame
+from controller.sensing.kinds import sensing_kind
 
 Colour = tuple[int, int, int]
 OFF: Colour = (0, 0, 0)
@@ -62,7 +63,7 @@ class SelfTestReport:
 
 def rectangle_probe(layout) -> tuple[tuple[int, int, int], int] | None:
     """Three spots on three corners of a matrix rectangle and the spot on the fourth."""
-    if layout.sensing != "matrix":
+    if not sensing_kind(layout).can_ghost:
         return None
     table = layout.matrix_table()
     rows, cols = layout.matrix_rows, layout.matrix_columns

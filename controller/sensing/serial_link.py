@@ -44,6 +44,7 @@ from controller.sensing.frame import (
     frame_from_states,
     spot_addresses,
 )
+from controller.sensing.kinds import sensing_kind
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +108,10 @@ class SerialLink:
         self.calibration = calibration
         self.clock = clock
         self.opener = opener
-        self.analog = layout.sensing == "analog"
-        self.debounced = not self.analog
+        self.kind = sensing_kind(layout)
+        #: linear halls: the firmware streams raw readings, classified here
+        self.analog = not self.kind.switches
+        self.debounced = self.kind.switches
         self.addresses = spot_addresses(layout)
         self.key_count = address_count(layout)
         self.port: Any = None
@@ -129,6 +132,7 @@ class SerialLink:
         self.retries = 0
         self.held_snapshot: tuple[int, P.Snapshot] | None = None
         self.readings: tuple[float, ...] | None = None  # analog: latest volts per spot
+        self.readings_received = 0  # analog: readings snapshots taken in
         self.last_frame: Frame | None = None
         # timing
         self.last_rx = 0.0
@@ -174,6 +178,30 @@ class SerialLink:
     def close(self) -> None:
         self._close_port()
         self.state = "down"
+
+    def read_voltages(self, timeout_s: float = 2.0,
+                      wait: Callable[[float], None] | None = None) -> list[float]:
+        """One reading per spot, in volts (linear halls): the next readings snapshot the
+        firmware streams, for ``fairyboard calibrate`` (which runs before there is a
+        calibration to turn readings into frames).
+
+        ``wait(seconds)`` lets time pass while someone else reads the link (the
+        simulator's clock); without it this reads the link itself, in real time."""
+        if self.kind.switches:
+            raise SensingError(f"layout {self.layout.name} has {self.layout.sensor_kind} "
+                               "switches: there are no voltages to read")
+        seen = self.readings_received
+        deadline = self.clock() + timeout_s
+        while self.readings_received == seen or self.readings is None:
+            if self.clock() >= deadline:
+                where = f": {self.problem}" if self.problem else ""
+                raise SensingError(f"no readings from the microcontroller in {timeout_s:g} s "
+                                   f"(link {self.state}{where})")
+            if wait is None:
+                self.update(wait=0.01)
+            else:
+                wait(0.002)
+        return list(self.readings)
 
     # --- connection -----------------------------------------------------------------------
     def _close_port(self) -> None:
@@ -346,10 +374,8 @@ class SerialLink:
             problems.append(f"sensing {h.sensing}, layout {lay.name} uses {lay.sensing}")
         if h.key_count != self.key_count:
             problems.append(f"{h.key_count} sensor inputs, layout needs {self.key_count}")
-        if lay.sensing == "matrix" and (h.rows, h.columns) != (lay.matrix_rows,
-                                                              lay.matrix_columns):
-            problems.append(f"a {h.rows}×{h.columns} matrix, layout has "
-                            f"{lay.matrix_rows}×{lay.matrix_columns}")
+        if h.sensing == lay.sensing:
+            problems += self.kind.hello_problems(lay, h)
         if problems:
             self._drop(f"firmware on {self.path} does not match: " + "; ".join(problems), now)
             self.problem = "firmware configuration mismatch: " + "; ".join(problems)
@@ -506,6 +532,7 @@ class SerialLink:
             return
         scale = self.config.adc_reference_v / 65535
         self.readings = tuple(raw[a] * scale for a in self.addresses)
+        self.readings_received += 1
         if self.calibration is None:
             return
         t = self._host_time(m.ticks)

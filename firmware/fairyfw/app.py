@@ -6,6 +6,7 @@ is one pass (the host-side simulator calls it under a simulated clock).
 """
 
 from fairyfw import VERSION, proto
+from fairyfw.scan import SCANNERS
 
 
 class Hardware:
@@ -26,10 +27,8 @@ class Firmware:
         self.layout = _cfg(config, "LAYOUT", "")
         self.sensing = _cfg(config, "SENSING", "matrix")
         self.sensor_kind = _cfg(config, "SENSOR_KIND", "reed")
-        if self.sensing not in proto.SENSINGS[1:]:
+        if self.sensing not in SCANNERS:
             raise ValueError("config.SENSING must be matrix, shift-register or analog")
-        self.snapshot_interval = _cfg(config, "SNAPSHOT_INTERVAL_MS", 1000)
-        self.stream_interval = _cfg(config, "STREAM_INTERVAL_MS", 10)
         self.led_min_interval = _cfg(config, "LED_MIN_INTERVAL_MS", 20)
         self.max_brightness = _cfg(config, "MAX_BRIGHTNESS", 255)
         self.history_size = _cfg(config, "HISTORY", 64)
@@ -38,8 +37,8 @@ class Firmware:
             raise RuntimeError("usb_cdc data channel is off: copy boot.py to CIRCUITPY "
                                "and reset the board")
         self.ticks_ms = hw.supervisor.ticks_ms
-        self.rows = self.columns = 0
-        self._build_scanner(config)
+        self.scanner = SCANNERS[self.sensing](config, hw, self.ticks_ms)
+        self.key_count = self.scanner.key_count
         led_count = _cfg(config, "LED_COUNT", 0)
         self.pixels = None
         if led_count:
@@ -56,82 +55,14 @@ class Firmware:
         self.connected = False
         now = self.ticks_ms()
         self.last_snapshot = now
-        self.last_stream = now
         self.last_show = now
         self.leds_dirty = False
         self.sent_packets = 0
         # the scanner needs a few debounced scans before its state means anything:
         # until then no snapshot (it would show an empty board) and no changes
         self.ready = False
-        self.ready_at = (now + self.warmup_ms) % proto.TICKS_PERIOD
+        self.ready_at = (now + self.scanner.warmup_ms) % proto.TICKS_PERIOD
         self.snapshot_wanted = False
-
-    # --- set-up ------------------------------------------------------------------
-    def _pins(self, names):
-        return [getattr(self.hw.board, n) for n in names]
-
-    def _build_scanner(self, config):
-        hw = self.hw
-        interval = _cfg(config, "SCAN_INTERVAL_S", 0.005)
-        debounce = _cfg(config, "DEBOUNCE_SCANS", 3)
-        # room for every key to report twice: after a reset (overflow recovery) all
-        # pressed keys report at once, and that burst must never overflow again
-        max_events = _cfg(config, "MAX_EVENTS", 0)
-        extra = {"debounce_threshold": debounce} if debounce > 1 else {}
-        if self.sensing == "analog":
-            self.warmup_ms = 0
-            dio = hw.digitalio
-            selects = []
-            for pin in self._pins(config.MUX_SELECT):
-                io = dio.DigitalInOut(pin)
-                io.switch_to_output(value=False)
-                selects.append(io)
-            enables = []
-            for pin in self._pins(_cfg(config, "MUX_ENABLE", ())):
-                io = dio.DigitalInOut(pin)
-                io.switch_to_output(value=True)
-                enables.append(io)
-            signals = [hw.analogio.AnalogIn(p) for p in self._pins(config.MUX_SIGNALS)]
-            from fairyfw.scan import AnalogMuxScanner
-            self.key_count = config.CHANNELS
-            self.scanner = AnalogMuxScanner(selects, signals, config.CHANNELS,
-                                            _cfg(config, "ANALOG_SETTLE_S", 0.0005),
-                                            hw.time.sleep, enables)
-            return
-        from fairyfw.scan import KeypadScanner
-        kp = hw.keypad
-        if self.sensing == "matrix":
-            rows = self._pins(config.MATRIX_ROWS)
-            cols = self._pins(config.MATRIX_COLUMNS)
-            nr, nc = len(rows), len(cols)
-            self.rows, self.columns = nr, nc
-            self.key_count = nr * nc
-            max_events = max(max_events, 2 * self.key_count)
-            if _cfg(config, "DIODE_ANODES", "columns") == "rows":
-                # keypad strobes its rows low and reads its columns pulled up, so the
-                # anode side must be keypad's columns: hand it the matrix transposed
-                keys = kp.KeyMatrix(row_pins=cols, column_pins=rows, columns_to_anodes=True,
-                                    interval=interval, max_events=max_events, **extra)
-                amap = [(k % nr) * nc + (k // nr) for k in range(nr * nc)]
-            else:
-                keys = kp.KeyMatrix(row_pins=rows, column_pins=cols, columns_to_anodes=True,
-                                    interval=interval, max_events=max_events, **extra)
-                amap = list(range(nr * nc))
-        else:
-            n = config.CHAIN_LENGTH
-            self.key_count = n
-            max_events = max(max_events, 2 * n)
-            keys = kp.ShiftRegisterKeys(
-                clock=getattr(hw.board, config.SHIFT_CLOCK),
-                data=getattr(hw.board, config.SHIFT_DATA),
-                latch=getattr(hw.board, config.SHIFT_LATCH), value_to_latch=True,
-                key_count=n, value_when_pressed=_cfg(config, "VALUE_WHEN_PRESSED", False),
-                interval=interval, max_events=max_events, **extra)
-            amap = list(range(n))
-        resync_ms = int(interval * 1000 * (debounce + 2)) + 1
-        self.warmup_ms = resync_ms
-        self.scanner = KeypadScanner(keys, kp.Event(), amap, self.key_count, self.ticks_ms,
-                                     proto.ticks_diff, resync_ms)
 
     # --- output --------------------------------------------------------------------
     def _send(self, kind, payload, seq=None):
@@ -143,20 +74,17 @@ class Firmware:
 
     def send_hello(self):
         self._send(proto.HELLO, proto.pack_hello(
-            self.session, self.sensing, self.sensor_kind, self.key_count, self.rows,
-            self.columns, self.led_count, self.ticks_ms(), VERSION, self.layout))
+            self.session, self.sensing, self.sensor_kind, self.key_count, self.scanner.rows,
+            self.scanner.columns, self.led_count, self.ticks_ms(), VERSION, self.layout))
 
-    def send_snapshot(self, readings=None):
+    def send_snapshot(self):
+        """The scanner's state (switches) or readings (scanned now)."""
         if not self.ready:
             self.snapshot_wanted = True
             return
         now = self.ticks_ms()
         self.last_snapshot = now
-        if self.sensing == "analog":
-            self._send(proto.SNAPSHOT, proto.pack_readings_snapshot(
-                now, readings if readings is not None else self.scanner.readings))
-        else:
-            self._send(proto.SNAPSHOT, proto.pack_bits_snapshot(now, self.scanner.state))
+        self._send(proto.SNAPSHOT, self.scanner.snapshot(now))
 
     def send_error(self, code, message):
         self._send(proto.ERROR, proto.pack_error(code, message))
@@ -172,8 +100,8 @@ class Firmware:
                                                        self.ticks_ms()))
             elif kind == proto.SNAPSHOT_REQUEST:
                 flags, first = proto.unpack_snapshot_request(payload)
-                if flags & proto.RESEND_CHANGES and self.sensing != "analog":
-                    self._resend(first)
+                if flags & proto.RESEND_CHANGES:
+                    self._resend(first)  # none kept by a readings stream: nothing resent
                 self.send_snapshot()
             elif kind == proto.LED_FRAME:
                 self._leds(*proto.unpack_led_frame(payload))
@@ -223,34 +151,28 @@ class Firmware:
         now = self.ticks_ms()
         diff = proto.ticks_diff
         if not self.ready:
-            if self.sensing != "analog":
-                self.scanner.poll()  # the initial state, reported by the first snapshot
+            self.scanner.warm()
             if diff(now, self.ready_at) < 0:
                 return
             self.ready = True
             if self.snapshot_wanted:
                 self.send_snapshot()
             return
-        if self.sensing == "analog":
-            if diff(now, self.last_stream) >= self.stream_interval:
-                self.last_stream = now
-                self.send_snapshot(self.scanner.scan())
-        else:
-            overflows = self.scanner.overflows
-            changes = self.scanner.poll()
-            if self.scanner.overflows != overflows:
-                self.send_error(proto.ERR_OVERFLOW, "event queue overflowed; resynchronised")
-            for ticks, entries in changes:
-                while entries:
-                    part, entries = entries[:40], entries[40:]
-                    self.seq = (self.seq + 1) & proto.SEQ_MASK
-                    payload = proto.pack_change(ticks, part)
-                    self.history.append((self.seq, payload))
-                    if len(self.history) > self.history_size:
-                        self.history.pop(0)
-                    self._send(proto.CHANGE, payload)
-            if changes or diff(now, self.last_snapshot) >= self.snapshot_interval:
-                self.send_snapshot()
+        overflows = self.scanner.overflows
+        changes = self.scanner.poll()
+        if self.scanner.overflows != overflows:
+            self.send_error(proto.ERR_OVERFLOW, "event queue overflowed; resynchronised")
+        for ticks, entries in changes:
+            while entries:
+                part, entries = entries[:40], entries[40:]
+                self.seq = (self.seq + 1) & proto.SEQ_MASK
+                payload = proto.pack_change(ticks, part)
+                self.history.append((self.seq, payload))
+                if len(self.history) > self.history_size:
+                    self.history.pop(0)
+                self._send(proto.CHANGE, payload)
+        if changes or diff(now, self.last_snapshot) >= self.scanner.snapshot_interval_ms:
+            self.send_snapshot()
         if self.leds_dirty and diff(now, self.last_show) >= self.led_min_interval:
             self.pixels.show()
             self.last_show = now

@@ -1,14 +1,22 @@
-"""Sensor scanning on the microcontroller.
+"""Sensor scanning on the microcontroller: two scanners behind one interface.
 
 * :class:`KeypadScanner` wraps a CircuitPython ``keypad`` scanner (``KeyMatrix`` or
   ``ShiftRegisterKeys``), which scans and debounces in the background, and turns its
   events into per-address states and one change list per scan.
 * :class:`AnalogMuxScanner` reads linear hall sensors through CD74HC4067 multiplexers
-  on ``analogio`` inputs.
+  on ``analogio`` inputs; it has no changes, it streams its readings.
+
+What the main loop (``app.py``) uses of either: ``key_count``, ``rows``/``columns`` (for
+HELLO), ``warmup_ms``, ``snapshot_interval_ms`` (the periodic snapshot: a safety net for
+switches, the stream itself for readings), ``overflows``, ``poll()`` (changes since the
+last call), ``warm()`` (before the first report) and ``snapshot(ticks)`` (a SNAPSHOT
+payload).  :data:`SCANNERS` builds one per ``config.SENSING``.
 
 Sensor *addresses* are what the host's layout uses: ``row * columns + column`` for a
 matrix, the chain bit for a shift-register chain, the channel for analog.
 """
+
+from fairyfw import proto
 
 
 class KeypadScanner:
@@ -18,7 +26,13 @@ class KeypadScanner:
     wired transposed when the diode anodes sit on the layout's rows)."""
 
     def __init__(self, keys, event, address_of_key, address_count, ticks_ms, ticks_diff,
-                 resync_ms):
+                 resync_ms, snapshot_interval_ms=1000, rows=0, columns=0):
+        self.key_count = address_count
+        self.rows = rows
+        self.columns = columns
+        # the first debounced scans must pass before the state means anything
+        self.warmup_ms = resync_ms
+        self.snapshot_interval_ms = snapshot_interval_ms
         self.keys = keys
         self.event = event  # a keypad.Event reused by get_into (no allocation per event)
         self.address_of_key = address_of_key
@@ -72,6 +86,13 @@ class KeypadScanner:
     def states(self):
         return self.state
 
+    def warm(self):
+        """Before the first report: take in the initial state (the first snapshot's)."""
+        self.poll()
+
+    def snapshot(self, ticks):
+        return proto.pack_bits_snapshot(ticks, self.state)
+
 
 class AnalogMuxScanner:
     """Linear halls behind CD74HC4067 multiplexers sharing four select lines.
@@ -80,7 +101,14 @@ class AnalogMuxScanner:
     input ``i`` of multiplexer ``m``.  ``enables`` (active low, optional) let several
     multiplexers share one ADC input."""
 
-    def __init__(self, selects, signals, channel_count, settle_s, sleep, enables=None):
+    rows = columns = 0
+    warmup_ms = 0
+    overflows = 0  # no event queue
+
+    def __init__(self, selects, signals, channel_count, settle_s, sleep, enables=None,
+                 stream_interval_ms=10):
+        self.key_count = channel_count
+        self.snapshot_interval_ms = stream_interval_ms
         self.selects = selects
         self.signals = signals
         self.enables = enables or []
@@ -111,3 +139,94 @@ class AnalogMuxScanner:
                 else:
                     readings[ch] = self.signals[m].value
         return readings
+
+    def poll(self):
+        """Readings have no changes: they are streamed as snapshots."""
+        return []
+
+    def warm(self):
+        pass
+
+    def snapshot(self, ticks):
+        """The readings, scanned now: never the zeros before the first scan."""
+        return proto.pack_readings_snapshot(ticks, self.scan())
+
+
+def _pins(hw, names):
+    return [getattr(hw.board, n) for n in names]
+
+
+def _cfg(config, name, default):
+    return getattr(config, name, default)
+
+
+def _keypad_options(config):
+    interval = _cfg(config, "SCAN_INTERVAL_S", 0.005)
+    debounce = _cfg(config, "DEBOUNCE_SCANS", 3)
+    extra = {"debounce_threshold": debounce} if debounce > 1 else {}
+    resync_ms = int(interval * 1000 * (debounce + 2)) + 1
+    return interval, extra, resync_ms
+
+
+def build_matrix(config, hw, ticks_ms):
+    """Switches at matrix crossings through ``keypad.KeyMatrix``."""
+    kp = hw.keypad
+    interval, extra, resync_ms = _keypad_options(config)
+    rows = _pins(hw, config.MATRIX_ROWS)
+    cols = _pins(hw, config.MATRIX_COLUMNS)
+    nr, nc = len(rows), len(cols)
+    # room for every key to report twice: after a reset (overflow recovery) all
+    # pressed keys report at once, and that burst must never overflow again
+    max_events = max(_cfg(config, "MAX_EVENTS", 0), 2 * nr * nc)
+    if _cfg(config, "DIODE_ANODES", "columns") == "rows":
+        # keypad strobes its rows low and reads its columns pulled up, so the
+        # anode side must be keypad's columns: hand it the matrix transposed
+        keys = kp.KeyMatrix(row_pins=cols, column_pins=rows, columns_to_anodes=True,
+                            interval=interval, max_events=max_events, **extra)
+        amap = [(k % nr) * nc + (k // nr) for k in range(nr * nc)]
+    else:
+        keys = kp.KeyMatrix(row_pins=rows, column_pins=cols, columns_to_anodes=True,
+                            interval=interval, max_events=max_events, **extra)
+        amap = list(range(nr * nc))
+    return KeypadScanner(keys, kp.Event(), amap, nr * nc, ticks_ms, proto.ticks_diff,
+                         resync_ms, _cfg(config, "SNAPSHOT_INTERVAL_MS", 1000), nr, nc)
+
+
+def build_shift_register(config, hw, ticks_ms):
+    """Switches on a 74HC165 chain through ``keypad.ShiftRegisterKeys``."""
+    kp = hw.keypad
+    interval, extra, resync_ms = _keypad_options(config)
+    n = config.CHAIN_LENGTH
+    max_events = max(_cfg(config, "MAX_EVENTS", 0), 2 * n)
+    keys = kp.ShiftRegisterKeys(
+        clock=getattr(hw.board, config.SHIFT_CLOCK),
+        data=getattr(hw.board, config.SHIFT_DATA),
+        latch=getattr(hw.board, config.SHIFT_LATCH), value_to_latch=True,
+        key_count=n, value_when_pressed=_cfg(config, "VALUE_WHEN_PRESSED", False),
+        interval=interval, max_events=max_events, **extra)
+    return KeypadScanner(keys, kp.Event(), list(range(n)), n, ticks_ms, proto.ticks_diff,
+                         resync_ms, _cfg(config, "SNAPSHOT_INTERVAL_MS", 1000))
+
+
+def build_analog(config, hw, ticks_ms):
+    """Linear halls on multiplexers in front of ``analogio`` inputs."""
+    dio = hw.digitalio
+    selects = []
+    for pin in _pins(hw, config.MUX_SELECT):
+        io = dio.DigitalInOut(pin)
+        io.switch_to_output(value=False)
+        selects.append(io)
+    enables = []
+    for pin in _pins(hw, _cfg(config, "MUX_ENABLE", ())):
+        io = dio.DigitalInOut(pin)
+        io.switch_to_output(value=True)
+        enables.append(io)
+    signals = [hw.analogio.AnalogIn(p) for p in _pins(hw, config.MUX_SIGNALS)]
+    return AnalogMuxScanner(selects, signals, config.CHANNELS,
+                            _cfg(config, "ANALOG_SETTLE_S", 0.0005), hw.time.sleep, enables,
+                            _cfg(config, "STREAM_INTERVAL_MS", 10))
+
+
+#: a scanner builder per ``config.SENSING`` (the host's sensing kinds)
+SCANNERS = {"matrix": build_matrix, "shift-register": build_shift_register,
+            "analog": build_analog}

@@ -22,10 +22,31 @@ from types import SimpleNamespace
 from typing import Any
 
 from controller.sensing.fwconfig import firmware_settings
+from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER
 from controller.sensing.sim.board import SimulatedBoard
 from controller.sensing.sim.circuitpython import CircuitPythonShims
 from controller.sensing.sim.electrical import DEFAULT_HALL, HallModel, PinBank
 from controller.sensing.sim.wiring import wire_analog, wire_chain, wire_matrix
+
+
+def _wire_matrix(mcu: SimulatedMCU, bank: PinBank, s: dict[str, Any]) -> None:
+    wire_matrix(bank, mcu.board, mcu.layout, s["MATRIX_ROWS"], s["MATRIX_COLUMNS"],
+                {"rows": "row", "columns": "column", "none": None}[mcu.diodes])
+
+
+def _wire_chain(mcu: SimulatedMCU, bank: PinBank, s: dict[str, Any]) -> None:
+    wire_chain(bank, mcu.board, mcu.layout, s["SHIFT_LATCH"], s["SHIFT_CLOCK"],
+               s["SHIFT_DATA"])
+
+
+def _wire_analog(mcu: SimulatedMCU, bank: PinBank, s: dict[str, Any]) -> None:
+    wire_analog(bank, mcu.board, mcu.layout, s["MUX_SELECT"], s["MUX_SIGNALS"],
+                s.get("MUX_ENABLE", ()), mcu.hall, mcu.seed)
+
+
+#: the emulated electronics behind the microcontroller's pins, per sensing kind
+EMULATED_CIRCUITS = {MATRIX.name: _wire_matrix, SHIFT_REGISTER.name: _wire_chain,
+                     ANALOG.name: _wire_analog}
 
 FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware"
 PIN_NAMES = tuple(f"GP{i}" for i in range(30)) + ("NEOPIXEL", "LED")
@@ -188,15 +209,7 @@ class SimulatedMCU:
         app = load_firmware()
         bank = PinBank(seed=self.seed + self.boots)
         s = self.settings
-        if self.layout.sensing == "matrix":
-            wire_matrix(bank, self.board, self.layout, s["MATRIX_ROWS"], s["MATRIX_COLUMNS"],
-                        {"rows": "row", "columns": "column", "none": None}[self.diodes])
-        elif self.layout.sensing == "shift-register":
-            wire_chain(bank, self.board, self.layout, s["SHIFT_LATCH"], s["SHIFT_CLOCK"],
-                       s["SHIFT_DATA"])
-        else:
-            wire_analog(bank, self.board, self.layout, s["MUX_SELECT"], s["MUX_SIGNALS"],
-                        s.get("MUX_ENABLE", ()), self.hall, self.seed)
+        EMULATED_CIRCUITS[self.layout.sensing](self, bank, s)
         self.bank = bank
         self.shims = CircuitPythonShims(bank, lambda: self.board.clock.us, self.serial,
                                         PIN_NAMES, seed=self.seed * 1000 + self.boots,

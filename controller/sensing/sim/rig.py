@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.sensing.analog import AnalogPins, AnalogScanner
+from controller.sensing.backends import SIMULATED_CIRCUITS
 from controller.sensing.calibration import Calibration, calibrate
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame
@@ -40,6 +41,7 @@ from controller.sensing.gpio import (
     ShiftRegisterPins,
     ShiftRegisterScanner,
 )
+from controller.sensing.kinds import sensing_kind
 from controller.sensing.serial_link import SerialConfig, SerialLink
 from controller.sensing.sim.board import SimulatedBoard
 from controller.sensing.sim.electrical import DEFAULT_HALL, Ads1115, HallModel, PinBank
@@ -47,13 +49,9 @@ from controller.sensing.sim.emulated_gpio import EmulatedGPIO, EmulatedSMBus, Em
 from controller.sensing.sim.mcu import LinkFaults, SimulatedMCU
 from controller.sensing.sim.wiring import as_sensing, wire_analog, wire_chain, wire_matrix
 
-BACKENDS = ("gpio-matrix", "gpio-matrix-no-diodes", "gpio-shift-bitbang", "gpio-shift-spi",
-            "gpio-analog", "mcu-matrix", "mcu-shift", "mcu-analog")
-
-SENSING_OF = {"gpio-matrix": "matrix", "gpio-matrix-no-diodes": "matrix",
-              "gpio-shift-bitbang": "shift-register", "gpio-shift-spi": "shift-register",
-              "gpio-analog": "analog", "mcu-matrix": "matrix", "mcu-shift": "shift-register",
-              "mcu-analog": "analog"}
+#: the simulator's circuit names (one vocabulary with the configured back ends:
+#: ``controller.sensing.backends.SIMULATED_CIRCUITS``)
+BACKENDS = tuple(SIMULATED_CIRCUITS)
 
 #: BCM pins free on a Pi header for a matrix (SPI0 and I²C1 left alone)
 PI_MATRIX_PINS = (4, 5, 6, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 14, 15,
@@ -85,12 +83,12 @@ class SimulatedSensing:
             raise ValueError(f"unknown back end {backend!r} (one of {', '.join(BACKENDS)})")
         self.board = board
         self.backend_name = backend
-        self.layout = as_sensing(board.layout, SENSING_OF[backend])
+        self.layout = as_sensing(board.layout, SIMULATED_CIRCUITS[backend].sensing)
         self.mcu: SimulatedMCU | None = None
         self.link: SerialLink | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
         clock = board.clock
-        if backend.startswith("mcu-"):
+        if SIMULATED_CIRCUITS[backend].backend == "serial":
             if link_dir is None:
                 self._tmp = tempfile.TemporaryDirectory(prefix="fairyboard-by-id-")
                 link_dir = self._tmp.name
@@ -138,12 +136,10 @@ class SimulatedSensing:
                                              bus=self.smbus, clock=clock, sleep=lambda s: None)
                 period = period_s or 0.01
         self.period_s = period
-        if self.layout.sensing == "analog" and calibration is None:
+        if not sensing_kind(self.layout).switches and calibration is None:
             calibration = self.calibrate()
         self.calibration = calibration
-        if debounce is None and backend == "mcu-analog":
-            debounce = DebounceConfig(scans=3, stable_s=0.0)
-        if debounce is None and backend == "gpio-analog":
+        if debounce is None and not sensing_kind(self.layout).switches:
             debounce = DebounceConfig(scans=3, stable_s=0.0)
         self.pipeline = SensingPipeline(self.backend, clock, debounce=debounce,
                                         is_extendable=is_extendable, settle_s=settle_s)

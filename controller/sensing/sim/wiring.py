@@ -25,27 +25,14 @@ def as_sensing(layout, sensing: str):
     Returns the layout itself when it already uses ``sensing``."""
     if layout.sensing == sensing:
         return layout
-    from controller.layout import SensorWiring  # the layout module owns the type
+    from controller.sensing.kinds import sensing_kind
 
-    n = len(layout.spots)
-    if sensing == "matrix":
-        wiring = [SensorWiring(row=i // 8, column=i % 8) for i in range(n)]
-        extra = {"matrix_rows": (n + 7) // 8, "matrix_columns": 8, "chain_length": 0,
-                 "channel_count": 0}
-    elif sensing == "shift-register":
-        wiring = [SensorWiring(chain=i) for i in range(n)]
-        extra = {"matrix_rows": 0, "matrix_columns": 0, "chain_length": (n + 7) // 8 * 8,
-                 "channel_count": 0}
-    elif sensing == "analog":
-        wiring = [SensorWiring(channel=i) for i in range(n)]
-        extra = {"matrix_rows": 0, "matrix_columns": 0, "chain_length": 0, "channel_count": n}
-    else:
-        raise ValueError(f"unknown sensing {sensing!r}")
-    kind = "linear-hall" if sensing == "analog" else (
-        "reed" if layout.sensor_kind == "linear-hall" else layout.sensor_kind)
+    kind = sensing_kind(sensing)
+    wiring, extra = kind.rewired(len(layout.spots))
+    sensor_kind = kind.sensor_kind_for(layout.sensor_kind)
     spots = tuple(dataclasses.replace(s, sensor=w) for s, w in zip(layout.spots, wiring,
                                                                     strict=True))
-    return dataclasses.replace(layout, spots=spots, sensing=sensing, sensor_kind=kind,
+    return dataclasses.replace(layout, spots=spots, sensing=sensing, sensor_kind=sensor_kind,
                                sensor_rule="simulated", **extra)
 
 

@@ -1,0 +1,357 @@
+"""Sensing back ends chosen by name: the one vocabulary of ``[sensing] backend``.
+
+:data:`SENSING_BACKENDS` maps each name the configuration accepts to a
+:class:`SensingBackend` that checks its settings and opens it; :func:`open_sensing` is
+what ``fairyboard run``, ``selftest`` and ``calibrate`` call.  The simulated board runs
+the production back ends on emulated circuits named in :data:`SIMULATED_CIRCUITS` (the
+simulator's vocabulary, ``controller.sensing.sim``), each tied to the configured back end
+it emulates.  Adding a back end is one opener and one entry here (docs/backends.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from controller.sensing.debounce import DebounceConfig, SensingPipeline
+from controller.sensing.frame import Frame, SensingError
+from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER, sensing_kind
+
+if TYPE_CHECKING:
+    from controller.config import Config, SensingSettings
+    from controller.layout import Layout
+
+#: the simulated board catches up with real time in steps of at most this much
+MAX_CATCH_UP_S = 0.5
+#: a simulated board untouched this long rests (no emulated scans, slow polling)
+QUIET_S = 2.0
+
+IsExtendable = Callable[[Frame], bool]
+
+
+class Sensing:
+    """A sensing back end with its pipeline, as the service sees it.
+
+    ``pipeline`` yields committed frames; ``clock`` is the time they are stamped with (the
+    simulator's clock for the simulated board, ``time.monotonic`` otherwise);
+    ``catch_up()`` lets simulated time follow real time in the live loop."""
+
+    def __init__(self, name: str, pipeline: SensingPipeline, clock: Callable[[], float],
+                 period: float, *, sim: Any = None, rig: Any = None, link: Any = None,
+                 backend: Any = None) -> None:
+        self.name = name
+        self.pipeline = pipeline
+        self.clock = clock
+        self.period = period
+        self.sim = sim
+        self.rig = rig
+        self.link = link
+        self.backend = backend if backend is not None else pipeline.backend
+        self._real = time.monotonic()
+        #: simulated board at rest: nothing was done to it for QUIET_S, so its emulated
+        #: scans are skipped (their readings would repeat) and the loop polls slowly
+        self.resting = False
+        self._revision = -1
+        self._changed_at = self._real
+
+    def catch_up(self) -> None:
+        """Simulated board: advance its clock by the real time since the last call (the
+        emulated scanner runs meanwhile).  Hardware: read the back end once."""
+        if self.sim is None:
+            self.pipeline.update()
+            return
+        now = time.monotonic()
+        step = min(MAX_CATCH_UP_S, max(0.0, now - self._real))
+        self._real = now
+        if self.sim.revision != self._revision:
+            self._revision, self._changed_at = self.sim.revision, now
+        # an emulated microcontroller keeps its own time-outs: never skip its beat
+        self.resting = self.link is None and now - self._changed_at > QUIET_S
+        if self.resting:
+            self.sim.skip(step)
+        else:
+            self.sim.advance(step)
+
+    def problem(self) -> str:
+        """Empty when the back end works; otherwise what is wrong (shown by /health)."""
+        if self.link is not None and not self.link.connected:
+            return f"microcontroller link {self.link.state}" + (
+                f": {self.link.problem}" if self.link.problem else "")
+        return ""
+
+    def send_led_frame(self, payload: bytes) -> None:
+        """LED frames to the microcontroller (``leds.driver = "serial"``)."""
+        from controller.leds.palette import LedError
+
+        if self.link is None:
+            raise LedError('leds.driver = "serial" needs sensing.backend = "serial"')
+        from controller.leds.drivers import decode_led_frame
+
+        first, brightness, colours = decode_led_frame(payload)
+        self.link.send_leds(colours, first, brightness)
+
+    def close(self) -> None:
+        if self.rig is not None:
+            self.rig.close()
+        else:
+            self.pipeline.close()
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What every opener gets: the configuration, the layout, the settle gate's question,
+    the simulator's seed, and whether the board is opened to be calibrated (then linear
+    halls go without a calibration: only their voltages are read)."""
+
+    config: Config
+    layout: Layout
+    is_extendable: IsExtendable
+    seed: int = 0
+    calibrating: bool = False
+
+    @property
+    def settings(self) -> SensingSettings:
+        return self.config.sensing
+
+    @property
+    def settle_s(self) -> float:
+        return self.settings.settle_ms / 1000.0
+
+    @property
+    def period(self) -> float:
+        return 1.0 / self.settings.scan_hz
+
+    def debounce(self) -> DebounceConfig:
+        return DebounceConfig(scans=2, stable_s=self.settings.debounce_ms / 1000.0)
+
+    def pipeline(self, backend: Any, clock: Callable[[], float],
+                 debounce: DebounceConfig | None = None) -> SensingPipeline:
+        return SensingPipeline(backend, clock, debounce=debounce or self.debounce(),
+                               is_extendable=self.is_extendable, settle_s=self.settle_s)
+
+    def calibration(self) -> Any:
+        """The layout's stored calibration when its sensors need one (linear halls) and
+        it is not being calibrated; a one-line error when the file is missing."""
+        from controller.config import ConfigError, calibration_path
+        from controller.sensing.calibration import load_calibration
+
+        if sensing_kind(self.layout).switches or self.calibrating:
+            return None
+        path = calibration_path(self.config, self.layout.name)
+        if not path.exists():
+            raise ConfigError(f"sensing.calibration: {path} not found: run "
+                              "'fairyboard calibrate' first")
+        return load_calibration(path, self.layout)
+
+
+@dataclass(frozen=True)
+class SensingBackend:
+    """One ``[sensing] backend``: how it is opened and what it needs configured
+    (``check`` returns a problem or ``""``).  The back end itself refuses a layout of a
+    sensing kind it cannot read."""
+
+    name: str
+    help: str
+    open: Callable[[Opening], Sensing]
+    check: Callable[[SensingSettings], str] = lambda settings: ""
+
+
+# --- the simulator's circuits --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimulatedCircuit:
+    """An emulated circuit: the configured back end it runs, the sensing it reads, and
+    (for the ``simulated`` back end) the settings that choose it."""
+
+    backend: str
+    sensing: str
+    chosen: Callable[[SensingSettings], bool] | None = None
+
+
+#: the simulator's names (``SimulatedSensing(board, name)``), in one place with the rest
+SIMULATED_CIRCUITS: dict[str, SimulatedCircuit] = {
+    "gpio-matrix": SimulatedCircuit("gpio-matrix", MATRIX.name,
+                                    lambda s: not s.simulated_link and s.simulate_diodes),
+    "gpio-matrix-no-diodes": SimulatedCircuit(
+        "gpio-matrix", MATRIX.name, lambda s: not s.simulated_link and not s.simulate_diodes),
+    "gpio-shift-bitbang": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
+                                           lambda s: not s.simulated_link and not s.use_spi),
+    "gpio-shift-spi": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
+                                       lambda s: not s.simulated_link and s.use_spi),
+    "gpio-analog": SimulatedCircuit("gpio-analog", ANALOG.name,
+                                    lambda s: not s.simulated_link),
+    "mcu-matrix": SimulatedCircuit("serial", MATRIX.name, lambda s: s.simulated_link),
+    "mcu-shift": SimulatedCircuit("serial", SHIFT_REGISTER.name, lambda s: s.simulated_link),
+    "mcu-analog": SimulatedCircuit("serial", ANALOG.name, lambda s: s.simulated_link),
+}
+
+
+def simulated_circuit(settings: SensingSettings, layout: Layout) -> str:
+    """The emulated circuit ``backend = "simulated"`` runs for the layout's own sensing."""
+    for name, circuit in SIMULATED_CIRCUITS.items():
+        if circuit.sensing == layout.sensing and circuit.chosen and circuit.chosen(settings):
+            return name
+    raise SensingError(f"no simulated circuit for {layout.sensing} sensing")
+
+
+# --- pins: the flat settings, overridden by a back end's table ------------------------
+
+
+def matrix_pins(s: SensingSettings, layout: Layout | None = None) -> Any:
+    """``MatrixPins`` from ``row_pins``/``column_pins`` and ``[sensing.matrix]``."""
+    from controller.sensing.gpio import MatrixPins
+
+    return MatrixPins.from_table({"rows": s.row_pins, "columns": s.column_pins, **s.matrix},
+                                 layout)
+
+
+def shift_register_pins(s: SensingSettings) -> Any:
+    """``ShiftRegisterPins`` from the ``*_pin``/``use_spi`` settings and
+    ``[sensing.shift_register]`` (its ``clock`` and ``data`` choose bit-banging)."""
+    from controller.sensing.gpio import ShiftRegisterPins
+
+    base: dict[str, Any] = {"load": s.load_pin}
+    table = dict(s.shift_register)
+    if s.use_spi and not {"clock", "data"} & set(table):
+        base["spi_bus"] = 0
+    else:
+        base.update(clock=s.clock_pin, data=s.data_pin)
+    return ShiftRegisterPins.from_table({**base, **table})
+
+
+def analog_pins(s: SensingSettings) -> Any:
+    """``AnalogPins`` from the analog settings and ``[sensing.analog]``."""
+    from controller.sensing.analog import AnalogPins
+
+    table = {"select": s.select_pins, "enable": s.enable_pins,
+             "adc_addresses": s.adc_addresses, "i2c_bus": s.i2c_bus, **s.analog}
+    try:
+        return AnalogPins.from_table(table)
+    except TypeError as exc:  # an unknown key
+        raise ValueError(f"analog: {exc}") from None
+
+
+def serial_config(s: SensingSettings) -> Any:
+    """``SerialConfig`` from ``port``/``baudrate`` and ``[sensing.serial]``."""
+    from controller.sensing.serial_link import SerialConfig
+
+    table = {"port": s.port, "baudrate": s.baudrate, **s.serial}
+    if table["port"] == "auto":
+        table["port"] = None
+    return SerialConfig.from_table(table)
+
+
+def check_pin_tables(s: SensingSettings) -> str:
+    """The first problem of a ``[sensing.*]`` table that is given, or ``""``."""
+    builders = {"matrix": matrix_pins, "shift_register": shift_register_pins,
+                "analog": analog_pins, "serial": serial_config}
+    for name, build in builders.items():
+        if not getattr(s, name):
+            continue
+        try:
+            build(s)
+        except (ValueError, TypeError) as exc:
+            return f"sensing.{name}: {exc}"
+    return ""
+
+
+# --- openers -------------------------------------------------------------------------
+
+
+def _open_simulated(o: Opening) -> Sensing:
+    from controller.sensing.sim import SimulatedBoard, SimulatedSensing
+
+    name = simulated_circuit(o.settings, o.layout)
+    over_link = SIMULATED_CIRCUITS[name].backend == "serial"
+    # the emulated Pico stands for the real one: linear halls use the stored calibration
+    # (``fairyboard calibrate``); the emulated Pi circuits calibrate with a simulated human
+    calibration = o.calibration() if over_link else None
+    sim = SimulatedBoard(o.layout, seed=o.seed)
+    rig = SimulatedSensing(sim, name, debounce=None if over_link else o.debounce(),
+                           settle_s=o.settle_s, is_extendable=o.is_extendable,
+                           period_s=o.period, seed=o.seed, calibration=calibration)
+    return Sensing(f"simulated ({name})", rig.pipeline, sim.clock, o.period, sim=sim, rig=rig,
+                   link=rig.link)
+
+
+def _open_gpio_matrix(o: Opening) -> Sensing:
+    from controller.sensing.gpio import MatrixScanner
+
+    clock = time.monotonic
+    backend = MatrixScanner(o.layout, matrix_pins(o.settings, o.layout), clock=clock)
+    return Sensing("gpio-matrix", o.pipeline(backend, clock), clock, o.period)
+
+
+def _open_gpio_shift_register(o: Opening) -> Sensing:
+    from controller.sensing.gpio import ShiftRegisterScanner
+
+    clock = time.monotonic
+    backend = ShiftRegisterScanner(o.layout, shift_register_pins(o.settings), clock=clock)
+    return Sensing("gpio-shift-register", o.pipeline(backend, clock), clock, o.period)
+
+
+def _open_gpio_analog(o: Opening) -> Sensing:
+    from controller.sensing.analog import AnalogScanner
+
+    clock = time.monotonic
+    calibration = o.calibration()
+    backend = AnalogScanner(o.layout, analog_pins(o.settings), calibration, clock=clock)
+    return Sensing("gpio-analog", o.pipeline(backend, clock), clock, o.period)
+
+
+def _open_serial(o: Opening) -> Sensing:
+    """The microcontroller scans and debounces; frames arrive already stable."""
+    from controller.sensing.serial_link import SerialLink
+
+    clock = time.monotonic
+    link = SerialLink(o.layout, serial_config(o.settings), calibration=o.calibration(),
+                      clock=clock)
+    pipeline = SensingPipeline(link, clock, is_extendable=o.is_extendable,
+                               settle_s=o.settle_s)
+    return Sensing("serial", pipeline, clock, min(o.period, 0.005), link=link)
+
+
+def _needs_matrix_pins(s: SensingSettings) -> str:
+    if not s.matrix.get("rows", s.row_pins) or not s.matrix.get("columns", s.column_pins):
+        return "sensing.row_pins and sensing.column_pins are needed for the gpio-matrix back end"
+    return ""
+
+
+def _needs_select_pins(s: SensingSettings) -> str:
+    if len(s.analog.get("select", s.select_pins)) != 4:
+        return ("sensing.select_pins needs the four multiplexer select pins S0..S3 for the "
+                "gpio-analog back end")
+    return ""
+
+
+#: every ``[sensing] backend`` by name; the first is the default
+SENSING_BACKENDS: dict[str, SensingBackend] = {b.name: b for b in (
+    SensingBackend("simulated", "a simulated board in the browser (any layout)",
+                   _open_simulated),
+    SensingBackend("gpio-matrix", "Raspberry Pi GPIO scanning a diode matrix",
+                   _open_gpio_matrix, _needs_matrix_pins),
+    SensingBackend("gpio-shift-register", "Raspberry Pi reading a 74HC165 chain",
+                   _open_gpio_shift_register),
+    SensingBackend("gpio-analog", "Raspberry Pi, CD74HC4067 multiplexers and ADS1115s",
+                   _open_gpio_analog, _needs_select_pins),
+    SensingBackend("serial", "a microcontroller running firmware/ over USB", _open_serial),
+)}
+
+
+def sensing_backend(name: str) -> SensingBackend:
+    try:
+        return SENSING_BACKENDS[name]
+    except KeyError:
+        raise SensingError(f"sensing.backend: unknown back end {name!r} "
+                           f"(one of {', '.join(SENSING_BACKENDS)})") from None
+
+
+def open_sensing(config: Config, layout: Layout, is_extendable: IsExtendable,
+                 seed: int = 0, *, calibrating: bool = False) -> Sensing:
+    """The configured back end (``[sensing]``) behind a debounce + settle pipeline;
+    ``calibrating``: opened by ``fairyboard calibrate``, without a calibration."""
+    backend = sensing_backend(config.sensing.backend)
+    return backend.open(Opening(config, layout, is_extendable, seed, calibrating))
