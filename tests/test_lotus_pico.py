@@ -19,8 +19,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-from test_board_lotus39 import choose, features, played
-from test_web_lotus39 import API_GAMES, arrange, play_over_the_api
 
 from controller.bringup import run_calibration, run_self_test
 from controller.config import Config, ConfigError
@@ -33,6 +31,7 @@ from controller.sensing.serial_link import SerialConfig, SerialLink
 from controller.sensing.sim import SimulatedBoard, SimulatedMCU, SimulatedSensing
 from controller.service import BoardService
 from controller.web.app import create_app
+from tests.support.lotus39 import API_GAMES, arrange, choose, features, play_over_the_api, played
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")

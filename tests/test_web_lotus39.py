@@ -22,8 +22,15 @@ import pytest
 
 from controller.journal import Journal
 from controller.web.app import create_app
-from controller.web.simulator import move_actions
-from tests.support.lotus39 import RESERVE, choose, features, played
+from tests.support.lotus39 import (
+    API_GAMES,
+    RESERVE,
+    arrange,
+    choose,
+    features,
+    play_over_the_api,
+    played,
+)
 from tests.support.service import page_service
 from tests.support.webtools import browser_page, playwright_or_skip, running_service
 
@@ -44,12 +51,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
-def arrange(client, svc) -> dict:
-    client.post("/api/sim", json={"action": "arrange"})
-    svc.step(0.2)
-    state = client.get("/api/state").json()
-    assert state["phase"] == "turn", state["message"]
-    return state
 
 
 def test_layout_draws_three_cell_shapes_and_the_pads(client):
@@ -105,31 +106,8 @@ def test_pawn_lifted_from_the_stack_lights_its_targets(client, svc):
     assert len(state["pieces"][str(index("e2"))]) == 2
 
 
-def play_over_the_api(client, svc, move) -> str:
-    """Carry out ``move`` by simulator actions; answer a choice on the page at once."""
-    game, pos = svc.game, svc.position
-    text = game.move_text(pos, move)
-    before = len(svc.plies)
-    for action in move_actions(game, pos, move, svc.layout):
-        assert client.post("/api/sim", json=action).status_code == 200
-        svc.step(0.06)
-        if svc.interaction.phase == "choice" and len(svc.plies) == before:
-            svc.step(0.1)
-            labels = [c["label"] for c in client.get("/api/state").json()["choice"]]
-            assert text in labels, (text, labels)
-            answer = client.post("/api/choice", json={"index": labels.index(text)})
-            assert answer.status_code == 200, answer.text
-            svc.step(0.06)
-    svc.step(0.2)
-    assert len(svc.plies) == before + 1 and svc.plies[-1][1] == text, (
-        text, svc.plies[before:], svc.interaction)
-    return text
 
 
-#: driver seeds (tests/test_board_lotus39.py) whose games end soon: the traditional one in
-#: 40 plies, the Modern one in 49; both with a promotion, stack departures and the reserve
-#: Knight, the Modern one with a capture by a stack Pawn (confirmed on the page)
-API_GAMES = [("lotus39", 10), ("lotus39-modern", 5)]
 
 
 @pytest.mark.parametrize("name, seed", API_GAMES)

@@ -12,6 +12,7 @@ from controller.rules import get_game
 from controller.rules.core import Move, Piece, Position
 from controller.rules.lotus39 import HOME_HEXAGON
 from controller.service import BoardService
+from controller.web.simulator import move_actions
 from controller.web.state import object_name, position_objects
 from tests.support.rig import Human, Rig
 
@@ -250,3 +251,38 @@ def features(pos: Position) -> set[str]:
             out.add("capture on the stack")
         replay.push(m)
     return out
+
+
+def arrange(client, svc) -> dict:
+    client.post("/api/sim", json={"action": "arrange"})
+    svc.step(0.2)
+    state = client.get("/api/state").json()
+    assert state["phase"] == "turn", state["message"]
+    return state
+
+
+def play_over_the_api(client, svc, move) -> str:
+    """Carry out ``move`` by simulator actions; answer a choice on the page at once."""
+    game, pos = svc.game, svc.position
+    text = game.move_text(pos, move)
+    before = len(svc.plies)
+    for action in move_actions(game, pos, move, svc.layout):
+        assert client.post("/api/sim", json=action).status_code == 200
+        svc.step(0.06)
+        if svc.interaction.phase == "choice" and len(svc.plies) == before:
+            svc.step(0.1)
+            labels = [c["label"] for c in client.get("/api/state").json()["choice"]]
+            assert text in labels, (text, labels)
+            answer = client.post("/api/choice", json={"index": labels.index(text)})
+            assert answer.status_code == 200, answer.text
+            svc.step(0.06)
+    svc.step(0.2)
+    assert len(svc.plies) == before + 1 and svc.plies[-1][1] == text, (
+        text, svc.plies[before:], svc.interaction)
+    return text
+
+
+#: driver seeds (tests/test_board_lotus39.py) whose games end soon: the traditional one in
+#: 40 plies, the Modern one in 49; both with a promotion, stack departures and the reserve
+#: Knight, the Modern one with a capture by a stack Pawn (confirmed on the page)
+API_GAMES = [("lotus39", 10), ("lotus39-modern", 5)]
