@@ -76,5 +76,10 @@ class Interaction:
     height_display: tuple[int, int] | None = None
     #: player colours for multi-player games: spot -> player (pieces' owners)
     owners: dict[int, int] = field(default_factory=dict)
+    #: the mover is short of time on the clock: his royal pieces (breathing, his colour)
+    low_time: frozenset[int] = frozenset()
+    #: a suggested move (hint): where it starts and where it goes (lime, blinking)
+    hint_from: frozenset[int] = frozenset()
+    hint_to: frozenset[int] = frozenset()
     #: a short human message ("illegal move", "check", "White wins")
     message: str = ""

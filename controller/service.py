@@ -408,6 +408,10 @@ class BoardService:
                 on_command=self._on_command, on_game_over=self._on_game_over)
         else:
             self.board.new_game(game, pos)
+        link = session.link
+        if link is not None and self.remote is not None:  # the others' moves come linked
+            self.board.set_away(frozenset(i for i, b in enumerate(link.seats)
+                                          if b != self.remote.board))
         self._changed()
 
     def _write(self, record: Callable[..., Any], *args: Any) -> Any:
@@ -591,7 +595,8 @@ class BoardService:
             clock.resume(now)
         elif not running and not clock.paused:
             clock.pause(now)
-        low = clock.running is not None and clock.low(clock.running, now)
+        low = clock.running is not None and clock.low(clock.running, now) and running
+        self.board.set_low_time(low)  # the mover's royal pieces breathe (publishes once)
         if low != self._clock_low:
             self._clock_low = low
             self._changed()

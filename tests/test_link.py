@@ -212,6 +212,11 @@ def test_the_documented_broker_set_up_with_passwords_and_acl_works(tmp_path):
         until(lambda: beta.link_json()["game_id"] is not None, alpha, beta)
         set_up(alpha)
         set_up(beta)
+        make(beta, "Mb1-c3")  # Black's player at beta tries White's move: not his to make
+        assert beta.plies == [] and "White moves on the other board" in beta.interaction.message
+        for action in ({"action": "lift", "spot": "c3"}, {"action": "place", "spot": "b1"}):
+            beta.sim_action(action)
+            beta.step(0.05)
         make(alpha, "Mb1-c3")
         until(lambda: beta.interaction.phase == "execute", alpha, beta)
         assert not intruder.remote.connected

@@ -132,6 +132,12 @@ class Progress:
     execute: Move | None = None  #: someone else's move, shown until the board shows it done
     draw_offer: int | None = None  #: the player whose draw offer stands
     exchange: int | None = None  #: a piece to swap on this cell (Gnu Qi's Pawn -> Wazir)
+    #: players whose moves are made elsewhere (a linked board): only shown, never taken
+    away: frozenset[int] = frozenset()
+    #: the mover is short of time (the service's clock): his royal pieces breathe
+    low_time: bool = False
+    #: a move suggested to the mover (the hint command), shown until he starts a move
+    hint: Move | None = None
 
 
 @dataclass

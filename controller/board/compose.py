@@ -113,6 +113,12 @@ def compose(s: Snapshot) -> Interaction:
         base["last_move"] = move_spots(s.view, pos.moves[-1])
     if progress.started and game.in_check(pos, mover):
         base["check"] = frozenset(royal_cells(index.board, mover))
+    if progress.low_time and state not in ("setup", "game_over"):
+        base["low_time"] = frozenset(royal_cells(index.board, mover))
+    if progress.hint is not None and state == "turn":
+        base["hint_to"] = frozenset({progress.hint.target} if progress.hint.target >= 0
+                                    else ())
+        base["hint_from"] = move_spots(s.view, progress.hint) - base["hint_to"]
     base["active_pads"] = _active_pads(s)
     if state == "turn" and pos.moves and pos.moves[-1].kind == "roll":
         # after a die roll: the pieces that may move
@@ -259,7 +265,8 @@ def _fogged(s: Snapshot, base: dict[str, Any], fog: PlayerView, message: str) ->
             and len(d.origins) == 1:
         base["targets"] = base.get("targets", frozenset()) | _hints(s, next(iter(d.origins)))
     for name in ("origins", "targets", "to_remove", "execute_from", "execute_to",
-                 "last_move", "check", "active_pads", "enemy_visible"):
+                 "last_move", "check", "active_pads", "enemy_visible", "low_time",
+                 "hint_from", "hint_to"):
         if name in base:
             base[name] = frozenset(base[name]) & allowed
     if "options" in base:

@@ -275,7 +275,7 @@ class Board:
         if (self.state not in PLAY and self.state != "choice") or not self.progress.started:
             raise ValueError(f"cannot execute a move while {self.state}")
         self.attempt = replace(self.attempt, choice=None)
-        self.progress = replace(self.progress, execute=move)
+        self.progress = replace(self.progress, execute=move, hint=None)
         self.move_to_execute()
         e = effect_of(self.reconciler.index, move)
         if e is not None and e.key == self.reconciler.index.expected and not e.gesture:
@@ -338,6 +338,26 @@ class Board:
         self._emit_command(RESIGN, player)
         self._end(Outcome(others, Termination.RESIGNATION))
 
+    def set_away(self, players: frozenset[int]) -> None:
+        """``players`` move elsewhere (a linked board): their moves arrive through
+        :meth:`execute`; made here unasked, they are refused."""
+        self.progress = replace(self.progress, away=frozenset(players))
+
+    def set_low_time(self, low: bool) -> None:
+        """The mover is short of time (the service's clock): shown on his royal pieces."""
+        if low != self.progress.low_time:
+            self.progress = replace(self.progress, low_time=low)
+            self._publish()
+
+    def show_hint(self, move: Move | None) -> None:
+        """Show ``move`` as a suggestion to the mover (None: stop); it goes when he
+        starts a move or the position changes."""
+        if move is not None and (self.state != "turn"
+                                 or move not in self.reconciler.index.moves):
+            raise ValueError(f"cannot show a hint while {self.state}")
+        self.progress = replace(self.progress, hint=move)
+        self._publish()
+
     def end_on_time(self, outcome: Outcome) -> None:
         """A clock ran out (the service's game clock): the game ends with ``outcome``
         (``Game.timeout_outcome``)."""
@@ -399,6 +419,8 @@ class Board:
         self.attempt = replace(a.decided(d), placed_first={
             c: a.placed_first.get(c, a.lifted) for c in d.placed})
         self.shown.message = ""
+        if d.kind != IDLE and self.progress.hint is not None:
+            self.progress = replace(self.progress, hint=None)  # he is making a move
         if d.kind != MISMATCH:
             self.timers = replace(self.timers, royal_since=None)
         if d.kind not in (WAIT, TAKEBACK):
@@ -664,6 +686,10 @@ class Board:
             self._refuse()
             return
         mover = self._mover()
+        if mover in self.progress.away and self.progress.execute is None:
+            self._refuse(f"{self.game.player_names[mover]} moves on the other board: "
+                         "put the piece back and wait for the move")
+            return
         self.replacing = None  # never stale from a callback that raised
         if amend:
             old = rec.amend(move)
@@ -685,7 +711,7 @@ class Board:
         exchange = (move.target if before is not None and move.piece is not None
                     and move.kind != "promote" and before.kind != move.piece.kind
                     and not swapped_first else None)
-        self.progress = replace(self.progress, draw_offer=draw_offer, execute=None,
+        self.progress = replace(self.progress, draw_offer=draw_offer, execute=None, hint=None,
                                 exchange=exchange, outcome=self.game.outcome(self.position))
         for fn in self.listeners.move:
             fn(move)
@@ -698,14 +724,15 @@ class Board:
         else:
             self._offer_silent_turn()
 
-    def _refuse(self) -> None:
+    def _refuse(self, message: str = ILLEGAL_MOVE) -> None:
         """A move the player tried that a piece he cannot see makes illegal (hidden
         information): refused with "illegal move" and nothing else; the board shows what to
-        put back, as for any mismatch."""
+        put back, as for any mismatch.  (A move of a player who moves elsewhere is
+        refused the same way, with ``message``.)"""
         self.attempt = replace(self.attempt, choice=None)
         if self.state == "choice":
             self.choice_left()
-        self.shown.message = ILLEGAL_MOVE
+        self.shown.message = message
         if self.state in PLAY:
             if self.sensed.key is not None:
                 self._note_wrong(self.sensed.key)
@@ -714,7 +741,8 @@ class Board:
     def _take_back(self, plies: int) -> None:
         self.replacing = None  # a real takeback, never an amend's
         undone = self.reconciler.takeback(plies)
-        self.progress = replace(self.progress, outcome=None, execute=None, exchange=None)
+        self.progress = replace(self.progress, outcome=None, execute=None, exchange=None,
+                                hint=None)
         self._new_attempt()
         for fn in self.listeners.takeback:
             fn(undone)

@@ -58,7 +58,7 @@ PLAYER_COLOURS: dict[str, RGB] = {
 #: roles whose colour is a single RGB field of :class:`Palette`, in documentation order
 ROLES = (
     "target", "origin", "last_move", "check", "missing", "extra", "remove", "execute",
-    "visible", "enemy", "active", "height", "ambient",
+    "visible", "enemy", "active", "height", "ambient", "hint",
 )
 
 
@@ -79,6 +79,7 @@ class Palette:
     active: RGB = (0, 255, 60)          #: an active pad (the Cube may be used) — green, breathing
     height: RGB = (255, 255, 255)       #: Tower / stack height count — white flashes
     ambient: RGB = (255, 255, 255)      #: cells with nothing to show, at ``dark_level``
+    hint: RGB = (150, 255, 0)           #: a suggested move (hint, coach) — lime, blinking
     #: choice options by slot; the pads are numbered too, so the number never depends on colour
     options: tuple[RGB, ...] = (
         (0, 220, 170), (255, 170, 0), (255, 0, 190), (255, 0, 0), (0, 90, 255),

@@ -232,7 +232,8 @@ class SceneRenderer:
                 alt[s] = colour if pattern is None else other
 
         for name in ("origins", "targets", "missing", "extra", "to_remove", "execute_from",
-                     "execute_to", "last_move", "check", "enemy_visible", "active_pads"):
+                     "execute_to", "last_move", "check", "enemy_visible", "active_pads",
+                     "low_time", "hint_from", "hint_to"):
             self._check(name, getattr(it, name))
         self._check("owners", it.owners)
         self._check("options", (o.spot for o in it.options))
@@ -246,9 +247,14 @@ class SceneRenderer:
             put((s for s in it.visible if s < self.layout.cell_count), "visible", p.visible)
         for s, player in it.owners.items():
             put((s,), "owner", _scaled(p.player(player), p.owner_level))
+        if it.mover is not None:  # short of time: the mover's royal pieces breathe
+            put(it.low_time, "low_time", p.player(it.mover), BREATHE,
+                _scaled(p.player(it.mover), p.owner_level))
         put(it.last_move, "last_move", p.last_move)
         put(it.enemy_visible, "enemy", p.enemy)
         put(it.check, "check", p.check, HEARTBEAT)
+        put(it.hint_from, "hint", p.hint, SLOW)
+        put(it.hint_to, "hint", p.hint, SLOW)
         put(it.active_pads, "active", p.active, BREATHE, _scaled(p.active, p.active_low))
         for s in it.targets:
             if s in it.enemy_visible:  # a capture of a piece shown only by its LED
