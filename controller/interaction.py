@@ -1,6 +1,6 @@
 """What the board is doing with the player right now: the state machine's output.
 
-The board state machine (``controller/board.py``) publishes an :class:`Interaction`
+The board state machine (``controller/board/``) publishes an :class:`Interaction`
 after every sensed change; the LED scene renderer (``controller/leds``) and the web page
 read it.  It is plain data, indexed by *spot* (cells first in geometry order, then the
 layout's pads), so the renderer never needs to know how the decision was reached.

@@ -32,7 +32,7 @@ qualifying move, the King joining a Rook-Camel that moved first in castling),
 ``takeback`` (the board shows an earlier position), ``wait`` (a move under way),
 ``mismatch`` (nothing explains the board: show what is missing and extra).
 
-Everything here is pure: no clock, no I/O; the caller (``controller/board.py``) owns time.
+Everything here is pure: no clock, no I/O; the caller (``controller/board/``) owns time.
 """
 
 from __future__ import annotations

@@ -164,3 +164,35 @@ def test_lao_tzu_player_knowledge_is_apart_from_the_referee() -> None:
     from controller.rules import laotzu, laotzu_view
 
     assert laotzu.view is laotzu_view.view and laotzu.PlayerView is laotzu_view.PlayerView
+
+
+def _game_names_in_code(path: Path, names: set[str]) -> list[str]:
+    """Game names in a file's code: names and string literals that are not docstrings
+    (comments and docstrings may mention games; code may not decide by them)."""
+    import io
+    import tokenize
+
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, names), key=len,
+                                                              reverse=True)) + r")(?![\w-])")
+    found, previous = [], None
+    text = path.read_text(encoding="utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.STRING and previous not in (
+                None, tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.NL):
+            if pattern.search(tok.string):
+                found.append(f"{path.name}:{tok.start[0]}: {tok.string[:60]}")
+        elif tok.type == tokenize.NAME and tok.string in names:
+            found.append(f"{path.name}:{tok.start[0]}: {tok.string}")
+        if tok.type not in (tokenize.COMMENT, tokenize.NL):
+            previous = tok.type
+    return found
+
+
+def test_no_game_name_in_code_outside_the_rules() -> None:
+    """Layouts name the games they play as data; everything else asks the game."""
+    names = set(GAMES) | {n.replace("-", "_") for n in GAMES}
+    found = [hit for p in _code_outside_rules() for hit in _game_names_in_code(p, names)]
+    assert found == []
+    # the check sees a name in code (and not in a docstring)
+    probe = CONTROLLER.parent / "tests" / "data" / "contract_probe.py"
+    assert _game_names_in_code(probe, names) == ["contract_probe.py:5: \"gnuqi\""]

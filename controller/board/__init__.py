@@ -1,4 +1,4 @@
-"""The board's state machine, carved by the state it owns (see docs/board-package.md).
+"""The board's state machine, carved by the state it owns (docs/architecture.md).
 
 * :mod:`~controller.board.machine` — :class:`Board`, the machine: frames, time and the
   caller's commands in; interactions, moves, takebacks and commands out;

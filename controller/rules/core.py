@@ -579,7 +579,7 @@ class Game:
 
     def piece_name(self, piece: Piece) -> str:
         """The piece's name in the board's prompts ("put a Wazir on e9"); default: its
-        symbol.  Called by the board (``controller/board.py``) when it asks for a piece."""
+        symbol.  Called by the board (``controller/board/``) when it asks for a piece."""
         return self.piece_symbol(piece)
 
     def can_still_win(self, pos: Position, player: int) -> bool:

@@ -799,7 +799,7 @@ class LaoTzu(Game):
     def view_text(self, pos: Position, player: int) -> str:
         return view_text(pos, player)
 
-    # -- hooks of the board (controller/board.py) and the page: hidden information -------
+    # -- hooks of the board (controller/board/) and the page: hidden information -------
     def player_view(self, pos: Position, player: int) -> PlayerView:
         """What ``player`` may know: the board and the page show nothing else."""
         return view(pos, player)

@@ -5,7 +5,7 @@
 what ``fairyboard run``, ``selftest`` and ``calibrate`` call.  The simulated board runs
 the production back ends on emulated circuits named in :data:`SIMULATED_CIRCUITS` (the
 simulator's vocabulary, ``controller.sensing.sim``), each tied to the configured back end
-it emulates.  Adding a back end is one opener and one entry here (docs/backends.md).
+it emulates.  Adding a back end is one opener and one entry here (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ microcontroller pins and the re-wiring the simulator uses — so the rest of the
 the kind (``sensing_kind(layout)``) and never compares its name.
 
 Adding a sensing kind is one subclass here, one line in :data:`SENSING_KINDS`, and its
-parsing in ``controller/layout.py`` (docs/backends.md).
+parsing in ``controller/layout.py`` (docs/architecture.md, "Back ends chosen by name").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Example scenes for the documentation, built from real Lùotuoqí and Lao Tzu positions.
 
-``python -m controller.leds.examples [out_dir]`` writes the pictures of docs/leds.md
+``.venv/bin/python scripts/led_pictures.py [out_dir]`` writes the pictures of docs/leds.md
 (default ``docs/images``).  Each scene is an :class:`Interaction` as the board state
 machine would publish it, computed here from the rules (legal targets, bypass victims,
 split sizes, Cube use).
