@@ -50,6 +50,12 @@ class BoardSettings:
     clock: str = ""
     #: a fallen flag: "end" the game as the rules say, or "report" it and play on
     on_flag: str = "end"
+    #: the board's command menu offers a hint (the page always does)
+    menu_hint: bool = False
+    #: the coach: after each move a person makes, say when it loses this much or more
+    #: (centipawns, a pawn is 100) against the engine's best move and show the better one
+    coach: bool = False
+    coach_margin: int = 150
 
 
 @dataclass
@@ -216,6 +222,7 @@ RANGES = {
     "timing.correction_s": (0.0, 600.0),
     "board.takeback_delay_s": (0.0, 60.0),
     "board.command_hold_s": (0.2, 60.0),
+    "board.coach_margin": (10, 10_000),
     "sensing.i2c_bus": (0, 20),
     "web.port": (0, 65535),
     "link.port": (1, 65535),

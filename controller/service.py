@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.board import NEW_GAME, NEXT_GAME, Board, BoardOptions
+from controller.board import HINT, NEW_GAME, NEXT_GAME, Board, BoardOptions
 from controller.clock import ClockError, GameClock, format_clock, parse_time_control
+from controller.coach import Coach, parse_advice
 from controller.config import (
     Config,
     ConfigError,
@@ -243,6 +244,10 @@ class BoardService:
         self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
         #: the time control of new games ("" no clock); the page's "New game" may change it
         self.time_control = config.board.clock
+        #: hints, the coach and the evaluation (its own worker process)
+        self.coach = Coach(margin=config.board.coach_margin)
+        self.coach.on = config.board.coach
+        self.advice: dict[str, Any] = {}
         #: linked boards: the broker connection (None: this board plays alone)
         self.remote: Remote | None = open_remote(config)
         self._link_pending: Show | None = None  # a remote move waiting for the board
@@ -402,7 +407,8 @@ class BoardService:
                              guide_delay=self.config.timing.correction_s,
                              takeback_delay=self.config.board.takeback_delay_s,
                              command_hold=self.config.board.command_hold_s,
-                             answer_on=self.config.board.answer_on),
+                             answer_on=self.config.board.answer_on,
+                             hints=self.config.board.menu_hint),
                 games=[g for g in self.layout.games if g in GAMES],
                 on_move=self._on_move, on_takeback=self._on_takeback,
                 on_command=self._on_command, on_game_over=self._on_game_over)
@@ -461,6 +467,12 @@ class BoardService:
         if amend:
             s.plies.pop()
         s.plies.append((player, shown))
+        self.advice = {"note": self.advice.get("note")}  # a hint is about the last position
+        if (self.coach.on and not game.hidden_information
+                and player not in self.opponent.computer.seats
+                and (s.link is None or self.remote is None
+                     or s.link.seats[player] == self.remote.board)):
+            self._ask("review", played=long)
         if s.link is not None and self.remote is not None:
             self.remote.moved(player, long, position_digest(game.position_text(pos)),
                               self._record())
@@ -475,6 +487,8 @@ class BoardService:
         s = self.session
         self._write(s.writer.takeback, len(moves))
         del s.plies[len(s.plies) - len(moves):]
+        self.advice = {}
+        self.coach.cancel()
         if s.game_clock is not None and s.game_clock.running is not None:
             s.game_clock.switch(s.game.ply_mover(self.position), self.clock())
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
@@ -498,6 +512,8 @@ class BoardService:
         log.info("command", extra={"command": name, "player": player})
         if name in (NEW_GAME, NEXT_GAME):
             self._restart = name  # the board resets itself; the journal follows
+        elif name == HINT:
+            self._ask("hint")
 
     def _follow_board_restart(self) -> None:
         """After the board's own new-game / next-game command: a new journal game."""
@@ -560,6 +576,7 @@ class BoardService:
             board.preview(held)
         board.tick(now)
         self._run_clock(now)
+        self._coach_turn()
         self._link_turn()
         self._computer_turn(now)
         if board.interaction != before:
@@ -633,6 +650,66 @@ class BoardService:
                 "shown": [format_clock(clock.remaining(i, now)) for i in seats],
                 "low": [clock.low(i, now) for i in seats],
                 "running": clock.running, "paused": clock.paused, "flag": s.flag}
+
+    # -- hints, the coach, the evaluation ------------------------------------------------
+    def _advice_key(self) -> tuple:
+        return (self.session.game_id, len(self.position.moves))
+
+    def _ask(self, kind: str, played: str | None = None) -> None:
+        """Ask the coach's worker: a "hint" or an "evaluate" for the position now, or a
+        "review" of ``played`` (long notation), the move just made."""
+        s = self.session
+        moves = self._record()
+        if played is not None:
+            moves = moves[:-1]
+        pos = s.game.parse_position(s.setup)
+        for move in self.board.position.moves[:len(moves)]:
+            pos.push(move)
+        if not s.game.legal_moves(pos):
+            return
+        self.coach.ask(kind, self._advice_key(), s.game, s.options, s.setup, moves, pos,
+                       played)
+        self.advice = dict(self.advice, busy=kind)
+        self._changed()
+
+    def _coach_turn(self) -> None:
+        """An answer of the coach's worker: light the hint, note a poor move, show the
+        evaluation."""
+        got = self.coach.answer(self._advice_key())
+        if got is None:
+            if self.advice.get("busy") and not self.coach.busy:
+                self.advice = dict(self.advice, busy=None)  # dropped: the position moved
+                self._changed()
+            return
+        kind, advice = got
+        s = self.session
+        self.advice = dict(self.advice, busy=None)
+        if kind == "hint":
+            move = parse_advice(s.game, self.position, advice)
+            if move is not None and self.board.state == "turn":
+                self.board.show_hint(move)
+            self.advice["hint"] = advice.best or None
+        elif kind == "evaluate":
+            self.advice["evaluation"] = (None if s.game.hidden_information else
+                                         {"score": advice.score, "best": advice.best,
+                                          "ply": len(self.position.moves)})
+        elif kind == "review" and advice.loss >= self.coach.margin:
+            self.advice["note"] = {"ply": len(self.position.moves), "played": advice.played,
+                                   "better": advice.best, "loss": advice.loss}
+            log.info("coach", extra={"game_id": s.game_id, **self.advice["note"]})
+        self._changed()
+
+    def set_coach(self, on: bool) -> None:
+        """The page's Coach box."""
+        self.coach.on = bool(on)
+        self._changed()
+
+    def advice_json(self) -> dict[str, Any]:
+        """Hints, the coach and the evaluation for the page."""
+        return {"coach": self.coach.on, "busy": self.advice.get("busy"),
+                "hint": self.advice.get("hint"), "note": self.advice.get("note"),
+                "evaluation": self.advice.get("evaluation"),
+                "hidden": self.session.game.hidden_information}
 
     def _link_turn(self) -> None:
         """Linked boards: join a game another board invites this one to, show a remote
@@ -726,7 +803,7 @@ class BoardService:
     def busy(self) -> bool:
         """Something is under way that wants the loop at full speed (the computer's
         search or the simulated hand making its move)."""
-        return bool(self._hand) or self.opponent.thinking
+        return bool(self._hand) or self.opponent.thinking or self.coach.busy
 
     def _record(self) -> list[str]:
         """The moves of the game so far in long notation (what the engine's worker replays)."""
@@ -846,7 +923,7 @@ class BoardService:
             self._state_cache[key] = cached
         state = dict(cached, leds=self.leds_json(viewer), led_seq=self.led_version,
                      clock=self.clock_json(), time_control=self.time_control,
-                     link=self.link_json(),
+                     link=self.link_json(), advice=self.advice_json(),
                      health=self.health(), journal_problems=list(self.journal_problems))
         if self.failure is not None:  # only what the journal holds: no unwritten result
             state.update(phase="failed", message=self.failure, choice=[],
@@ -907,17 +984,27 @@ class BoardService:
         self._changed()
 
     #: commands the page may give for the player to move
-    COMMANDS = ("offer draw", "accept draw", "resign")
+    COMMANDS = ("offer draw", "accept draw", "resign", "hint", "evaluate", "coach on",
+                "coach off")
 
     @_page_request
     def command(self, name: str) -> None:
         """``offer draw``, ``accept draw`` or ``resign`` for the player to move (the same
-        commands as the board's own menu; the journal follows through the callbacks)."""
+        commands as the board's own menu; the journal follows through the callbacks);
+        ``hint``, ``evaluate`` and ``coach on|off`` ask the engine."""
         assert self.board is not None
         if name not in self.COMMANDS:
             raise ServiceError(f"unknown command {name!r} (one of {', '.join(self.COMMANDS)})")
+        if name in ("coach on", "coach off"):
+            self.set_coach(name == "coach on")
+            return
         if self.outcome is not None:
             raise ServiceError("the game is over")
+        if name in ("hint", "evaluate"):
+            if self.board.state != "turn" and name == "hint":
+                raise ServiceError("a hint is shown when it is a player's turn")
+            self._ask(name)
+            return
         try:
             if name == "resign":
                 self.board.resign()
@@ -980,6 +1067,8 @@ class BoardService:
         self.opponent.cancel()
         self._hand = []
         self.opponent.computer = computer or Computer()
+        self.coach.cancel()
+        self.advice = {}
         self._link_pending = None
         self.link_problem = None
         if self.remote is not None:
@@ -1040,6 +1129,7 @@ class BoardService:
     def close(self) -> None:
         self.stopping = True
         self.opponent.close()
+        self.coach.close()
         if self.remote is not None:
             with contextlib.suppress(Exception):
                 self.remote.close()

@@ -14,6 +14,7 @@ from controller.board.flow import PLAY, TRANSITIONS, diagram
 from controller.board.machine import Board
 from controller.board.options import (
     ACCEPT_DRAW,
+    HINT,
     ILLEGAL_MOVE,
     MORE,
     NEW_GAME,
@@ -24,5 +25,5 @@ from controller.board.options import (
     BoardOptions,
 )
 
-__all__ = ["ACCEPT_DRAW", "ILLEGAL_MOVE", "MORE", "NEW_GAME", "NEXT_GAME", "OFFER_DRAW", "PLAY",
-           "RESIGN", "ROYAL", "TRANSITIONS", "Board", "BoardOptions", "diagram"]
+__all__ = ["ACCEPT_DRAW", "HINT", "ILLEGAL_MOVE", "MORE", "NEW_GAME", "NEXT_GAME", "OFFER_DRAW",
+           "PLAY", "RESIGN", "ROYAL", "TRANSITIONS", "Board", "BoardOptions", "diagram"]

@@ -7,7 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller.board.options import ACCEPT_DRAW, NEW_GAME, NEXT_GAME, OFFER_DRAW, RESIGN
+from controller.board.options import (
+    ACCEPT_DRAW,
+    HINT,
+    NEW_GAME,
+    NEXT_GAME,
+    OFFER_DRAW,
+    RESIGN,
+)
 from controller.reconcile import Key
 from controller.rules.core import Game, Move, PlayerView, Position
 from controller.sight import Sight
@@ -34,15 +41,16 @@ class Choice:
         return replace(self, page=self.page + 1)
 
 
-def menu_items(started: bool, over: bool, draw_offer: int | None, mover: int) -> list[str]:
+def menu_items(started: bool, over: bool, draw_offer: int | None, mover: int,
+               hints: bool = False) -> list[str]:
     """The command menu: before the game, after it, or during it (a draw offer by the
-    other player can be accepted)."""
+    other player can be accepted; a hint when the board offers hints)."""
     if not started:
         return [NEXT_GAME]
     if over:
         return [NEW_GAME, NEXT_GAME]
     draw = ACCEPT_DRAW if draw_offer is not None and draw_offer != mover else OFFER_DRAW
-    return [draw, RESIGN, NEW_GAME]
+    return [draw, RESIGN, NEW_GAME] + ([HINT] if hints else [])
 
 
 def own_cells(fog: PlayerView | None) -> frozenset[int] | None:

@@ -33,6 +33,7 @@ from controller.board.compose import Snapshot, compose, effect_of, royal_cells
 from controller.board.flow import PLAY, TRANSITIONS
 from controller.board.options import (
     ACCEPT_DRAW,
+    HINT,
     ILLEGAL_MOVE,
     NEW_GAME,
     NEXT_GAME,
@@ -351,9 +352,9 @@ class Board:
 
     def show_hint(self, move: Move | None) -> None:
         """Show ``move`` as a suggestion to the mover (None: stop); it goes when he
-        starts a move or the position changes."""
-        if move is not None and (self.state != "turn"
-                                 or move not in self.reconciler.index.moves):
+        starts a move or the position changes.  (With hidden information it is a try
+        from his view, which a piece he cannot see may make illegal.)"""
+        if move is not None and self.state != "turn":
             raise ValueError(f"cannot show a hint while {self.state}")
         self.progress = replace(self.progress, hint=move)
         self._publish()
@@ -611,7 +612,8 @@ class Board:
         if self.state == "choice" or self.state == "paused":
             return
         p = self.progress
-        items = menu_items(p.started, p.outcome is not None, p.draw_offer, self._mover())
+        items = menu_items(p.started, p.outcome is not None, p.draw_offer, self._mover(),
+                           self.options.hints)
         expected = self.reconciler.index.expected
         keys = {expected}
         if self.sensed.key is not None:
@@ -657,6 +659,9 @@ class Board:
             self.new_game()
         elif name == NEXT_GAME:
             self.next_game()
+        elif name == HINT:  # the service asks the engine and calls show_hint
+            self._emit_command(HINT, self._mover())
+            self._replay()
 
     def _offer_roll(self) -> bool:
         """The die pad touched: ask for the face when a roll is due (a physical die)."""

@@ -21,6 +21,8 @@ class BoardOptions:
     #: where choices are answered: "pads" (option pads), "cells" (a tap on a cell) or
     #: "auto" (pads when the layout has two or more option pads)
     answer_on: str = "auto"
+    #: the command menu offers "hint" during a game (a suggestion lit on the board)
+    hints: bool = False
 
     def __post_init__(self) -> None:
         if self.answer_on not in ("auto", "pads", "cells"):
@@ -30,8 +32,8 @@ class BoardOptions:
 
 
 #: commands of the menu (option pads, or both Kings lifted on a board without pads)
-OFFER_DRAW, ACCEPT_DRAW, RESIGN, NEW_GAME, NEXT_GAME = (
-    "offer draw", "accept draw", "resign", "new game", "next game")
+OFFER_DRAW, ACCEPT_DRAW, RESIGN, NEW_GAME, NEXT_GAME, HINT = (
+    "offer draw", "accept draw", "resign", "new game", "next game", "hint")
 #: the option that turns to the next page of options
 MORE = "more…"
 #: the royal piece whose check the board shows and whose lifting opens the command menu

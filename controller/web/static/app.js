@@ -328,6 +328,7 @@ function renderState() {
     $("turn-text").textContent = "";
   }
   renderClocks(S, names);
+  renderAdvice(S);
   const arrangeHint = S.phase === "setup" && S.sim
     ? " — on the simulated board: press \u201cArrange the pieces\u201d" : "";
   $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
@@ -892,7 +893,9 @@ async function boot() {
   $("arrange").addEventListener("click", () => enqueue(() => sim({ action: "arrange" })));
   $("clear").addEventListener("click", () => enqueue(() => sim({ action: "clear" })));
   $("roll").addEventListener("click", () => post("/api/roll", {}));
-  for (const b of document.querySelectorAll("#commands button")) {
+  $("coach-on").addEventListener("change", (ev) =>
+    post("/api/command", { command: ev.target.checked ? "coach on" : "coach off" }));
+  for (const b of document.querySelectorAll("#commands button, #advice-box button")) {
     b.addEventListener("click", () => {
       const who = ui.state.game.players[ui.state.mover];
       if (b.dataset.command === "resign" && !confirm(`${who} resigns?`)) return;
@@ -978,4 +981,27 @@ function drawClocks() {
     el.append(who, face);
     box.appendChild(el);
   });
+}
+
+// -- hints, the coach, the evaluation ----------------------------------------------------
+function renderAdvice(S) {
+  const A = S.advice || {};
+  $("coach-on").checked = !!A.coach;
+  $("coach-on").disabled = !!A.hidden;
+  $("advice-box").hidden = !!S.result || S.phase === "setup";
+  const lines = [];
+  if (A.busy) lines.push(A.busy === "review" ? "The coach looks at your move…" : "Thinking…");
+  if (A.hint) lines.push(`Hint: ${A.hint} (lit in lime on the board)`);
+  if (A.evaluation) {
+    const e = A.evaluation, pawns = (e.score / 100).toFixed(1);
+    lines.push(`Evaluation for the side to move: ${e.score >= 0 ? "+" : ""}${pawns}`
+      + (e.best ? ` — best ${e.best}` : ""));
+  } else if (A.hidden && !A.busy) {
+    lines.push("Hints come from your own view only; no evaluation in a fog-of-war game.");
+  }
+  if (A.note) {
+    lines.push(`Coach: ${A.note.played} loses about ${(A.note.loss / 100).toFixed(1)} `
+      + `pawns — ${A.note.better} was better.`);
+  }
+  $("advice").textContent = lines.join("\n");
 }
