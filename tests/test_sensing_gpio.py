@@ -74,12 +74,30 @@ def test_two_corners_do_not_ghost():
     assert scanner.ghost_suspects == ()
 
 
-def test_driving_idle_lines_of_a_diode_less_matrix_is_a_short_circuit():
+def test_missing_diodes_are_a_ghost_never_a_short_circuit():
+    """Issue #16 defect 7: idle strobe lines driven high made every missing or shorted
+    diode an output-to-output short (this test once expected ShortCircuit).  Idle as
+    pulled-up inputs they short nothing, and the ghost they let through is suspected."""
     board, scanner = matrix_rig(None, "column")  # scanner believes in diodes
     for s in ("a1", "c1", "a3"):
         board.put(s, "white-pawn")
+    frame = scanner.scan()  # no ShortCircuit
+    assert names(SQUARE8, frame) == {"a1", "c1", "a3", "c3"}  # c3: the ghost
+    suspects = {SQUARE8.spots[i].name for i in scanner.ghost_suspects}
+    assert suspects == {"a1", "c1", "a3", "c3"}
+
+
+def test_the_emulated_matrix_still_catches_two_outputs_fighting():
+    """What the old scanner did, done by hand: two idle lines driven high and low meet
+    through closed switches — the emulation refuses it (a real Pi would burn a pin)."""
+    board, scanner = matrix_rig(None, None)
+    board.put("a1", "white-pawn")
+    board.put("a2", "white-pawn")
+    g, rows, columns = scanner.gpio, scanner.pins.rows, scanner.pins.columns
+    g.setup(rows[0], g.OUT, initial=g.HIGH)
+    g.setup(rows[1], g.OUT, initial=g.LOW)
     with pytest.raises(ShortCircuit):
-        scanner.scan()
+        g.input(columns[0])
 
 
 def test_diodes_the_wrong_way_round_read_nothing():

@@ -118,10 +118,11 @@ class MatrixPins:
 class MatrixScanner:
     """Scans a switch matrix line by line; one full scan per :meth:`read`.
 
-    With diodes the strobe lines are outputs idling high and pulled low one at a time;
-    the sense lines are inputs with pull-ups.  Without diodes idle strobe lines must be
-    inputs (an idle line driven high would short through the closed switches of a
-    ghost path), so each line is switched to an output only while it is read."""
+    The sense lines are inputs with pull-ups.  Each strobe line is an output, driven
+    low, only while it is read; idle it is an input with a pull-up — with or without
+    diodes, since one missing or shorted diode would otherwise turn an idle line driven
+    high into an output-to-output short through a ghost path.  Idle as inputs, such a
+    diode shows up as a ghost instead (:attr:`ghost_suspects`, the self-test's probe)."""
 
     debounced = False
 
@@ -150,7 +151,6 @@ class MatrixScanner:
         else:
             self.strobes, self.senses = pins.rows, pins.columns
             self.spot_at = [list(r) for r in self.table]
-        self.idle_output = pins.diodes is not None
         self.ghost_suspects: tuple[int, ...] = ()
         self.scans = 0
         g = self.gpio
@@ -159,10 +159,7 @@ class MatrixScanner:
         for p in self.senses:
             g.setup(p, g.IN, pull_up_down=g.PUD_UP)
         for p in self.strobes:
-            if self.idle_output:
-                g.setup(p, g.OUT, initial=g.HIGH)
-            else:
-                g.setup(p, g.IN, pull_up_down=g.PUD_UP)
+            g.setup(p, g.IN, pull_up_down=g.PUD_UP)
 
     def scan_switches(self) -> list[list[bool]]:
         """``closed[strobe][sense]`` for one pass over the matrix."""
@@ -171,17 +168,11 @@ class MatrixScanner:
         settle = self.pins.settle_us / 1e6
         out = []
         for p in self.strobes:
-            if self.idle_output:
-                g.output(p, low)
-            else:
-                g.setup(p, g.OUT, initial=low)
+            g.setup(p, g.OUT, initial=low)
             if settle:
                 self.sleep(settle)
             out.append([g.input(q) == low for q in self.senses])
-            if self.idle_output:
-                g.output(p, g.HIGH)
-            else:
-                g.setup(p, g.IN, pull_up_down=g.PUD_UP)
+            g.setup(p, g.IN, pull_up_down=g.PUD_UP)
         return out
 
     def scan(self) -> Frame:
@@ -194,10 +185,8 @@ class MatrixScanner:
                 if c and spot >= 0:
                     occupied[spot] = True
         self.scans += 1
-        if not self.idle_output:
-            self.ghost_suspects = tuple(
-                self.spot_at[k][m] for k, m in ghost_candidates(closed)
-                if self.spot_at[k][m] >= 0)
+        self.ghost_suspects = tuple(self.spot_at[k][m] for k, m in ghost_candidates(closed)
+                                    if self.spot_at[k][m] >= 0)
         return digital_frame(t, occupied)
 
     def read(self) -> list[Frame]:
