@@ -108,8 +108,8 @@ class SensingSettings:
 class LedSettings:
     #: simulated | neopixel | neopixel-spi | serial | none (controller/leds/drivers.py)
     driver: str = "simulated"
-    #: neopixel: data pin (18 = PWM, needs root; 10 = SPI)
-    pin: int = 18
+    #: neopixel: data pin (10 = SPI MOSI, works as the service user; 18 = PWM, needs root)
+    pin: int = 10
     #: global brightness 0..1
     brightness: float = 0.3
     #: supply budget for the whole chain in mA; the renderer caps brightness to stay below it

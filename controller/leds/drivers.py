@@ -38,13 +38,28 @@ PIXEL_ORDERS = tuple("".join(p) for p in itertools.permutations("RGB"))
 NEOPIXEL_PINS = ("D18", "D12", "D21", "D10")
 
 
+#: pip packages of the modules Blinka loads underneath (installed by fairyboard[pi])
+PIP_PACKAGES = {"gpiod": "gpiod", "rpi_ws281x": "rpi-ws281x", "spidev": "spidev",
+                "RPi": "RPi.GPIO", "lgpio": "rpi-lgpio", "board": "adafruit-blinka",
+                "neopixel": "adafruit-circuitpython-neopixel",
+                "neopixel_spi": "adafruit-circuitpython-neopixel-spi"}
+
+
 def _require(module: str, package: str, driver: str) -> ModuleType:
-    """Import a hardware module lazily; a missing one names the pip extra."""
+    """Import a hardware module lazily; a missing one is named — the module itself, or
+    the one it needs underneath (Blinka's ``board`` needs ``gpiod``, and ``rpi_ws281x``
+    on a Pi ≤ 4), with the package that provides it."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        missing = (exc.name or module).split(".")[0]
+        if missing != module.split(".")[0]:
+            raise LedError(
+                f"the {driver} LED driver's module {module!r} needs the Python module "
+                f"{missing!r}, which is not installed: pip install "
+                f"{PIP_PACKAGES.get(missing, missing)} (fairyboard[pi] includes it)") from None
         raise LedError(f"the {driver} LED driver needs the Python module {module!r} "
-                       f"(package {package}), which is not installed ({exc}); on the Pi: "
+                       f"(package {package}), which is not installed; on the Pi: "
                        f"{PI_EXTRA}") from None
     except (NotImplementedError, RuntimeError) as exc:  # Blinka on a board it cannot drive
         raise LedError(f"the {driver} LED driver cannot use {module!r} on this machine: "
