@@ -226,3 +226,22 @@ def test_the_documented_broker_set_up_with_passwords_and_acl_works(tmp_path):
         for svc in (alpha, beta, intruder):
             svc.close()
         broker.stop()
+
+
+def test_moves_go_out_at_once_not_after_a_delayed_ack(broker):
+    """Nagle's algorithm held a move behind the PUBACK before it until the broker's
+    delayed acknowledgement, about 40 ms per move: the board's socket has TCP_NODELAY."""
+    import socket
+
+    from controller.link.client import BrokerSettings, MqttLink
+
+    link = MqttLink(BrokerSettings(port=broker.port, board="nagle", club="test"))
+    try:
+        deadline = time.monotonic() + 10
+        while not link.connected:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        sock = link.client.socket()
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        link.close()
