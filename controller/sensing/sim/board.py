@@ -438,4 +438,4 @@ class SimulatedBoard:
             t.due_us += t.period_us
             heapq.heappush(self._tickers, t)
             t.fn()
-        self.clock.us = end
+        self.clock.us = max(self.clock.us, end)  # an emulated busy wait may run past it
