@@ -194,11 +194,18 @@ class _UsbSerial:
             del self._tx[:n]
 
     def _place(self, data: bytes) -> int:
+        """Bytes into the FIFO for as long as it empties into the host (USB transfer
+        time is not modelled); how many found room."""
+        placed = 0
+        while placed < len(data):
+            self.flush_to_host()
+            room = TX_FIFO_BYTES - len(self._tx)
+            if room == 0:
+                break
+            self._tx += data[placed:placed + room]
+            placed += min(room, len(data) - placed)
         self.flush_to_host()
-        room = TX_FIFO_BYTES - len(self._tx)
-        self._tx += data[:room]
-        self.flush_to_host()
-        return min(room, len(data))
+        return placed
 
     def write(self, data: bytes) -> int:
         if self.mcu.master is None:
