@@ -65,8 +65,8 @@ _CRC_TABLE = _crc_table()
 def crc16(data, crc=0xFFFF):
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor)."""
     table = _CRC_TABLE
-    for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ b) & 0xFF]
+    for b in data:  # crc stays within 16 bits: (crc >> 8) ^ b is a byte
+        crc = ((crc & 0xFF) << 8) ^ table[(crc >> 8) ^ b]
     return crc
 
 
