@@ -114,7 +114,7 @@ class AnalogMuxScanner:
         self.enables = enables or []
         self.channel_count = channel_count
         # a busy wait of exactly this many microseconds after each switch of the
-        # multiplexers (time.sleep counts whole 1/1024 s ticks: 0.5 ms would be 0..1 ms)
+        # multiplexers (time.sleep counts whole 1/1024 s ticks: 0.1 ms would be nothing)
         self.settle_us = settle_us
         self.delay_us = delay_us
         self.smps_mode = smps_mode  # held high: the Pico's regulator in PWM mode, less ripple
@@ -242,7 +242,7 @@ def build_analog(config, hw, ticks_ms):
     if smps_name and hasattr(hw.board, smps_name):
         smps = dio.DigitalInOut(getattr(hw.board, smps_name))
         smps.switch_to_output(value=True)
-    settle_us = int(_cfg(config, "ANALOG_SETTLE_S", 0.0005) * 1000000 + 0.5)
+    settle_us = int(_cfg(config, "ANALOG_SETTLE_S", 0.0001) * 1000000 + 0.5)
     return AnalogMuxScanner(selects, signals, config.CHANNELS, settle_us,
                             hw.microcontroller.delay_us, enables,
                             _cfg(config, "STREAM_INTERVAL_MS", 10), smps)
