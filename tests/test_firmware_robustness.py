@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import os
 from types import ModuleType, SimpleNamespace
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from controller.layout import load_layout
 from controller.sensing import protocol as P
 from controller.sensing.fwconfig import firmware_settings
-from controller.sensing.sim import SimulatedBoard, SimulatedSensing
+from controller.sensing.sim import SimulatedBoard, SimulatedMCU, SimulatedSensing
 from controller.sensing.sim.circuitpython import CircuitPythonShims, ReloadException
 from controller.sensing.sim.electrical import DEFAULT_HALL, PinBank
 from controller.sensing.sim.mcu import EMULATED_CIRCUITS, FIRMWARE_DIR, PIN_NAMES, load_firmware
@@ -276,3 +277,31 @@ def test_an_led_frame_is_one_slice_of_bytes_into_the_pixels():
         type(pixels).__setitem__ = real
     assert writes == [(slice(0, 82), bytes)]
     assert pixels.shown[10] == (10, 20, 30) and pixels.shown[81] == (81, 162, 243)
+
+
+def test_after_a_write_cut_short_by_a_host_that_does_not_read_the_next_frame_is_intact(
+        tmp_path):
+    board = SimulatedBoard(LOTUS, seed=2)
+    mcu = SimulatedMCU(board, LOTUS, tmp_path)
+    fd = os.open(mcu.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+
+    def read_all() -> bytes:
+        data = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return data
+            data += chunk
+    try:
+        board.advance(2.5)  # the readings stream fills the port: writes time out
+        assert mcu.serial.short_writes > 0
+        data = read_all()  # the host reads again
+        board.advance(0.1)
+        data += read_all()
+        packets = P.Decoder().feed(data)
+    finally:
+        os.close(fd)
+        mcu.close()
+    # every frame written whole arrives; only the frames cut short are lost
+    assert len(packets) == mcu.fw.sent_packets - mcu.serial.short_writes

@@ -80,6 +80,7 @@ class Firmware:
         self.last_show = now
         self.leds_dirty = False
         self.sent_packets = 0
+        self.cut_short = False  # the last frame was written in part
         # the scanner needs a few debounced scans before its state means anything:
         # until then no snapshot (it would show an empty board) and no changes
         self.ready = False
@@ -127,8 +128,14 @@ class Firmware:
     def _send(self, kind, payload, seq=None):
         if not self.connected:
             return
-        self.serial.write(proto.encode_packet(kind, self.seq if seq is None else seq, payload,
-                                              self.session))
+        frame = proto.encode_packet(kind, self.seq if seq is None else seq, payload,
+                                    self.session)
+        if self.cut_short:
+            # the last frame went out in part (a write timed out while the host was not
+            # reading): a delimiter first, so its tail does not spoil this frame too
+            frame = b"\x00" + frame
+        written = self.serial.write(frame)
+        self.cut_short = written is not None and written < len(frame)
         self.sent_packets += 1
 
     def send_hello(self):

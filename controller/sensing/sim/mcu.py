@@ -133,6 +133,7 @@ class _UsbSerial:
         self.write_timeout: float | None = 0.05
         self._buf = bytearray()
         self._tx = bytearray()
+        self.short_writes = 0  # writes that timed out with part of their bytes placed
 
     @property
     def connected(self) -> bool:
@@ -228,6 +229,8 @@ class _UsbSerial:
                 shims.wait_until_us(shims.now_us() + round(self.write_timeout * 1e6))
                 placed += self._place(out[placed:])
         self.mcu.bytes_lost += len(out) - placed
+        if placed < len(out):
+            self.short_writes += 1
         return placed
 
 
