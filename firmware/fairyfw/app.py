@@ -114,7 +114,9 @@ class Firmware:
                 raise
             self.report_crash(exc)
             self.hw.time.sleep(RESTART_PAUSE_S)
-            self.hw.supervisor.reload()  # raises: code.py runs again, watchdog stopped
+            # a pending ReloadException (a BaseException) ends the program at the next
+            # bytecode check; code.py runs again with the watchdog stopped until start()
+            self.hw.supervisor.reload()
 
     def report_crash(self, exc):
         line = "restarting after " + type(exc).__name__ + ": " + str(exc)

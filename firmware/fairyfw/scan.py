@@ -163,6 +163,7 @@ def _start_released(keys):
     sets them to "released" (CircuitPython 9.2.1 and later)."""
     keys.reset()
 
+
 def _pins(hw, names):
     return [getattr(hw.board, n) for n in names]
 

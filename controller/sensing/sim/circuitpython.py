@@ -45,7 +45,8 @@ def raw_tick_start_us(tick: int) -> int:
 
 class ReloadException(BaseException):
     """``supervisor.reload()``: ends the program (``except Exception`` does not catch it);
-    the simulated microcontroller runs the firmware again, USB stays connected."""
+    the simulated microcontroller runs the firmware again, USB stays connected.  Raised
+    at the call; CircuitPython raises it at the next bytecode check, just after."""
 
 
 class MicrocontrollerReset(BaseException):
