@@ -189,7 +189,7 @@ class _UsbSerial:
         while self._tx:
             try:
                 n = os.write(fd, self._tx)
-            except (BlockingIOError, OSError):
+            except OSError:  # full (BlockingIOError) or hung up
                 return
             self.mcu.bytes_written += n
             del self._tx[:n]
