@@ -305,3 +305,19 @@ def test_after_a_write_cut_short_by_a_host_that_does_not_read_the_next_frame_is_
         mcu.close()
     # every frame written whole arrives; only the frames cut short are lost
     assert len(packets) == mcu.fw.sent_packets - mcu.serial.short_writes
+
+
+def test_a_readings_snapshot_is_stamped_when_its_scan_ends():
+    b = Bench(LOTUS)
+    stamps = []
+    write = b.serial.write
+
+    def spy(data):
+        stamps.append(b.shims.probe.adc_read_us // 1000)  # the latest conversion's ms
+        return write(data)
+    b.serial.write = spy
+    packets = b.run(0.1)
+    snaps = [(p.message.ticks, stamp) for p, stamp in zip(packets, stamps, strict=True)
+             if p.kind == P.SNAPSHOT]
+    assert len(snaps) >= 8
+    assert all(ticks == last_read_ms for ticks, last_read_ms in snaps)

@@ -150,9 +150,8 @@ class Firmware:
         if not self.ready:
             self.snapshot_wanted = True
             return
-        now = self.ticks_ms()
-        self.last_snapshot = now
-        self._send(proto.SNAPSHOT, self.scanner.snapshot(now))
+        self.last_snapshot = self.ticks_ms()
+        self._send(proto.SNAPSHOT, self.scanner.snapshot(self.ticks_ms))
 
     def send_error(self, code, message):
         self._send(proto.ERROR, proto.pack_error(code, message))

@@ -9,8 +9,9 @@
 What the main loop (``app.py``) uses of either: ``key_count``, ``rows``/``columns`` (for
 HELLO), ``warmup_ms``, ``snapshot_interval_ms`` (the periodic snapshot: a safety net for
 switches, the stream itself for readings), ``overflows``, ``poll()`` (changes since the
-last call), ``warm()`` (before the first report) and ``snapshot(ticks)`` (a SNAPSHOT
-payload).  :data:`SCANNERS` builds one per ``config.SENSING``.
+last call), ``warm()`` (before the first report) and ``snapshot(ticks_ms)`` (a SNAPSHOT
+payload stamped with ``ticks_ms()`` when its content was read).  :data:`SCANNERS`
+builds one per ``config.SENSING``.
 
 Sensor *addresses* are what the host's layout uses: ``row * columns + column`` for a
 matrix, the chain bit for a shift-register chain, the channel for analog.
@@ -90,8 +91,8 @@ class KeypadScanner:
         """Before the first report: take in the initial state (the first snapshot's)."""
         self.poll()
 
-    def snapshot(self, ticks):
-        return proto.pack_bits_snapshot(ticks, self.state)
+    def snapshot(self, ticks_ms):
+        return proto.pack_bits_snapshot(ticks_ms(), self.state)
 
 
 class AnalogMuxScanner:
@@ -151,9 +152,12 @@ class AnalogMuxScanner:
     def warm(self):
         pass
 
-    def snapshot(self, ticks):
-        """The readings, scanned now: never the zeros before the first scan."""
-        return proto.pack_readings_snapshot(ticks, self.scan())
+    def snapshot(self, ticks_ms):
+        """The readings, scanned now: never the zeros before the first scan; stamped
+        when the scan ends (the settle waits make it last), so no reading postdates
+        its stamp."""
+        readings = self.scan()
+        return proto.pack_readings_snapshot(ticks_ms(), readings)
 
 
 def _start_released(keys):

@@ -107,6 +107,7 @@ class _Probe:
         self.now_us = now_us
         self.output_changed_us = 0
         self.adc_reads = 0
+        self.adc_read_us = 0  # the latest conversion
         self.shortest_settle_us: int | None = None
 
     def output_changed(self) -> None:
@@ -114,7 +115,8 @@ class _Probe:
 
     def adc_read(self) -> None:
         self.adc_reads += 1
-        gap = self.now_us() - self.output_changed_us
+        self.adc_read_us = self.now_us()
+        gap = self.adc_read_us - self.output_changed_us
         if self.shortest_settle_us is None or gap < self.shortest_settle_us:
             self.shortest_settle_us = gap
 
