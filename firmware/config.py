@@ -27,3 +27,5 @@ NEOPIXEL_PIN = "GP22"
 LED_COUNT = 82
 MAX_BRIGHTNESS = 255         # 0..255 failsafe; the host already caps colours to the supply
 LED_MIN_INTERVAL_MS = 20     # at most 50 LED refreshes a second
+
+# DEVELOP = True             # autoreload on, no watchdog, tracebacks stay (README.md)

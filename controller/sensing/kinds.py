@@ -258,7 +258,7 @@ class AnalogSensing(SensingKind):
         channels = self.address_count(layout)
         muxes = (channels + 15) // 16
         s: dict[str, Any] = {"MUX_SELECT": ("GP2", "GP3", "GP4", "GP5"), "CHANNELS": channels,
-                             "ANALOG_SETTLE_S": 0.0005}
+                             "ANALOG_SETTLE_S": 0.0001}  # firmware/README.md
         if muxes <= len(adc):
             s["MUX_SIGNALS"] = tuple(adc[:muxes])
         else:  # more multiplexers than ADC pins: enables, one shared ADC input

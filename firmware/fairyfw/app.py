@@ -1,8 +1,11 @@
 """The firmware's main loop: scan, report, obey the host, drive the LEDs.
 
 ``Firmware(config, hw)`` takes a config module (upper-case names, see ``config.py``) and a
-:class:`Hardware` holding the CircuitPython modules; ``run()`` loops forever, ``step()``
-is one pass (the host-side simulator calls it under a simulated clock).
+:class:`Hardware` holding the CircuitPython modules. ``main(config, hw)`` is what
+``code.py`` runs: :meth:`Firmware.start` (production: autoreload off, watchdog on), then
+:meth:`Firmware.run` forever. ``step()`` is one pass; ``guarded_step()`` is one pass of the
+production loop, which reports an exception over the link and restarts the firmware
+(the host-side simulator calls it under a simulated clock).
 """
 
 from fairyfw import VERSION, proto
@@ -21,6 +24,20 @@ def _cfg(config, name, default):
     return getattr(config, name, default)
 
 
+#: seconds between watchdog feeds before the board resets (the RP2040 allows up to 8)
+WATCHDOG_S = 4
+#: pause before restarting after an exception: a fault that recurs at once does not
+#: flood the console and the link
+RESTART_PAUSE_S = 1.0
+
+
+def main(config, hw):
+    """``code.py``'s whole job: set up, then loop until power-off (or a restart)."""
+    firmware = Firmware(config, hw)
+    firmware.start()
+    firmware.run()
+
+
 class Firmware:
     def __init__(self, config, hw):
         self.hw = hw
@@ -29,6 +46,11 @@ class Firmware:
         self.sensor_kind = _cfg(config, "SENSOR_KIND", "reed")
         if self.sensing not in SCANNERS:
             raise ValueError("config.SENSING must be matrix, shift-register or analog")
+        # DEVELOP = True in config.py: autoreload on, no watchdog, exceptions end the
+        # program with their traceback on the console (firmware/README.md, Development)
+        self.develop = bool(_cfg(config, "DEVELOP", False))
+        self.watchdog_s = _cfg(config, "WATCHDOG_S", WATCHDOG_S)
+        self.watchdog = None
         self.led_min_interval = _cfg(config, "LED_MIN_INTERVAL_MS", 20)
         self.max_brightness = _cfg(config, "MAX_BRIGHTNESS", 255)
         self.history_size = _cfg(config, "HISTORY", 64)
@@ -58,18 +80,64 @@ class Firmware:
         self.last_show = now
         self.leds_dirty = False
         self.sent_packets = 0
+        self.cut_short = False  # the last frame was written in part
         # the scanner needs a few debounced scans before its state means anything:
         # until then no snapshot (it would show an empty board) and no changes
         self.ready = False
         self.ready_at = (now + self.scanner.warmup_ms) % proto.TICKS_PERIOD
         self.snapshot_wanted = False
 
+    # --- production loop -----------------------------------------------------------
+    def start(self):
+        """Production: CIRCUITPY writes no longer restart the firmware mid-game, and a
+        loop that stops feeding the watchdog for ``WATCHDOG_S`` resets the board."""
+        self.hw.supervisor.runtime.autoreload = self.develop
+        if self.develop:
+            return
+        watchdog = self.hw.microcontroller.watchdog
+        watchdog.timeout = self.watchdog_s
+        watchdog.mode = self.hw.watchdog.WatchDogMode.RESET
+        self.watchdog = watchdog
+
+    def run(self):
+        while True:
+            self.guarded_step()
+
+    def guarded_step(self):
+        """One pass; an exception is reported on the console and over the link, then the
+        firmware restarts from ``code.py`` (a fresh session the host resynchronises to).
+        With ``DEVELOP`` it propagates instead, traceback and all."""
+        try:
+            self.step()
+        except Exception as exc:  # noqa: BLE001 - any fault: restart rather than die
+            if self.develop:
+                raise
+            self.report_crash(exc)
+            self.hw.time.sleep(RESTART_PAUSE_S)
+            # a pending ReloadException (a BaseException) ends the program at the next
+            # bytecode check; code.py runs again with the watchdog stopped until start()
+            self.hw.supervisor.reload()
+
+    def report_crash(self, exc):
+        line = "restarting after " + type(exc).__name__ + ": " + str(exc)
+        print("fairyfw:", line)
+        try:  # noqa: SIM105 - CircuitPython has no contextlib
+            self.send_error(proto.ERR_CRASH, line[:200])
+        except Exception:  # noqa: BLE001 - the link may be what failed
+            pass
+
     # --- output --------------------------------------------------------------------
     def _send(self, kind, payload, seq=None):
         if not self.connected:
             return
-        self.serial.write(proto.encode_packet(kind, self.seq if seq is None else seq, payload,
-                                              self.session))
+        frame = proto.encode_packet(kind, self.seq if seq is None else seq, payload,
+                                    self.session)
+        if self.cut_short:
+            # the last frame went out in part (a write timed out while the host was not
+            # reading): a delimiter first, so its tail does not spoil this frame too
+            frame = b"\x00" + frame
+        written = self.serial.write(frame)
+        self.cut_short = written is not None and written < len(frame)
         self.sent_packets += 1
 
     def send_hello(self):
@@ -82,9 +150,8 @@ class Firmware:
         if not self.ready:
             self.snapshot_wanted = True
             return
-        now = self.ticks_ms()
-        self.last_snapshot = now
-        self._send(proto.SNAPSHOT, self.scanner.snapshot(now))
+        self.last_snapshot = self.ticks_ms()
+        self._send(proto.SNAPSHOT, self.scanner.snapshot(self.ticks_ms))
 
     def send_error(self, code, message):
         self._send(proto.ERROR, proto.pack_error(code, message))
@@ -104,7 +171,8 @@ class Firmware:
                     self._resend(first)  # none kept by a readings stream: nothing resent
                 self.send_snapshot()
             elif kind == proto.LED_FRAME:
-                self._leds(*proto.unpack_led_frame(payload))
+                first, brightness, count = proto.unpack_led_header(payload)
+                self._leds(first, brightness, count, payload[5:])
             else:
                 self.send_error(proto.ERR_UNKNOWN_TYPE, f"unknown message type {kind}")
         except ValueError as exc:
@@ -120,26 +188,33 @@ class Firmware:
         for seq, payload in self.history[len(self.history) - count:]:
             self._send(proto.CHANGE, payload, seq)
 
-    def _leds(self, first, brightness, colours):
-        if self.pixels is None or first + len(colours) > self.led_count:
-            last = first + len(colours) - 1
+    def _leds(self, first, brightness, count, rgb):
+        """``rgb``: r, g, b bytes per LED, sliced straight into the pixel buffer (the
+        C code of ``neopixel`` takes a flat sequence and orders the bytes for the chain);
+        only a brightness below 255 costs a pass per byte here."""
+        if self.pixels is None or first + count > self.led_count:
+            last = first + count - 1
             self.send_error(proto.ERR_LED_RANGE, f"LEDs {first}..{last} beyond {self.led_count}")
             return
         scale = min(brightness, self.max_brightness)
-        for i, (r, g, b) in enumerate(colours):
-            self.pixels[first + i] = (r * scale // 255, g * scale // 255, b * scale // 255)
+        if scale < 255:
+            rgb = bytes([v * scale // 255 for v in rgb])
+        self.pixels[first:first + count] = rgb
         self.leds_dirty = True
 
     # --- loop ----------------------------------------------------------------------
     def step(self):
+        """One pass: sensor changes go out before the host's requests and LED frames
+        are handled, so an LED frame arriving never holds a change report back."""
         serial = self.serial
-        connected = serial.connected
+        connected = serial.connected  # the host holds the port open (DTR)
         if connected and not self.connected:
             self.connected = True
             self.decoder = proto.Decoder()
             self.send_hello()
             self.send_snapshot()
         self.connected = connected
+        self._report()
         waiting = serial.in_waiting
         if waiting:
             data = serial.read(waiting)
@@ -148,6 +223,16 @@ class Firmware:
                 self._handle(kind, payload)
             if self.decoder.crc_errors + self.decoder.framing_errors > bad:
                 self.send_error(proto.ERR_BAD_CRC, "corrupt frame from host")
+        if self.leds_dirty and proto.ticks_diff(self.ticks_ms(), self.last_show) >= \
+                self.led_min_interval:
+            self.pixels.show()
+            self.last_show = self.ticks_ms()
+            self.leds_dirty = False
+        if self.watchdog is not None:
+            self.watchdog.feed()
+
+    def _report(self):
+        """Changes since the last pass, and the snapshot when one is due."""
         now = self.ticks_ms()
         diff = proto.ticks_diff
         if not self.ready:
@@ -173,11 +258,3 @@ class Firmware:
                 self._send(proto.CHANGE, payload)
         if changes or diff(now, self.last_snapshot) >= self.scanner.snapshot_interval_ms:
             self.send_snapshot()
-        if self.leds_dirty and diff(now, self.last_show) >= self.led_min_interval:
-            self.pixels.show()
-            self.last_show = now
-            self.leds_dirty = False
-
-    def run(self):
-        while True:
-            self.step()

@@ -43,6 +43,7 @@ ERR_BAD_PAYLOAD = 3
 ERR_OVERFLOW = 4
 ERR_HISTORY_LOST = 5
 ERR_LED_RANGE = 6
+ERR_CRASH = 7  # the main loop raised: the message names the exception; a restart follows
 
 SEQ_MASK = 0xFFFF
 TICKS_PERIOD = 1 << 29  # supervisor.ticks_ms() wraps here
@@ -64,8 +65,8 @@ _CRC_TABLE = _crc_table()
 def crc16(data, crc=0xFFFF):
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor)."""
     table = _CRC_TABLE
-    for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ b) & 0xFF]
+    for b in data:  # crc stays within 16 bits: (crc >> 8) ^ b is a byte
+        crc = ((crc & 0xFF) << 8) ^ table[(crc >> 8) ^ b]
     return crc
 
 
@@ -138,37 +139,56 @@ class Decoder:
         self.packets = 0
 
     def feed(self, data):
+        """Good packets in ``data`` (bytes), completing a frame begun by an earlier call.
+
+        Frames are cut at each 0x00 with ``find`` and slices: no Python work per byte
+        besides the CRC, so an LED frame never holds the loop up for long."""
         out = []
-        for b in data:
-            if b != 0:
-                if len(self.buf) < self.max_encoded:
-                    self.buf.append(b)
-                else:
-                    self.overlong = True
-                continue
-            frame = self.buf
-            self.buf = bytearray()
-            if self.overlong:
-                self.overlong = False
-                self.framing_errors += 1
-                continue
-            if not frame:
-                continue  # a bare delimiter: used to flush the line
-            try:
-                body = cobs_decode(frame)
-            except ValueError:
-                self.framing_errors += 1
-                continue
-            if len(body) < 7:
-                self.framing_errors += 1
-                continue
-            if crc16(body[:-2]) != struct.unpack("<H", body[-2:])[0]:
-                self.crc_errors += 1
-                continue
-            kind, _session, seq = struct.unpack("<BHH", body[:5])
-            self.packets += 1
-            out.append((kind, seq, body[5:-2]))
+        data = bytes(data)
+        start = 0
+        n = len(data)
+        while start < n:
+            end = data.find(b"\x00", start)
+            if end < 0:
+                self._keep(data[start:])
+                break
+            self._keep(data[start:end])
+            start = end + 1
+            packet = self._frame_end()
+            if packet is not None:
+                out.append(packet)
         return out
+
+    def _keep(self, chunk):
+        room = self.max_encoded - len(self.buf)
+        if len(chunk) > room:
+            chunk = chunk[:max(room, 0)]
+            self.overlong = True
+        self.buf.extend(chunk)
+
+    def _frame_end(self):
+        frame = self.buf
+        self.buf = bytearray()
+        if self.overlong:
+            self.overlong = False
+            self.framing_errors += 1
+            return None
+        if not frame:
+            return None  # a bare delimiter: used to flush the line
+        try:
+            body = cobs_decode(frame)
+        except ValueError:
+            self.framing_errors += 1
+            return None
+        if len(body) < 7:
+            self.framing_errors += 1
+            return None
+        if crc16(body[:-2]) != struct.unpack("<H", body[-2:])[0]:
+            self.crc_errors += 1
+            return None
+        kind, _session, seq = struct.unpack("<BHH", body[:5])
+        self.packets += 1
+        return (kind, seq, body[5:-2])
 
 
 # --- payloads (little-endian) ----------------------------------------------------
@@ -233,16 +253,23 @@ def unpack_snapshot_request(payload):
 
 def unpack_led_frame(payload):
     """(first, brightness, colours) where colours is a list of (r, g, b)."""
-    if len(payload) < 5:
-        raise ValueError("LED_FRAME header needs 5 bytes")
-    first, brightness, count = struct.unpack("<HBH", payload[:5])
-    if len(payload) != 5 + 3 * count:
-        raise ValueError("LED_FRAME length does not match its count")
+    first, brightness, count = unpack_led_header(payload)
     colours = []
     for i in range(count):
         j = 5 + 3 * i
         colours.append((payload[j], payload[j + 1], payload[j + 2]))
     return first, brightness, colours
+
+
+def unpack_led_header(payload):
+    """(first, brightness, count) of an LED_FRAME whose length matches its count; the
+    colours are ``payload[5:]``, r g b per LED, handed to the pixels as they are."""
+    if len(payload) < 5:
+        raise ValueError("LED_FRAME header needs 5 bytes")
+    first, brightness, count = struct.unpack("<HBH", payload[:5])
+    if len(payload) != 5 + 3 * count:
+        raise ValueError("LED_FRAME length does not match its count")
+    return first, brightness, count
 
 
 def unpack_ping(payload):

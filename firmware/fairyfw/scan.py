@@ -9,8 +9,9 @@
 What the main loop (``app.py``) uses of either: ``key_count``, ``rows``/``columns`` (for
 HELLO), ``warmup_ms``, ``snapshot_interval_ms`` (the periodic snapshot: a safety net for
 switches, the stream itself for readings), ``overflows``, ``poll()`` (changes since the
-last call), ``warm()`` (before the first report) and ``snapshot(ticks)`` (a SNAPSHOT
-payload).  :data:`SCANNERS` builds one per ``config.SENSING``.
+last call), ``warm()`` (before the first report) and ``snapshot(ticks_ms)`` (a SNAPSHOT
+payload stamped with ``ticks_ms()`` when its content was read).  :data:`SCANNERS`
+builds one per ``config.SENSING``.
 
 Sensor *addresses* are what the host's layout uses: ``row * columns + column`` for a
 matrix, the chain bit for a shift-register chain, the channel for analog.
@@ -90,8 +91,8 @@ class KeypadScanner:
         """Before the first report: take in the initial state (the first snapshot's)."""
         self.poll()
 
-    def snapshot(self, ticks):
-        return proto.pack_bits_snapshot(ticks, self.state)
+    def snapshot(self, ticks_ms):
+        return proto.pack_bits_snapshot(ticks_ms(), self.state)
 
 
 class AnalogMuxScanner:
@@ -105,27 +106,31 @@ class AnalogMuxScanner:
     warmup_ms = 0
     overflows = 0  # no event queue
 
-    def __init__(self, selects, signals, channel_count, settle_s, sleep, enables=None,
-                 stream_interval_ms=10):
+    def __init__(self, selects, signals, channel_count, settle_us, delay_us, enables=None,
+                 stream_interval_ms=10, smps_mode=None):
         self.key_count = channel_count
         self.snapshot_interval_ms = stream_interval_ms
         self.selects = selects
         self.signals = signals
         self.enables = enables or []
         self.channel_count = channel_count
-        self.settle_s = settle_s
-        self.sleep = sleep
+        # a busy wait of exactly this many microseconds after each switch of the
+        # multiplexers (time.sleep counts whole 1/1024 s ticks: 0.1 ms would be nothing)
+        self.settle_us = settle_us
+        self.delay_us = delay_us
+        self.smps_mode = smps_mode  # held high: the Pico's regulator in PWM mode, less ripple
         self.readings = [0] * channel_count
 
     def scan(self):
         readings = self.readings
         n = self.channel_count
         shared = bool(self.enables)
+        settle = self.settle_us
         for i in range(16):
             for b in range(4):
                 self.selects[b].value = bool(i >> b & 1)
-            if not shared and self.settle_s:
-                self.sleep(self.settle_s)
+            if not shared and settle:
+                self.delay_us(settle)
             for m in range(len(self.signals) if not shared else len(self.enables)):
                 ch = m * 16 + i
                 if ch >= n:
@@ -133,8 +138,8 @@ class AnalogMuxScanner:
                 if shared:
                     for k in range(len(self.enables)):
                         self.enables[k].value = k != m
-                    if self.settle_s:
-                        self.sleep(self.settle_s)
+                    if settle:
+                        self.delay_us(settle)
                     readings[ch] = self.signals[0].value
                 else:
                     readings[ch] = self.signals[m].value
@@ -147,9 +152,20 @@ class AnalogMuxScanner:
     def warm(self):
         pass
 
-    def snapshot(self, ticks):
-        """The readings, scanned now: never the zeros before the first scan."""
-        return proto.pack_readings_snapshot(ticks, self.scan())
+    def snapshot(self, ticks_ms):
+        """The readings, scanned now: never the zeros before the first scan; stamped
+        when the scan ends (the settle waits make it last), so no reading postdates
+        its stamp."""
+        readings = self.scan()
+        return proto.pack_readings_snapshot(ticks_ms(), readings)
+
+
+def _start_released(keys):
+    """Take every key as released, so keys already pressed report a press after the
+    debounce.  keypad starts its integrating debounce counters at zero, from where a
+    key held at power-up never reports a press (only its release later); ``reset()``
+    sets them to "released" (CircuitPython 9.2.1 and later)."""
+    keys.reset()
 
 
 def _pins(hw, names):
@@ -188,6 +204,7 @@ def build_matrix(config, hw, ticks_ms):
         keys = kp.KeyMatrix(row_pins=rows, column_pins=cols, columns_to_anodes=True,
                             interval=interval, max_events=max_events, **extra)
         amap = list(range(nr * nc))
+    _start_released(keys)
     return KeypadScanner(keys, kp.Event(), amap, nr * nc, ticks_ms, proto.ticks_diff,
                          resync_ms, _cfg(config, "SNAPSHOT_INTERVAL_MS", 1000), nr, nc)
 
@@ -204,6 +221,7 @@ def build_shift_register(config, hw, ticks_ms):
         latch=getattr(hw.board, config.SHIFT_LATCH), value_to_latch=True,
         key_count=n, value_when_pressed=_cfg(config, "VALUE_WHEN_PRESSED", False),
         interval=interval, max_events=max_events, **extra)
+    _start_released(keys)
     return KeypadScanner(keys, kp.Event(), list(range(n)), n, ticks_ms, proto.ticks_diff,
                          resync_ms, _cfg(config, "SNAPSHOT_INTERVAL_MS", 1000))
 
@@ -222,9 +240,17 @@ def build_analog(config, hw, ticks_ms):
         io.switch_to_output(value=True)
         enables.append(io)
     signals = [hw.analogio.AnalogIn(p) for p in _pins(hw, config.MUX_SIGNALS)]
-    return AnalogMuxScanner(selects, signals, config.CHANNELS,
-                            _cfg(config, "ANALOG_SETTLE_S", 0.0005), hw.time.sleep, enables,
-                            _cfg(config, "STREAM_INTERVAL_MS", 10))
+    # the Pico's SMPS_MODE (GPIO23) high: the 3.3 V regulator leaves power-save mode,
+    # its ripple no longer reaches the ADC; boards without the pin skip it
+    smps = None
+    smps_name = _cfg(config, "SMPS_MODE_PIN", "SMPS_MODE")
+    if smps_name and hasattr(hw.board, smps_name):
+        smps = dio.DigitalInOut(getattr(hw.board, smps_name))
+        smps.switch_to_output(value=True)
+    settle_us = int(_cfg(config, "ANALOG_SETTLE_S", 0.0001) * 1000000 + 0.5)
+    return AnalogMuxScanner(selects, signals, config.CHANNELS, settle_us,
+                            hw.microcontroller.delay_us, enables,
+                            _cfg(config, "STREAM_INTERVAL_MS", 10), smps)
 
 
 #: a scanner builder per ``config.SENSING`` (the host's sensing kinds)

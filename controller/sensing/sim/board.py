@@ -436,6 +436,13 @@ class SimulatedBoard:
                 continue
             self.clock.us = max(self.clock.us, t.due_us)
             t.due_us += t.period_us
-            heapq.heappush(self._tickers, t)
-            t.fn()
-        self.clock.us = end
+            try:
+                t.fn()
+            finally:
+                if self.clock.us > t.due_us:
+                    # ``fn`` took emulated time (a microcontroller's busy wait): the
+                    # beats it missed are skipped, not run back to back
+                    missed = -(-(self.clock.us - t.due_us) // t.period_us)
+                    t.due_us += missed * t.period_us
+                heapq.heappush(self._tickers, t)
+        self.clock.us = max(self.clock.us, end)  # a busy wait may run past it

@@ -1,12 +1,15 @@
 """Small CircuitPython shims so the firmware in ``firmware/`` runs on the host.
 
 :class:`CircuitPythonShims` gathers module-like objects — ``board``, ``digitalio``,
-``analogio``, ``keypad``, ``neopixel``, ``usb_cdc``, ``supervisor``, ``time``, ``os`` —
-bound to one simulated microcontroller: its pins are a
-:class:`~controller.sensing.sim.electrical.PinBank` (so ``keypad`` scans the emulated
+``analogio``, ``keypad``, ``neopixel``, ``usb_cdc``, ``supervisor``, ``time``, ``os``,
+``microcontroller``, ``watchdog`` — bound to one simulated microcontroller: its pins are
+a :class:`~controller.sensing.sim.electrical.PinBank` (so ``keypad`` scans the emulated
 matrix or 74HC165 chain pin by pin, the way CircuitPython's C code does), its clock is
-the simulated clock.  Only what the firmware uses is modelled, with CircuitPython's
-names and semantics.
+the simulated clock.  Only what the firmware uses is modelled, with CircuitPython 9.2's
+names and semantics where they change behaviour: keypad's integrating debounce and its
+1/1024 s ticks, ``time.sleep`` rounded to whole ticks, busy waits and blocking writes
+that take emulated time (given ``advance_us``), the watchdog.  docs/sensing.md lists
+what still differs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,34 @@ from typing import Any
 from controller.sensing.sim.electrical import PinBank
 
 TICKS_MASK = (1 << 29) - 1
+#: CircuitPython's port ticks (``port_get_raw_ticks``): 1024 a second
+RAW_TICKS_PER_S = 1024
+
+#: board-module names that are another name of a GPIO on the Raspberry Pi Pico (and
+#: Pico 2): ``board.SMPS_MODE`` is ``board.GP23``
+PICO_PIN_ALIASES = {"SMPS_MODE": "GP23", "VBUS_SENSE": "GP24", "LED": "GP25",
+                    "A0": "GP26", "A1": "GP27", "A2": "GP28", "A3": "GP29",
+                    "VOLTAGE_MONITOR": "GP29"}
+
+
+def raw_ticks(us: int) -> int:
+    """CircuitPython's raw tick count at ``us`` microseconds."""
+    return us * RAW_TICKS_PER_S // 1_000_000
+
+
+def raw_tick_start_us(tick: int) -> int:
+    """The first microsecond at which the raw tick count is ``tick``."""
+    return -(-tick * 1_000_000 // RAW_TICKS_PER_S)
+
+
+class ReloadException(BaseException):
+    """``supervisor.reload()``: ends the program (``except Exception`` does not catch it);
+    the simulated microcontroller runs the firmware again, USB stays connected.  Raised
+    at the call; CircuitPython raises it at the next bytecode check, just after."""
+
+
+class MicrocontrollerReset(BaseException):
+    """``microcontroller.reset()`` or the watchdog: the chip resets, USB re-enumerates."""
 
 
 class Pin:
@@ -68,7 +99,29 @@ class _Claims:
         self.used.discard(pin.name)
 
 
-def _digitalio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
+class _Probe:
+    """What a scope on the board would show: when an output last changed, and the
+    shortest time between such a change and an ADC conversion (the settle time)."""
+
+    def __init__(self, now_us: Callable[[], int]) -> None:
+        self.now_us = now_us
+        self.output_changed_us = 0
+        self.adc_reads = 0
+        self.adc_read_us = 0  # the latest conversion
+        self.shortest_settle_us: int | None = None
+
+    def output_changed(self) -> None:
+        self.output_changed_us = self.now_us()
+
+    def adc_read(self) -> None:
+        self.adc_reads += 1
+        self.adc_read_us = self.now_us()
+        gap = self.adc_read_us - self.output_changed_us
+        if self.shortest_settle_us is None or gap < self.shortest_settle_us:
+            self.shortest_settle_us = gap
+
+
+def _digitalio(bank: PinBank, claims: _Claims, probe: _Probe) -> SimpleNamespace:
     class DigitalInOut:
         def __init__(self, pin: Pin) -> None:
             claims.claim(pin)
@@ -97,6 +150,7 @@ def _digitalio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
             self._direction = _Direction.OUTPUT
             self._pull = None
             bank.set_output(self._pin.name, bool(value))
+            probe.output_changed()
 
         def switch_to_input(self, pull: str | None = None) -> None:
             self._direction = _Direction.INPUT
@@ -112,6 +166,7 @@ def _digitalio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
             if self._direction != _Direction.OUTPUT:
                 raise AttributeError("Cannot set value when direction is input.")
             bank.write(self._pin.name, bool(v))
+            probe.output_changed()
 
         @property
         def pull(self) -> str | None:
@@ -127,7 +182,7 @@ def _digitalio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
                            DriveMode=_DriveMode)
 
 
-def _analogio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
+def _analogio(bank: PinBank, claims: _Claims, probe: _Probe) -> SimpleNamespace:
     class AnalogIn:
         """RP2040/RP2350 ADC: 12 bits scaled to 0..65535 like CircuitPython."""
 
@@ -139,6 +194,7 @@ def _analogio(bank: PinBank, claims: _Claims) -> SimpleNamespace:
 
         @property
         def value(self) -> int:
+            probe.adc_read()
             v = bank.voltage(self._pin.name)
             raw = max(0, min(4095, int(v / self.reference_voltage * 4095 + 0.5)))
             return (raw << 4) | (raw >> 8)
@@ -204,8 +260,15 @@ class _EventQueue:
 
 
 class _Scanner:
-    """Background scanning: the simulated MCU calls :meth:`_service` every tick and the
-    scanner scans whenever its interval has passed, like CircuitPython's tick hook."""
+    """Background scanning as CircuitPython 9.2's ``keypad`` does it: the simulated MCU
+    calls :meth:`_service` every tick and the scanner scans when its interval (counted in
+    1/1024 s ticks) has passed; one scan at construction and at :meth:`reset`.
+
+    Debounce integrates: each key's counter moves one step toward the reading, within
+    ±threshold, and the key changes state when the counter reaches zero (then jumps to
+    ±threshold).  Counters start at zero, so a key held at construction reports no
+    press (only its later release) unless ``reset()`` is called: reset sets every
+    counter to -threshold ("released", CircuitPython 9.2.1 and later)."""
 
     def __init__(self, key_count: int, interval: float, max_events: int,
                  debounce_threshold: int, ticks_ms: Callable[[], int],
@@ -214,43 +277,50 @@ class _Scanner:
             raise ValueError("debounce_threshold must be 1..127")
         self.key_count = key_count
         self.events = _EventQueue(max_events)
-        self._interval_us = max(1, round(interval * 1e6))
+        self._interval_ticks = int(interval * RAW_TICKS_PER_S)
         self._threshold = debounce_threshold
         self._ticks_ms = ticks_ms
         self._now_us = now_us
-        self._next_us = now_us()
-        self._state = [False] * key_count
-        self._count = [0] * key_count
+        self._next_tick = 0
+        self._counter = [0] * key_count
         self.scans = 0
         self._alive = True
 
+    def _scan_now(self) -> None:
+        self._next_tick = raw_ticks(self._now_us()) + self._interval_ticks
+        current = self._read_keys()
+        ts = self._ticks_ms()
+        self.scans += 1
+        for k, pressed in enumerate(current):
+            if self._debounce(k, pressed):
+                self.events._record(k, pressed, ts)
+
+    def _debounce(self, k: int, pressed: bool) -> bool:
+        counter, limit = self._counter[k], self._threshold
+        if pressed and counter < limit:
+            counter += 1
+            if counter == 0:
+                self._counter[k] = limit
+                return True
+        elif not pressed and counter > -limit:
+            counter -= 1
+            if counter == 0:
+                self._counter[k] = -limit
+                return True
+        self._counter[k] = counter
+        return False
+
     def reset(self) -> None:
-        """All keys are taken as released; pressed ones report again at the next scan."""
-        self._state = [False] * self.key_count
-        self._count = [0] * self.key_count
+        """All keys are taken as released; pressed ones report again after the debounce."""
+        self._counter = [-self._threshold] * self.key_count
+        self._scan_now()
 
     def deinit(self) -> None:
         self._alive = False
 
     def _service(self) -> None:
-        if not self._alive:
-            return
-        now = self._now_us()
-        if now < self._next_us:
-            return
-        self._next_us = now + self._interval_us
-        current = self._read_keys()
-        ts = self._ticks_ms()
-        self.scans += 1
-        for k, pressed in enumerate(current):
-            if pressed == self._state[k]:
-                self._count[k] = 0
-                continue
-            self._count[k] += 1
-            if self._count[k] >= self._threshold:
-                self._state[k] = pressed
-                self._count[k] = 0
-                self.events._record(k, pressed, ts)
+        if self._alive and raw_ticks(self._now_us()) >= self._next_tick:
+            self._scan_now()
 
     def _read_keys(self) -> list[bool]:
         raise NotImplementedError
@@ -272,6 +342,7 @@ def _keypad(dio: SimpleNamespace, ticks_ms: Callable[[], int], now_us: Callable[
                 io.switch_to_input(pull=pull)
             self._pull = pull
             registry.append(self)
+            self._scan_now()
 
         def key_number_to_row_column(self, key_number: int) -> tuple[int, int]:
             return divmod(key_number, len(self._cols))
@@ -302,6 +373,7 @@ def _keypad(dio: SimpleNamespace, ticks_ms: Callable[[], int], now_us: Callable[
             self._v2l = value_to_latch
             self._when = value_when_pressed
             registry.append(self)
+            self._scan_now()
 
         def _read_keys(self) -> list[bool]:
             self._latch.value = self._v2l  # freeze the inputs
@@ -333,7 +405,15 @@ class _NeoPixel:
 
     def __setitem__(self, index: int | slice, value: Any) -> None:
         if isinstance(index, slice):
-            for i, v in zip(range(*index.indices(self.n)), value, strict=True):
+            places = range(*index.indices(self.n))
+            items = list(value)
+            if len(items) == 3 * len(places) and len(items) != len(places):
+                # a flat sequence, r g b per pixel (adafruit_pixelbuf takes both forms)
+                items = [tuple(items[k:k + 3]) for k in range(0, len(items), 3)]
+            if len(items) != len(places):
+                raise ValueError(f"Unmatched number of items on RHS (expected "
+                                 f"{len(places)}, got {len(items)}).")
+            for i, v in zip(places, items, strict=True):
                 self._buf[i] = tuple(v)
         else:
             if not -self.n <= index < self.n:
@@ -359,24 +439,91 @@ class _NeoPixel:
         pass
 
 
+class _WatchDogMode:
+    RAISE = "WatchDogMode.RAISE"
+    RESET = "WatchDogMode.RESET"
+
+
+class _WatchDogTimeout(Exception):
+    pass
+
+
+class _WatchDogTimer:
+    """``microcontroller.watchdog`` on an RP2040/RP2350: RESET mode only (RAISE is not
+    implemented there), timeout at most 8 s; setting the timeout or the mode feeds it."""
+
+    def __init__(self, now_us: Callable[[], int]) -> None:
+        self._now_us = now_us
+        self._timeout = 0.0
+        self._mode: str | None = None
+        self.fed_us = 0
+        self.feeds = 0
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, value: float) -> None:
+        if int(value) > 8:
+            raise ValueError("timeout must be <= 8")
+        self._timeout = value
+        self.feed()
+
+    @property
+    def mode(self) -> str | None:
+        return self._mode
+
+    @mode.setter
+    def mode(self, value: str | None) -> None:
+        if value == _WatchDogMode.RAISE:
+            raise NotImplementedError
+        if value is not None and value != _WatchDogMode.RESET:
+            raise TypeError(f"mode must be a WatchDogMode or None, got {value!r}")
+        self._mode = value
+        if value is not None:
+            self.feed()
+
+    def feed(self) -> None:
+        self.fed_us = self._now_us()
+        self.feeds += 1
+
+    def deinit(self) -> None:
+        self.mode = None
+
+    def expired(self) -> bool:
+        """Whether the chip would reset now."""
+        return (self.mode == _WatchDogMode.RESET
+                and self._now_us() - self.fed_us > self._timeout * 1e6)
+
+
 class CircuitPythonShims:
     """The module objects of one simulated microcontroller.
 
     ``serial`` is the object behind ``usb_cdc.data`` (the simulated MCU provides it);
     ``ticks_offset_ms`` starts ``supervisor.ticks_ms()`` elsewhere than 0, e.g. just
-    before its 2**29 wrap."""
+    before its 2**29 wrap.  ``advance_us(n)`` moves the emulated clock forward: given
+    it, ``time.sleep``, ``microcontroller.delay_us`` and blocking writes take emulated
+    time; without it (a bare harness stepping the firmware) they return at once."""
 
     def __init__(self, bank: PinBank, now_us: Callable[[], int], serial: Any,
-                 pin_names: Sequence[str], *, seed: int = 0, ticks_offset_ms: int = 0) -> None:
+                 pin_names: Sequence[str], *, seed: int = 0, ticks_offset_ms: int = 0,
+                 advance_us: Callable[[int], None] | None = None,
+                 pin_aliases: dict[str, str] | None = None) -> None:
         self.bank = bank
         self.now_us = now_us
+        self.advance_us = advance_us
         claims = _Claims()
         self.claims = claims
         self.ticks_offset_ms = ticks_offset_ms
         self.scanners: list[_Scanner] = []
-        self.board = SimpleNamespace(**{n: Pin(n) for n in pin_names})
-        self.digitalio = _digitalio(bank, claims)
-        self.analogio = _analogio(bank, claims)
+        self.probe = _Probe(now_us)
+        pins = {n: Pin(n) for n in pin_names}
+        aliases = PICO_PIN_ALIASES if pin_aliases is None else pin_aliases
+        pins.update({alias: Pin(gpio) for alias, gpio in aliases.items()})
+        self.board = SimpleNamespace(**pins)
+        self.digitalio = _digitalio(bank, claims, self.probe)
+        self.analogio = _analogio(bank, claims, self.probe)
         self.keypad = _keypad(self.digitalio, self.ticks_ms, now_us, self.scanners)
         pixels: list[_NeoPixel] = []
         self.pixels = pixels
@@ -388,24 +535,61 @@ class CircuitPythonShims:
 
         self.neopixel = SimpleNamespace(NeoPixel=make_pixels, GRB="GRB", RGB="RGB")
         self.usb_cdc = SimpleNamespace(data=serial, console=None)
-        self.supervisor = SimpleNamespace(ticks_ms=self.ticks_ms)
+        self.supervisor = SimpleNamespace(ticks_ms=self.ticks_ms, reload=self._reload,
+                                          runtime=SimpleNamespace(autoreload=True))
         self.slept = 0.0
         rng = random.Random(seed)
         self.os = SimpleNamespace(urandom=lambda n: bytes(rng.getrandbits(8) for _ in range(n)))
-        self.time = SimpleNamespace(monotonic=lambda: now_us() / 1e6, sleep=self._sleep)
+        self.time = SimpleNamespace(monotonic=lambda: now_us() / 1e6,
+                                    monotonic_ns=lambda: now_us() * 1000, sleep=self._sleep)
+        self.watchdog_timer = _WatchDogTimer(now_us)
+        self.microcontroller = SimpleNamespace(watchdog=self.watchdog_timer,
+                                               delay_us=self._delay_us, reset=self._reset)
+        self.watchdog = SimpleNamespace(WatchDogMode=_WatchDogMode,
+                                        WatchDogTimeout=_WatchDogTimeout)
+
+    # --- time -------------------------------------------------------------------------
+    def wait_until_us(self, t_us: int) -> None:
+        """Emulated time passes until ``t_us`` (the firmware is busy or idle meanwhile)."""
+        now = self.now_us()
+        if self.advance_us is not None and t_us > now:
+            self.advance_us(t_us - now)
 
     def _sleep(self, seconds: float) -> None:
-        self.slept += seconds  # simulated time moves only between loop passes
+        """``time.sleep``: whole milliseconds (rounded), counted in 1/1024 s ticks from
+        the current tick, so 0.5 ms lasts anywhere from 0 to 0.98 ms."""
+        if seconds < 0:
+            raise ValueError("seconds must be >= 0")
+        self.slept += seconds
+        ms = int(1000 * seconds + 0.5)
+        ticks = ms * RAW_TICKS_PER_S // 1000
+        if ticks:
+            self.wait_until_us(raw_tick_start_us(raw_ticks(self.now_us()) + ticks))
+
+    def _delay_us(self, us: int) -> None:
+        """``microcontroller.delay_us``: a busy wait of exactly ``us`` microseconds."""
+        self.wait_until_us(self.now_us() + int(us))
 
     def ticks_ms(self) -> int:
         return (self.now_us() // 1000 + self.ticks_offset_ms) & TICKS_MASK
 
+    # --- restarts ---------------------------------------------------------------------
+    def _reload(self) -> None:
+        raise ReloadException("supervisor.reload()")
+
+    def _reset(self) -> None:
+        raise MicrocontrollerReset("microcontroller.reset()")
+
     def service(self) -> None:
-        """Run the background keypad scans that are due (CircuitPython's tick hook)."""
+        """The chip's background work: keypad scans that are due (CircuitPython's tick
+        hook) and the watchdog, which resets the chip when it was not fed in time."""
         for s in self.scanners:
             s._service()
+        if self.watchdog_timer.expired():
+            raise MicrocontrollerReset("watchdog timer expired")
 
     def modules(self) -> dict[str, Any]:
         return {"board": self.board, "digitalio": self.digitalio, "analogio": self.analogio,
                 "keypad": self.keypad, "neopixel": self.neopixel, "usb_cdc": self.usb_cdc,
-                "supervisor": self.supervisor, "time": self.time, "os": self.os}
+                "supervisor": self.supervisor, "time": self.time, "os": self.os,
+                "microcontroller": self.microcontroller, "watchdog": self.watchdog}

@@ -6,7 +6,12 @@ The host end of the pseudo-terminal is published as a ``/dev/serial/by-id``-styl
 symlink in a directory of the caller's choosing, so the host link's discovery, open,
 hang-up and reconnect code paths are the real ones.  :class:`LinkFaults` damages bytes
 on the way (corruption, drops); :meth:`SimulatedMCU.unplug` / :meth:`plug` /
-:meth:`restart` model cable trouble and firmware resets.
+:meth:`restart` / :meth:`reset` / :meth:`hang` model cable trouble, firmware restarts,
+chip resets and a firmware that stops looping (the watchdog then resets the chip).
+
+``usb_cdc.data`` behaves like CircuitPython's on the RP2040: ``connected`` is DTR (the
+host holds the port open), writes go through TinyUSB's 256-byte transmit FIFO and block
+for ``write_timeout`` of emulated time when the host does not read.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import select
 import sys
 import tty
 from dataclasses import dataclass
@@ -24,7 +30,11 @@ from typing import Any
 from controller.sensing.fwconfig import firmware_settings
 from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER
 from controller.sensing.sim.board import SimulatedBoard
-from controller.sensing.sim.circuitpython import CircuitPythonShims
+from controller.sensing.sim.circuitpython import (
+    CircuitPythonShims,
+    MicrocontrollerReset,
+    ReloadException,
+)
 from controller.sensing.sim.electrical import DEFAULT_HALL, HallModel, PinBank
 from controller.sensing.sim.wiring import wire_analog, wire_chain, wire_matrix
 
@@ -49,6 +59,9 @@ EMULATED_CIRCUITS = {MATRIX.name: _wire_matrix, SHIFT_REGISTER.name: _wire_chain
                      ANALOG.name: _wire_analog}
 
 FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware"
+#: TinyUSB's CDC transmit FIFO in CircuitPython's RP2040/RP2350 builds
+#: (``CFG_TUD_CDC_TX_BUFSIZE``)
+TX_FIFO_BYTES = 256
 PIN_NAMES = tuple(f"GP{i}" for i in range(30)) + ("NEOPIXEL", "LED")
 
 
@@ -103,17 +116,28 @@ class LinkFaults:
 
 
 class _UsbSerial:
-    """``usb_cdc.data`` of the simulated board: the pseudo-terminal's master side."""
+    """``usb_cdc.data`` of the simulated board, on the pseudo-terminal's master side.
+
+    ``connected`` is DTR: true while the host holds the port open (a USB CDC driver
+    raises DTR when the port is opened and drops it at the last close), not merely
+    while the cable is in.  Written bytes pass a :data:`TX_FIFO_BYTES` FIFO that empties
+    into the pseudo-terminal as far as it takes them; when both are full (the host does
+    not read) a write blocks for ``write_timeout`` of emulated time, then returns what
+    it could place.  Without DTR the FIFO keeps only the newest bytes and never blocks
+    (TinyUSB makes it overwritable then)."""
 
     def __init__(self, mcu: SimulatedMCU) -> None:
         self.mcu = mcu
+        # what code.py sets
         self.timeout = 0
-        self.write_timeout = 0.05
+        self.write_timeout: float | None = 0.05
         self._buf = bytearray()
+        self._tx = bytearray()
+        self.short_writes = 0  # writes that timed out with part of their bytes placed
 
     @property
     def connected(self) -> bool:
-        return self.mcu.master is not None
+        return self.mcu.host_has_port_open()
 
     def _pull(self) -> None:
         fd = self.mcu.master
@@ -139,6 +163,10 @@ class _UsbSerial:
         self._pull()
         return len(self._buf)
 
+    @property
+    def out_waiting(self) -> int:
+        return len(self._tx)
+
     def read(self, n: int = 1) -> bytes:
         self._pull()
         out = bytes(self._buf[:n])
@@ -149,23 +177,61 @@ class _UsbSerial:
         self._pull()
         self._buf.clear()
 
-    def write(self, data: bytes) -> int:
+    def reset_output_buffer(self) -> None:
+        self._tx.clear()
+
+    def flush_to_host(self) -> None:
+        """Move FIFO bytes into the pseudo-terminal while the host has it open and it
+        takes them (USB IN transfers as the host polls)."""
         fd = self.mcu.master
-        if fd is None:
-            return 0
+        if fd is None or not self._tx or not self.connected:
+            return
+        while self._tx:
+            try:
+                n = os.write(fd, self._tx)
+            except OSError:  # full (BlockingIOError) or hung up
+                return
+            self.mcu.bytes_written += n
+            del self._tx[:n]
+
+    def _place(self, data: bytes) -> int:
+        """Bytes into the FIFO for as long as it empties into the host (USB transfer
+        time is not modelled); how many found room."""
+        placed = 0
+        while placed < len(data):
+            self.flush_to_host()
+            room = TX_FIFO_BYTES - len(self._tx)
+            if room == 0:
+                break
+            self._tx += data[placed:placed + room]
+            placed += min(room, len(data) - placed)
+        self.flush_to_host()
+        return placed
+
+    def write(self, data: bytes) -> int:
+        if self.mcu.master is None:
+            return 0  # no USB: nothing enumerated
         faults = self.mcu.faults
         out = faults.damage(bytes(data)) if faults else bytes(data)
         self.mcu.bytes_offered += len(data)
-        view = memoryview(out)
-        while view:
-            try:
-                n = os.write(fd, view)
-            except BlockingIOError:
-                self.mcu.bytes_lost += len(view)  # nobody reads: USB would time out too
-                break
-            self.mcu.bytes_written += n
-            view = view[n:]
-        return len(data)
+        if not self.connected:
+            self._tx = (self._tx + out)[-TX_FIFO_BYTES:]
+            return len(data)
+        placed = self._place(out)
+        if placed < len(out):
+            if self.write_timeout is None:
+                raise RuntimeError("emulated usb_cdc write would wait forever: the host "
+                                   "runs only between the firmware's passes")
+            if self.write_timeout > 0:
+                # blocked: the host, which runs between the firmware's passes, reads
+                # nothing meanwhile; the time passes all the same
+                shims = self.mcu.shims
+                shims.wait_until_us(shims.now_us() + round(self.write_timeout * 1e6))
+                placed += self._place(out[placed:])
+        self.mcu.bytes_lost += len(out) - placed
+        if placed < len(out):
+            self.short_writes += 1
+        return placed
 
 
 class SimulatedMCU:
@@ -190,12 +256,13 @@ class SimulatedMCU:
         self.settings = firmware_settings(layout, diodes=diodes)
         self.settings.update(settings)
         self.master: int | None = None
-        self.slave: int | None = None
         self.bytes_read = 0
         self.bytes_written = 0
         self.bytes_offered = 0
         self.bytes_lost = 0
         self.boots = 0
+        self.resets = 0  # chip resets (watchdog, microcontroller.reset)
+        self.hung = False
         self.serial = _UsbSerial(self)
         self.fw: Any = None
         self.shims: CircuitPythonShims | None = None
@@ -213,14 +280,33 @@ class SimulatedMCU:
         self.bank = bank
         self.shims = CircuitPythonShims(bank, lambda: self.board.clock.us, self.serial,
                                         PIN_NAMES, seed=self.seed * 1000 + self.boots,
-                                        ticks_offset_ms=self.ticks_offset_ms)
+                                        ticks_offset_ms=self.ticks_offset_ms,
+                                        advance_us=self._advance_us)
         config = SimpleNamespace(**s)
+        self.hung = False
         self.fw = app.Firmware(config, app.Hardware(**self.shims.modules()))
+        self.fw.start()  # what app.main does before looping
         self.boots += 1
 
+    def _advance_us(self, us: int) -> None:
+        self.board.clock.us += us  # the firmware is busy (or blocked) meanwhile
+
     def restart(self) -> None:
-        """The firmware restarts (reset button, watchdog, a crash): state is lost."""
+        """The firmware restarts (code.py runs again, e.g. ``supervisor.reload()``):
+        state is lost, USB stays connected."""
         self.boot()
+
+    def reset(self) -> None:
+        """The chip resets (reset button, watchdog, ``microcontroller.reset()``): USB
+        drops and enumerates again, the firmware starts afresh."""
+        self.resets += 1
+        self.unplug()
+        self.boot()
+        self.plug()
+
+    def hang(self) -> None:
+        """The firmware's loop stops (a lock-up); the chip's hardware runs on."""
+        self.hung = True
 
     def plug(self) -> None:
         """Connect the USB cable: a new pseudo-terminal behind the by-id symlink."""
@@ -229,13 +315,23 @@ class SimulatedMCU:
         master, slave = os.openpty()
         tty.setraw(slave)  # no echo, no line editing: a byte pipe like USB CDC
         os.set_blocking(master, False)
-        self.master, self.slave = master, slave
+        name = os.ttyname(slave)
+        os.close(slave)  # only the host opens it: DTR is "someone holds it open"
+        self.master = master
+        self._hangup = select.poll()
+        self._hangup.register(master, select.POLLIN)
         self.link_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.link_path.with_name(self.link_path.name + ".new")
         if tmp.is_symlink():
             tmp.unlink()
-        os.symlink(os.ttyname(slave), tmp)
+        os.symlink(name, tmp)
         os.replace(tmp, self.link_path)
+
+    def host_has_port_open(self) -> bool:
+        """DTR: the terminal side of the pseudo-terminal is open (no hang-up)."""
+        if self.master is None:
+            return False
+        return not any(ev & select.POLLHUP for _fd, ev in self._hangup.poll(0))
 
     def unplug(self) -> None:
         """Pull the USB cable: the host's open port hangs up, the symlink disappears."""
@@ -244,9 +340,9 @@ class SimulatedMCU:
         if self.link_path.is_symlink():
             self.link_path.unlink()
         os.close(self.master)
-        os.close(self.slave)  # type: ignore[arg-type]
-        self.master = self.slave = None
+        self.master = None
         self.serial._buf.clear()
+        self.serial._tx.clear()
 
     def close(self) -> None:
         self._ticker.cancel()
@@ -254,8 +350,17 @@ class SimulatedMCU:
 
     # --- running ------------------------------------------------------------------------
     def tick(self) -> None:
-        self.shims.service()  # type: ignore[union-attr]
-        self.fw.step()
+        """One millisecond of the chip: background work, then a pass of the firmware's
+        production loop (``guarded_step``) unless it hangs."""
+        try:
+            self.shims.service()  # type: ignore[union-attr]
+            self.serial.flush_to_host()
+            if not self.hung:
+                self.fw.guarded_step()
+        except ReloadException:
+            self.restart()
+        except MicrocontrollerReset:
+            self.reset()
 
     @property
     def path(self) -> str:
