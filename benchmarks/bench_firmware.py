@@ -12,21 +12,17 @@ Run: ``python -m benchmarks.bench_firmware``
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.benchtools import per_call  # noqa: E402
-from controller.layout import load_layout  # noqa: E402
-from controller.sensing import protocol as P  # noqa: E402
-from controller.sensing.fwconfig import firmware_settings  # noqa: E402
-from controller.sensing.sim import SimulatedBoard  # noqa: E402
-from controller.sensing.sim.circuitpython import CircuitPythonShims  # noqa: E402
-from controller.sensing.sim.electrical import PinBank  # noqa: E402
-from controller.sensing.sim.mcu import PIN_NAMES, load_firmware  # noqa: E402
-from controller.sensing.sim.wiring import wire_matrix  # noqa: E402
+from benchmarks.benchtools import per_call
+from controller.layout import load_layout
+from controller.sensing import protocol as P
+from controller.sensing.fwconfig import firmware_settings
+from controller.sensing.sim import SimulatedBoard
+from controller.sensing.sim.circuitpython import CircuitPythonShims
+from controller.sensing.sim.electrical import PinBank
+from controller.sensing.sim.mcu import PIN_NAMES, load_firmware
+from controller.sensing.sim.wiring import wire_matrix
 
 #: CPython on a desktop core against CircuitPython on the RP2040 at 125 MHz, for this kind
 #: of code (a bytecode loop over bytes with table look-ups): ~25× the clock, ~4× the
