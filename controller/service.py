@@ -371,7 +371,8 @@ class BoardService:
         #: the page's guided first game: the ply it began at (None: not running)
         self.tutorial_since: int | None = None
         #: the computer's players and its search process (none until a game asks for it)
-        self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
+        self.opponent = Opponent(computer_from_config(config), seed=seed or 0,
+                                 engine=config.engine)
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
