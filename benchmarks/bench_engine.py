@@ -7,7 +7,13 @@
 * Tactics: every position of ``tests/data/tactics/*.txt`` at level 10 with a 2 s budget;
   solved when the engine plays one of the mating moves.
 
-    python -m benchmarks.bench_engine [--quick]
+* The board loop while the computer thinks (``--board``): a person lifts and puts back a
+  piece on the simulated chess board again and again while the computer is to move; the
+  wall-clock time of every poll of the loop (sensor frame → decision → LEDs) is measured
+  with nobody thinking, with the built-in search thinking in its worker process (level
+  10: 4 s), and with Stockfish thinking (an external UCI engine, when installed).
+
+    python -m benchmarks.bench_engine [--quick] [--board]
 """
 
 from __future__ import annotations
@@ -90,10 +96,80 @@ def tactics(name: str, limit: int | None, movetime: float) -> tuple[int, int, fl
     return solved, len(lines), max(times)
 
 
+def board_loop(thinker: str, seconds: float) -> list[float]:
+    """Seconds per poll of the board loop while ``thinker`` (none, builtin, stockfish)
+    thinks for Black and White lifts and replaces a piece (chess, after 1. e4)."""
+    import shutil
+    import tempfile
+
+    from controller.config import Config
+    from controller.service import BoardService
+
+    config = Config()
+    config.journal.path = tempfile.mkdtemp(prefix="fairyboard-bench-engine-")
+    config.board.layout, config.board.game = "square8", "chess"
+    config.board.simulated_hand_moves = False
+    if thinker != "none":
+        config.board.computer, config.board.computer_level = ["Black"], 10
+    if thinker == "stockfish":
+        config.engine.uci_engine = shutil.which("stockfish") or "/usr/games/stockfish"
+    svc = BoardService(config)
+    samples: list[float] = []
+    try:
+        svc.sim_action({"action": "arrange"})
+        svc.step(0.1)
+        for action in ({"action": "lift", "spot": "e2"}, {"action": "place", "spot": "e4"}):
+            svc.sim_action(action)
+            svc.step(0.05)
+        svc.step(0.3)
+        period = svc.sensing.period
+        ends = time.monotonic() + seconds
+        spots = ["a2", "h2", "b1", "g1"]
+        i = 0
+        while time.monotonic() < ends:
+            if thinker != "none" and not svc.opponent.thinking and samples:
+                break  # the answer came: the computer no longer thinks
+            spot = spots[i % len(spots)]
+            i += 1
+            for action in ({"action": "lift", "spot": spot}, {"action": "place", "spot": spot}):
+                svc.sim_action(action)
+                for _ in range(8):  # past the debounce: the frame is decided
+                    svc.sim.advance(period)
+                    t = time.perf_counter()
+                    svc.tick()
+                    samples.append(time.perf_counter() - t)
+            time.sleep(0.001)  # the live loop sleeps between scans too
+    finally:
+        svc.close()
+    return samples
+
+
+def board_report(seconds: float) -> None:
+    import shutil
+    import statistics
+
+    print("| while | polls | p50 (ms) | p99 (ms) | max (ms) |")
+    print("|---|---|---|---|---|")
+    thinkers = ["none", "builtin"] + (["stockfish"] if shutil.which("stockfish")
+                                      or shutil.which("/usr/games/stockfish") else [])
+    words = {"none": "nobody thinks", "builtin": "built-in search thinks (worker process)",
+             "stockfish": "Stockfish thinks (UCI process)"}
+    for thinker in thinkers:
+        samples = sorted(board_loop(thinker, seconds))
+        p99 = samples[min(len(samples) - 1, int(0.99 * len(samples)))]
+        print(f"| {words[thinker]} | {len(samples)} | {statistics.median(samples) * 1e3:.2f} "
+              f"| {p99 * 1e3:.2f} | {samples[-1] * 1e3:.2f} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--board", action="store_true",
+                        help="only the board loop while the computer thinks")
     args = parser.parse_args(argv)
+    if args.board:
+        board_report(1.5 if args.quick else 3.5)
+        return 0
     count = 3 if args.quick else 8
     print("| game | nodes/s (CPU) | nodes | python-chess moves listed/s |")
     print("|---|---|---|---|")

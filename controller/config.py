@@ -186,6 +186,17 @@ class LinkSettings:
 
 
 @dataclass
+class EngineSettings:
+    #: an external UCI engine program (e.g. "/usr/games/stockfish", a separate program the
+    #: owner installs) for the games in uci_games; empty: the built-in search plays all
+    uci_engine: str = ""
+    #: games the external engine plays (their positions are FEN and their moves UCI)
+    uci_games: list[str] = field(default_factory=lambda: ["chess"])
+    #: UCI options sent to the external engine, e.g. { Threads = 2, Hash = 64 }
+    uci_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Config:
     board: BoardSettings = field(default_factory=BoardSettings)
     sensing: SensingSettings = field(default_factory=SensingSettings)
@@ -196,6 +207,7 @@ class Config:
     journal: JournalSettings = field(default_factory=JournalSettings)
     log: LogSettings = field(default_factory=LogSettings)
     link: LinkSettings = field(default_factory=LinkSettings)
+    engine: EngineSettings = field(default_factory=EngineSettings)
 
 
 CHOICES = {
@@ -328,6 +340,30 @@ def _check_consistency(config: Config, source: str) -> None:
         raise ConfigError(f"{source}: {exc}") from None
     if len(config.players.names) < 2:
         raise ConfigError(f"{source}: players.names: need at least two names")
+    _check_engine(config.engine, source)
+
+
+def _check_engine(engine: EngineSettings, source: str) -> None:
+    """The external engine exists, plays known perfect-information games, and its options
+    are plain values (it would see what a hidden-information game hides)."""
+    import shutil
+
+    from controller.rules import GAMES
+
+    for name in engine.uci_games:
+        if name not in GAMES:
+            raise ConfigError(f"{source}: engine.uci_games: unknown game {name!r} "
+                              f"(known: {', '.join(GAMES)})")
+        if GAMES[name].hidden_information:
+            raise ConfigError(f"{source}: engine.uci_games: {name} hides pieces from the "
+                              "players; an external engine would see them")
+    for key, value in engine.uci_options.items():
+        if not isinstance(value, (bool, int, float, str)) or "\n" in str(value) + key:
+            raise ConfigError(f"{source}: engine.uci_options.{key}: expected a number, "
+                              f"true/false or a one-line text, got {value!r}")
+    if engine.uci_engine and shutil.which(engine.uci_engine) is None:
+        raise ConfigError(f"{source}: engine.uci_engine: no program {engine.uci_engine!r} "
+                          "(Debian: apt install stockfish, then /usr/games/stockfish)")
 
 
 def load_config(path: str | Path | None) -> Config:

@@ -10,6 +10,10 @@ board with the ordinary "execute the shown move" flow.
 An answer is used only if the position is still the one it was asked about: a takeback or
 a new game while the engine thinks simply makes the answer stale (the worker's search is
 bounded by the level's time budget, so it is free again soon).
+
+For the games the configuration gives to an external UCI engine (``[engine]``), the
+worker asks that engine instead and keeps it running between moves; should it fail, the
+built-in search makes the move and the failure is logged in one line.
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.config import EngineSettings
 from controller.rules import Game, Move, Position, get_game
 
 log = logging.getLogger("fairyboard.opponent")
+
+#: in the worker: the external engines already running, by program and options
+_EXTERNAL: dict[tuple, Any] = {}
 
 
 def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
@@ -38,6 +46,40 @@ def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
     if result.move is None:
         return ""
     return game.long_move_text(pos, result.move)
+
+
+@dataclass(frozen=True)
+class ExternalAnswer:
+    """The worker's answer for an external engine's game: the move (long notation) and,
+    when the engine failed and the built-in search moved instead, why (one line)."""
+
+    text: str
+    failure: str = ""
+
+
+def think_external(program: str, engine_options: tuple, game_name: str,
+                   options: dict[str, Any], setup: str, moves: list[str], level: int,
+                   seed: int, movetime: float | None = None) -> ExternalAnswer:
+    """In the worker: the external UCI engine's move, or the built-in search's if it fails."""
+    from controller.engine import LEVELS
+    from controller.engine.external import ExternalPlayer, UciError
+
+    game = get_game(game_name, **options)
+    budget = LEVELS[level].movetime if movetime is None else movetime
+    key = (program, engine_options)
+    player = _EXTERNAL.get(key)
+    if player is None:
+        player = _EXTERNAL[key] = ExternalPlayer(program, engine_options)
+    try:
+        move = player.move(game, setup, moves, level, budget)
+    except UciError as exc:
+        player.close()  # started afresh for the next move
+        text = think(game_name, options, setup, moves, level, seed, movetime)
+        return ExternalAnswer(text, f"{exc}; the built-in search made this move")
+    pos = game.parse_position(setup)
+    for text in moves:
+        pos.push(game.parse_move(pos, text))
+    return ExternalAnswer(game.long_move_text(pos, move))
 
 
 def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: int,
@@ -78,9 +120,12 @@ class _Question:
 class Opponent:
     """Asks the worker for the computer's moves and hands them over when they are current."""
 
-    def __init__(self, computer: Computer, seed: int = 0) -> None:
+    def __init__(self, computer: Computer, seed: int = 0,
+                 engine: EngineSettings | None = None) -> None:
         self.computer = computer
         self.seed = seed
+        #: the external UCI engine and the games it plays (``[engine]``)
+        self.engine = engine or EngineSettings()
         self._pool: ProcessPoolExecutor | None = None
         self._question: _Question | None = None
 
@@ -113,6 +158,11 @@ class Opponent:
                 public = {k: v for k, v in options.items() if k not in game.hidden_options}
                 future = self._pool.submit(think_from_view, game.name, public, view,
                                            self.computer.level, self.seed)
+            elif self.engine.uci_engine and game.name in self.engine.uci_games:
+                future = self._pool.submit(think_external, self.engine.uci_engine,
+                                           tuple(self.engine.uci_options.items()), game.name,
+                                           dict(options), setup, list(moves),
+                                           self.computer.level, self.seed)
             else:
                 future = self._pool.submit(think, game.name, dict(options), setup,
                                            list(moves), self.computer.level, self.seed)
@@ -126,6 +176,10 @@ class Opponent:
         except Exception as exc:  # a broken worker must not stop the board
             log.error("engine failed", extra={"error": str(exc)})
             return None
+        if isinstance(text, ExternalAnswer):
+            if text.failure:
+                log.error("external engine failed", extra={"error": text.failure})
+            text = text.text
         if not text:
             return None
         if isinstance(text, list):  # ranked tries from a view: the first the rules allow

@@ -241,7 +241,8 @@ class BoardService:
         #: the page's guided first game: the ply it began at (None: not running)
         self.tutorial_since: int | None = None
         #: the computer's players and its search process (none until a game asks for it)
-        self.opponent = Opponent(computer_from_config(config), seed=seed or 0)
+        self.opponent = Opponent(computer_from_config(config), seed=seed or 0,
+                                 engine=config.engine)
         #: the time control of new games ("" no clock); the page's "New game" may change it
         self.time_control = config.board.clock
         #: hints, the coach and the evaluation (its own worker process)
