@@ -14,16 +14,7 @@ import pytest
 from controller.opponent import Computer, Opponent, think
 from controller.rules import get_game
 from controller.service import BoardService, ServiceError
-from tests.support.service import make_config, play, set_up
-
-
-def wait_for(svc: BoardService, done, seconds: float = 30.0) -> None:
-    """Let simulated time pass while the worker process thinks in real time."""
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, svc.interaction
-        svc.step(0.05)
-        time.sleep(0.01)
+from tests.support.service import make_config, play, set_up, wait_for
 
 
 def test_the_worker_answers_with_a_legal_move_of_the_game_record():

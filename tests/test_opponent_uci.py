@@ -12,9 +12,6 @@ import random
 import sys
 
 import pytest
-from test_engine_uci import FAKE, stockfish
-from test_opponent import wait_for
-from test_service import make_config, play, set_up
 
 from controller.config import ConfigError, config_from_dict
 from controller.engine.external import ExternalPlayer, strength_options
@@ -22,6 +19,8 @@ from controller.engine.uci import UciEngine
 from controller.opponent import ExternalAnswer, think_external
 from controller.rules import get_game
 from controller.service import BoardService
+from tests.support.service import make_config, play, set_up, wait_for
+from tests.support.uci import FAKE, stockfish
 
 
 def test_levels_map_onto_elo_or_skill_level(tmp_path):

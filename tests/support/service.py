@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from controller.config import Config
 from controller.service import BoardService
 from controller.web.simulator import move_actions
@@ -71,3 +73,12 @@ def page_service(tmp_path, game: str = "luotuoqi", *, layout: str | None = None,
         config.board.layout = layout
     config.board.options = options
     return BoardService(config) if seed is None else BoardService(config, seed=seed)
+
+
+def wait_for(svc: BoardService, done, seconds: float = 30.0) -> None:
+    """Let simulated time pass while the worker process thinks in real time."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, svc.interaction
+        svc.step(0.05)
+        time.sleep(0.01)
