@@ -747,7 +747,12 @@ class BoardService:
 
     def _join(self, start: Start) -> None:
         """Another board invites this one: play ``start`` here (ending the current game
-        as unfinished), unless this board already has that game in its journal."""
+        as unfinished), unless this board already has that game in its journal — or it
+        is a game with hidden information, which needs the referee."""
+        if start.game in GAMES and GAMES[start.game].hidden_information:
+            log.warning("linked game refused", extra={
+                "link_game": start.game_id, "problem": "hidden information needs the referee"})
+            return
         if any(r.link and r.link.get("game_id") == start.game_id
                for r in self.journal.games()):
             return
@@ -1087,6 +1092,10 @@ class BoardService:
         if self.remote is None:
             raise ServiceError("remote players need a link: set link.broker in the "
                                "configuration (docs/link.md)")
+        if game.hidden_information:  # both boards would hold the whole position
+            raise ServiceError(f"{game.title} cannot be linked yet: each board must hold "
+                               "only its player's view, which needs the referee "
+                               "(docs/link.md); play it on one board")
         seats = [self.remote.board] * game.players
         for player, board in remote.items():
             if not 0 <= player < game.players:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.config import Config
 from controller.journal import Journal
@@ -245,3 +247,55 @@ def test_moves_go_out_at_once_not_after_a_delayed_ack(broker):
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
     finally:
         link.close()
+
+
+@given(st.data())
+@settings(max_examples=150, deadline=None)
+def test_any_delivery_order_with_duplicates_shows_each_ply_once_in_order(data):
+    """QoS 1 delivers at least once, in any order after a reconnection: whatever the
+    order and however many copies, the receiving board shows ply after ply, each once,
+    and never stops for a disagreement."""
+    plies = data.draw(st.integers(1, 12))
+    # ply k is made by seat (k - 1) % 2; beta plays seat 1 and makes its own plies
+    messages = [MoveMessage("alpha-1", k, (k - 1) % 2, f"m{k}", f"d{k}")
+                for k in range(1, plies + 1)]
+    remote = [m for m in messages if m.seat == 0]
+    deliveries = data.draw(st.lists(st.sampled_from(remote), min_size=len(remote),
+                                    max_size=4 * len(remote)))
+    deliveries += remote  # every message arrives at least once
+    game = LinkedGame(START, "beta")
+    shown: list[int] = []
+    queue = list(deliveries)
+
+    def act(actions):
+        for action in actions:
+            assert not isinstance(action, Disagree), action
+            shown.append(action.ply)
+            game.remote_made(action.move, action.digest)  # the person makes it here
+            nxt = action.ply + 1
+            if nxt <= plies:  # beta's own reply
+                own = messages[nxt - 1]
+                game.local_move(own.seat, own.move, own.digest)
+            act(game.next_early())
+
+    for m in queue:
+        act(game.receive(m))
+    assert shown == [m.ply for m in remote]
+    assert game.stopped is None
+
+
+def test_a_hidden_information_game_is_not_linked_until_the_referee_exists(tmp_path, broker):
+    """Both boards would hold the whole Lao Tzu position (and the club's state topic
+    would carry it): refused with one line, on either side."""
+    from controller.service import ServiceError
+
+    alpha = linked(tmp_path, "alpha", broker.port)
+    try:
+        with pytest.raises(ServiceError, match="cannot be linked yet.*referee"):
+            alpha.new_game("laotzu", {"white_array": 518, "black_array": 518},
+                           remote={1: "beta"})
+        before = alpha.session.game_id
+        alpha._join(Start("x-1", "laotzu", {}, "setup", ("beta", "alpha")))
+        assert alpha.session.game_id == before and alpha.link_json()["game_id"] is None
+    finally:
+        alpha.close()
