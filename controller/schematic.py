@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from controller.layout import Layout
+from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER, sensing_kind
 
 #: Raspberry Pi Pico: GPn → physical pin (datasheet pinout)
 PICO_GP_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15,
@@ -143,53 +144,63 @@ def _regulator(net: Netlist) -> None:
 
 
 def _sensing_components(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
-    """Sensors and their read-out, by the layout's sensing kind."""
-    if layout.sensing == "matrix":
-        rows = [f"ROW{k}" for k in range(layout.matrix_rows)]
-        cols = [f"COL{k}" for k in range(layout.matrix_columns)]
-        for name, gp in zip(rows + cols, [*fw["MATRIX_ROWS"], *fw["MATRIX_COLUMNS"]],
-                            strict=True):
-            net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))  # internal pull-ups
-        anodes_on_rows = fw.get("DIODE_ANODES", "rows") == "rows"
-        for spot in layout.spots:
-            w = spot.sensor
-            row, col = rows[w.row], cols[w.column]
-            mid = f"SW_{spot.name}"
-            net.add(Component(f"SW_{spot.name}", "reed", f"reed switch under {spot.name}",
-                              {"1": "~", "2": "~"}, spot=spot.name),
-                    p1=mid, p2=col if anodes_on_rows else row)
-            # KiCad diode pins: 1 = K (ringed end), 2 = A
-            net.add(Component(f"D_{spot.name}", "1N4148", f"diode in series with {spot.name}",
-                              {"1": "K", "2": "A"}, "Diode_THT:D_DO-35_SOD27_P7.62mm_Horizontal",
-                              spot.name),
-                    p1=mid, p2=row if anodes_on_rows else col)
-        return
+    """Sensors and their read-out, drawn by the layout's sensing kind."""
+    SCHEMATICS[sensing_kind(layout)](layout, net, fw, pico)
+
+
+def _matrix(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
+    """A reed switch and a diode per spot at a row/column crossing; the Pico's pull-ups."""
+    rows = [f"ROW{k}" for k in range(layout.matrix_rows)]
+    cols = [f"COL{k}" for k in range(layout.matrix_columns)]
+    for name, gp in zip(rows + cols, [*fw["MATRIX_ROWS"], *fw["MATRIX_COLUMNS"]],
+                        strict=True):
+        net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))  # internal pull-ups
+    anodes_on_rows = fw.get("DIODE_ANODES", "rows") == "rows"
+    for spot in layout.spots:
+        w = spot.sensor
+        row, col = rows[w.row], cols[w.column]
+        mid = f"SW_{spot.name}"
+        net.add(Component(f"SW_{spot.name}", "reed", f"reed switch under {spot.name}",
+                          {"1": "~", "2": "~"}, spot=spot.name),
+                p1=mid, p2=col if anodes_on_rows else row)
+        # KiCad diode pins: 1 = K (ringed end), 2 = A
+        net.add(Component(f"D_{spot.name}", "1N4148", f"diode in series with {spot.name}",
+                          {"1": "K", "2": "A"}, "Diode_THT:D_DO-35_SOD27_P7.62mm_Horizontal",
+                          spot.name),
+                p1=mid, p2=row if anodes_on_rows else col)
+
+
+def _shift_register(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
+    """Digital halls on 74HC165 inputs with bussed pull-ups, the chain into the Pico."""
     _regulator(net)
-    if layout.sensing == "shift-register":
-        chips = layout.chain_length // 8
-        for name, gp in (("SR_CLK", fw["SHIFT_CLOCK"]), ("SR_PL", fw["SHIFT_LATCH"]),
-                         ("SR_QH0", fw["SHIFT_DATA"])):
-            net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))
-        for k in range(chips):
-            pins = {"1": "SH/LD", "2": "CLK", "7": "~QH", "8": "GND", "9": "QH", "10": "SER",
-                    "15": "CLK_INH", "16": "VCC"}
-            pins.update({str(p): letter for letter, p in HC165_INPUT_PIN.items()})
-            net.add(Component(f"U{10 + k}", "74HC165", f"shift register {k + 1} of {chips} "
-                              "(1 = nearest the Pico)", pins, "Package_DIP:DIP-16_W7.62mm"),
-                    p1="SR_PL", p2="SR_CLK", p8=GND, p9=f"SR_QH{k}", p15=GND, p16=V3S,
-                    p10=f"SR_QH{k + 1}" if k + 1 < chips else GND)
-            net.add(Component(f"C{10 + k}", "100nF", f"bypass at U{10 + k}",
-                              {"1": "~", "2": "~"}), p1=V3S, p2=GND)
-            net.add(Component(f"RN{k + 1}", "8x10k", f"bussed pull-ups of U{10 + k}",
-                              {str(p): "common" if p == 1 else f"R{p - 1}"
-                               for p in range(1, 10)}), p1=V3S)
-            for j, letter in enumerate("HGFEDCBA"):
-                bit_net = f"BIT{8 * k + j}"
-                net.connect(bit_net, f"U{10 + k}", str(HC165_INPUT_PIN[letter]))
-                net.connect(bit_net, f"RN{k + 1}", str(2 + j))
-        for spot in layout.spots:
-            _sensor(net, f"H_{spot.name}", "DRV5033", spot.name, f"BIT{spot.sensor.chain}")
-        return
+    chips = layout.chain_length // 8
+    for name, gp in (("SR_CLK", fw["SHIFT_CLOCK"]), ("SR_PL", fw["SHIFT_LATCH"]),
+                     ("SR_QH0", fw["SHIFT_DATA"])):
+        net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))
+    for k in range(chips):
+        pins = {"1": "SH/LD", "2": "CLK", "7": "~QH", "8": "GND", "9": "QH", "10": "SER",
+                "15": "CLK_INH", "16": "VCC"}
+        pins.update({str(p): letter for letter, p in HC165_INPUT_PIN.items()})
+        net.add(Component(f"U{10 + k}", "74HC165", f"shift register {k + 1} of {chips} "
+                          "(1 = nearest the Pico)", pins, "Package_DIP:DIP-16_W7.62mm"),
+                p1="SR_PL", p2="SR_CLK", p8=GND, p9=f"SR_QH{k}", p15=GND, p16=V3S,
+                p10=f"SR_QH{k + 1}" if k + 1 < chips else GND)
+        net.add(Component(f"C{10 + k}", "100nF", f"bypass at U{10 + k}",
+                          {"1": "~", "2": "~"}), p1=V3S, p2=GND)
+        net.add(Component(f"RN{k + 1}", "8x10k", f"bussed pull-ups of U{10 + k}",
+                          {str(p): "common" if p == 1 else f"R{p - 1}"
+                           for p in range(1, 10)}), p1=V3S)
+        for j, letter in enumerate("HGFEDCBA"):
+            bit_net = f"BIT{8 * k + j}"
+            net.connect(bit_net, f"U{10 + k}", str(HC165_INPUT_PIN[letter]))
+            net.connect(bit_net, f"RN{k + 1}", str(2 + j))
+    for spot in layout.spots:
+        _sensor(net, f"H_{spot.name}", "DRV5033", spot.name, f"BIT{spot.sensor.chain}")
+
+
+def _analog(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
+    """Linear halls through CD74HC4067 multiplexers, one ADC input each."""
+    _regulator(net)
     # analog: multiplexers on the sensors' rail, one ADC input each; ADC_VREF from that rail
     muxes = -(-layout.channel_count // 16)
     net.connect(V3S, pico.ref, str(PICO_POWER_PINS["ADC_VREF"]))
@@ -214,6 +225,10 @@ def _sensing_components(layout: Layout, net: Netlist, fw: dict, pico: Component)
         out = f"CH{ch}"
         _sensor(net, f"H_{spot.name}", "DRV5055A4", spot.name, out)
         net.connect(out, f"U{10 + ch // 16}", str(HC4067_INPUT_PIN[ch % 16]))
+
+
+#: how each sensing kind is drawn
+SCHEMATICS = {MATRIX: _matrix, SHIFT_REGISTER: _shift_register, ANALOG: _analog}
 
 
 def _leds(layout: Layout, net: Netlist) -> None:
