@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from controller.leds.drivers import LED_DRIVER_NAMES
-from controller.rules import DEFAULT_GAME
+from controller.rules import DEFAULT_GAME, GAME_CLASSES
 from controller.sensing.backends import SENSING_BACKENDS, check_pin_tables
 
 
@@ -191,7 +191,8 @@ class EngineSettings:
     #: owner installs) for the games in uci_games; empty: the built-in search plays all
     uci_engine: str = ""
     #: games the external engine plays (their positions are FEN and their moves UCI)
-    uci_games: list[str] = field(default_factory=lambda: ["chess"])
+    uci_games: list[str] = field(default_factory=lambda: [
+        cls.name for cls in GAME_CLASSES if cls.uci_chess])
     #: UCI options sent to the external engine, e.g. { Threads = 2, Hash = 64 }
     uci_options: dict[str, Any] = field(default_factory=dict)
 

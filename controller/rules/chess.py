@@ -39,6 +39,7 @@ class Chess(LaoTzu):
 
     name = "chess"
     title = "Chess"
+    uci_chess = True
     piece_names = LaoTzu.piece_names
     special_step = SpecialStep(
         "Castle: move your King two squares toward a Rook and the Rook over it, in either "

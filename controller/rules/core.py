@@ -437,6 +437,9 @@ class Game:
     hidden_information: ClassVar[bool] = False
     #: options whose values would reveal hidden pieces (never sent to a player's page)
     hidden_options: ClassVar[frozenset[str]] = frozenset()
+    #: positions are FEN and moves UCI exactly as a UCI chess engine reads them, so an
+    #: external engine the owner installs (``[engine] uci_engine``) may play it by default
+    uci_chess: ClassVar[bool] = False
     #: piece kinds that appear only by promotion (the box of the simulated board offers
     #: them: Gnu Qi's Wazir)
     promotion_kinds: tuple[str, ...] = ()
