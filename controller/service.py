@@ -632,6 +632,24 @@ class BoardService:
             clock.resume(now)  # reported only: play on, the clock shows 0:00
         self._changed()
 
+    def club_json(self) -> dict[str, Any]:
+        """The club's linked games for the spectators' page.  A game with hidden
+        information shows its moves only once it has ended."""
+        if self.remote is None:
+            return {"link": None, "games": []}
+        games = []
+        for g in self.remote.club_games():
+            cls = GAMES.get(g["game"])
+            hidden = cls is None or (cls.hidden_information and not g.get("result"))
+            moves = g.get("moves") or []
+            games.append({"game_id": g["game_id"], "game": g["game"],
+                          "title": cls.title if cls else g["game"], "seats": g["seats"],
+                          "clock": g.get("clock", ""), "plies": len(moves),
+                          "moves": None if hidden else moves,
+                          "result": g.get("result"), "reason": g.get("reason")})
+        return {"link": {"club": self.remote.settings.club,
+                         "connected": self.remote.connected}, "games": games}
+
     def link_json(self) -> dict[str, Any] | None:
         """The link for the page: connection, the linked game's seats, a stop."""
         if self.remote is None:

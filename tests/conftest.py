@@ -16,7 +16,6 @@ Starlette test client of the page's app over ``svc``.  Rigs and simulated humans
 from __future__ import annotations
 
 import os
-import warnings
 
 import pytest
 from hypothesis import settings
@@ -45,11 +44,9 @@ def svc(request: pytest.FixtureRequest, tmp_path):
 
 @pytest.fixture
 def client(svc):
-    with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-    from controller.web.app import create_app
-    return TestClient(create_app(svc))
+    from tests.support.webtools import page_client
+
+    return page_client(svc)
 
 
 @pytest.fixture

@@ -123,6 +123,21 @@ def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):
         assert [t for _, t in alpha.plies] == [t for _, t in beta.plies]
         assert alpha.game.position_text(alpha.position) == \
             beta.game.position_text(beta.position)
+        # a third board of the club follows the game for its spectators
+        from tests.support.webtools import page_client
+
+        gamma = linked(tmp_path, "gamma", broker.port)
+        try:
+            until(lambda: any(g["plies"] == len(texts) for g in gamma.club_json()["games"]),
+                  gamma)
+            (game,) = [g for g in gamma.club_json()["games"] if g["game_id"] == link_id]
+            assert game["seats"] == ["alpha", "beta"] and game["title"] == "Lùotuoqí"
+            assert game["moves"] == alpha._record() and game["result"] is None
+            client = page_client(gamma)
+            assert client.get("/api/club").json()["games"][0]["game_id"] == link_id
+            assert "The club's games" in client.get("/club").text
+        finally:
+            gamma.close()
         records = [Journal(tmp_path / n / "journal").unfinished() for n in ("alpha", "beta")]
         assert [r.link["game_id"] for r in records] == [link_id, link_id]
         assert records[0].moves == records[1].moves

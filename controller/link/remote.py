@@ -43,7 +43,11 @@ class Remote:
         self.mqtt = MqttLink(settings)
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
+        #: the club's games as their retained start and state messages tell (spectators)
+        self.club: dict[str, dict[str, Any]] = {}
         self.mqtt.subscribe(invitation_topic(settings.club, settings.board))
+        for kind in ("start", "state"):
+            self.mqtt.subscribe(game_topic(settings.club, "+", kind))
 
     @property
     def board(self) -> str:
@@ -108,8 +112,9 @@ class Remote:
     def poll(self) -> list[Invitation | Action]:
         """What arrived, in order: invitations to join and the linked game's actions."""
         out: list[Invitation | Action] = []
-        for _topic, message in self.mqtt.receive():
-            if isinstance(message, Start):
+        for topic, message in self.mqtt.receive():
+            self._follow_club(topic, message)
+            if isinstance(message, Start) and topic.endswith("/invitation"):
                 if (self.accept_invitations and message.game_id not in self._declined
                         and self.board in message.seats):
                     self._declined.add(message.game_id)
@@ -119,6 +124,27 @@ class Remote:
         if self.game is not None and self.game.showing is None:
             out.extend(self.game.next_early())
         return out
+
+    def _follow_club(self, topic: str, message: Any) -> None:
+        """Keep the club's games for the spectators' page: who plays, the moves, the end."""
+        if isinstance(message, Start) and topic.endswith("/start"):
+            entry = self.club.setdefault(message.game_id, {"moves": [], "result": None,
+                                                           "reason": None})
+            entry.update(game_id=message.game_id, game=message.game,
+                         seats=list(message.seats), setup=message.setup,
+                         clock=message.clock)
+        elif isinstance(message, State) and topic.endswith("/state"):
+            entry = self.club.setdefault(message.game_id, {"game_id": message.game_id})
+            entry.update(moves=list(message.moves), result=message.result,
+                         reason=message.reason, updated=time.time())
+        if len(self.club) > 500:  # the newest games are enough for a club's page
+            for old in sorted(self.club, key=lambda k: self.club[k].get("updated", 0))[:100]:
+                del self.club[old]
+
+    def club_games(self) -> list[dict[str, Any]]:
+        """The club's games with a start message, newest first."""
+        games = [dict(g) for g in self.club.values() if "game" in g]
+        return sorted(games, key=lambda g: -g.get("updated", 0))
 
     def status(self) -> dict[str, Any]:
         """For the page and /health."""

@@ -16,6 +16,8 @@ Routes (all JSON except ``/`` and ``/static``):
 * ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
 * ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
   the player to move;
+* ``GET /club`` — the spectators' page; ``GET /api/club`` — the club's linked games
+  (docs/link.md);
 * ``GET /health`` — status, uptime, sensing back end, last frame age, journal path;
 * ``WS /ws`` — live updates: ``{"type": "state", "state": …}`` on every change and
   ``{"type": "leds", "leds": …}`` when only the LEDs changed; the client may send
@@ -157,6 +159,12 @@ def create_app(service: Any) -> Starlette:
     async def layout(request: Request) -> Response:
         return JSONResponse(service.layout_json)
 
+    async def club(request: Request) -> Response:
+        return FileResponse(STATIC / "club.html", headers={"Cache-Control": "no-cache"})
+
+    async def club_games(request: Request) -> Response:
+        return JSONResponse(service.club_json())
+
     async def state(request: Request) -> Response:
         return JSONResponse(service.state_json(_viewer(request.query_params.get("viewer"))))
 
@@ -296,6 +304,8 @@ def create_app(service: Any) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/layout", guarded(layout)),
+        Route("/club", club),
+        Route("/api/club", guarded(club_games)),
         Route("/api/state", guarded(state)),
         Route("/api/sim", guarded(sim), methods=["POST"]),
         Route("/api/tutorial", guarded(tutorial), methods=["POST"]),

@@ -80,3 +80,15 @@ def browser_page(sync_api: Any, url: str, width: int = 1280, height: int = 860) 
         yield page
         assert errors == [], errors
         browser.close()
+
+
+def page_client(service: Any) -> Any:
+    """A Starlette test client of the page's app over a service (no guard: loopback)."""
+    import warnings
+
+    with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from controller.web.app import create_app
+
+    return TestClient(create_app(service))
