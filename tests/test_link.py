@@ -314,3 +314,48 @@ def test_a_hidden_information_game_is_not_linked_until_the_referee_exists(tmp_pa
         assert alpha.session.game_id == before and alpha.link_json()["game_id"] is None
     finally:
         alpha.close()
+
+
+def test_boards_reach_a_tls_broker_and_check_its_certificate(tmp_path):
+    """`link.tls_ca`: the board connects with TLS and checks the broker's certificate; a
+    board given another CA does not connect."""
+    import shutil
+    import subprocess
+
+    from controller.link.client import BrokerSettings, MqttLink
+    from tests.support.broker import Broker
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed")
+    folder = tmp_path / "tls"
+    folder.mkdir()
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=folder, check=True, capture_output=True)
+
+    for ca in ("ca", "other-ca"):
+        run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+            f"/CN=fairyboard test {ca}", "-keyout", f"{ca}.key", "-out", f"{ca}.crt")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+        "-keyout", "broker.key", "-out", "broker.csr")
+    (folder / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "broker.crt")
+    broker = Broker(folder, extra=f"certfile {folder}/broker.crt\nkeyfile {folder}/broker.key")
+    broker.start()
+    good = MqttLink(BrokerSettings(port=broker.port, board="tls", club="test",
+                                   tls_ca=str(folder / "ca.crt")))
+    bad = MqttLink(BrokerSettings(port=broker.port, board="tls2", club="test",
+                                  tls_ca=str(folder / "other-ca.crt")))
+    try:
+        deadline = time.monotonic() + 10
+        while not good.connected:
+            assert time.monotonic() < deadline, (folder / "mosquitto.log").read_text()[-400:]
+            time.sleep(0.02)
+        time.sleep(0.5)
+        assert not bad.connected
+    finally:
+        good.close()
+        bad.close()
+        broker.stop()
