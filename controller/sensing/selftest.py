@@ -251,6 +251,7 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         for k, (_, colour) in enumerate(PRIMARIES):
             colours[k] = colour
         led_writer(colours)
+        wait(walk_s)
         report.colours_seen = parse_colours(see(
             "The first three LEDs of the chain show three colours: which, in chain order "
             "(e.g. 'red green blue')? "))

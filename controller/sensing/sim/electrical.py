@@ -197,7 +197,7 @@ class SwitchMatrix:
             levels = {self.bank.driven(p) for p in pins(node)} - {None}
             if not levels:
                 return None
-            return False if False in levels else True  # two outputs fight: low wins
+            return False not in levels  # two outputs fight: low wins
 
         def steps(node: int, toward_low: bool) -> list[int]:
             """Nodes current can reach from ``node`` through one closed switch, flowing
