@@ -275,6 +275,8 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
     if sensing_kind(layout).switches:
         raise ValueError(f"layout {layout.name} has {layout.sensor_kind} sensors on a "
                          f"{layout.sensing}: only linear hall boards are calibrated")
+    if pieces < 1:
+        raise ValueError(f"--pieces: light at least one spot at a time, got {pieces}")
     path = Path(out).expanduser() if out else default_calibration_path(config, layout)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = progress_path(path)

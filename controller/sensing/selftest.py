@@ -65,6 +65,8 @@ class SelfTestReport:
     pixel_order_fix: str = ""
     #: faults grouped by wire, named by connector and pin (:func:`wire_faults`)
     wiring: list[str] = field(default_factory=list)
+    #: the spots the walk put a piece on
+    walked: list[str] = field(default_factory=list)
     #: crosstalk that a wiring fault (two shorted lines) explains: not listed again
     explained: set[tuple[str, str]] = field(default_factory=set)
     #: what the walk covered and how long it took (for the summary)
@@ -309,6 +311,7 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
             instruct("lift", (i,))
             walker.lifted(base)
         report.checked += 1
+        report.walked.append(names[i])
     if anchors:
         instruct("lift", tuple(anchors))
         walker.step(settle_s)
@@ -396,16 +399,16 @@ def _line_name(label: str, pins: Mapping[str, str]) -> str:
 
 
 def _pair_name(a: str, b: str, pins: Mapping[str, str]) -> str:
-    """"col 5", "col 6" → "columns 5 and 6" (with their pins when known)."""
+    """"col 5", "col 6" → "columns 5 and 6 shorted" (with their pins when known)."""
     plural = {"row": "rows", "col": "columns"}
     pa, _, ra = a.partition(" ")
     pb, _, rb = b.partition(" ")
     if pa == pb and ra and rb:
-        text = f"{plural.get(pa, pa + 's')} {ra} and {rb}"
+        text = f"{plural.get(pa, pa + 's')} {ra} and {rb} shorted"
     else:
-        text = f"{a} and {b}"
+        text = f"{a} and {b} shorted"
     known = [pins[x] for x in (a, b) if x in pins]
-    return text + (f" ({', '.join(known)})" if known else "")
+    return text + (f" ({' and '.join(known)})" if known else "")
 
 
 def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list[str]:
@@ -419,7 +422,8 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     dead = {index[n] for n in report.dead}
     stuck = {index[n] for n in report.stuck}
     place = {s: (r, c) for r, row in enumerate(table) for c, s in enumerate(row) if s >= 0}
-    tested = [s for s in place if s not in stuck]
+    walked = {index[n] for n in report.walked}
+    tested = [s for s in place if s in walked]
     faults: list[str] = []
     explained: set[int] = set()
     wire = "wire open" if kind.can_ghost else "reads nothing (chip, its supply or its link)"
@@ -433,7 +437,7 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     pairs = [(index[on], index[also]) for on, also in report.crosstalk]
     for axis, x, y in shorted_lines(layout, pairs):
         labels = row_labels if axis == 0 else col_labels
-        faults.append(f"{_pair_name(labels[x], labels[y], pins)} shorted")
+        faults.append(_pair_name(labels[x], labels[y], pins))
     backwards = {index[d] for d, _ in report.diode_ghosts}
     for s in sorted(dead - explained):
         r, c = place[s]

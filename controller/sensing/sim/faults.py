@@ -24,6 +24,16 @@ def matrix_cell(layout: Any, spot: str) -> tuple[int, int]:
     return wiring.row, wiring.column
 
 
+def _matrix_of(rig: Any) -> SwitchMatrix | None:
+    """The emulated matrix of a rig: its own (Pi GPIO) or its microcontroller's (until
+    the emulated microcontroller restarts and wires a fresh one)."""
+    if rig.matrix is not None:
+        return rig.matrix
+    bank = getattr(rig.mcu, "bank", None)
+    found = [d for d in getattr(bank, "devices", ()) if isinstance(d, SwitchMatrix)]
+    return found[0] if found else None
+
+
 def seed_matrix_faults(target: Any, *, open_rows: Iterable[int] = (),
                        open_columns: Iterable[int] = (),
                        shorted_rows: Iterable[tuple[int, int]] = (),
@@ -32,9 +42,9 @@ def seed_matrix_faults(target: Any, *, open_rows: Iterable[int] = (),
     """Wire the matrix of ``target`` (a :class:`SimulatedSensing` or the
     :class:`SwitchMatrix` itself) with these faults; ``diodes`` maps a spot name to
     ``"reversed"``, ``"bridged"`` or ``"open"``."""
-    matrix = target if isinstance(target, SwitchMatrix) else target.matrix
+    matrix = target if isinstance(target, SwitchMatrix) else _matrix_of(target)
     if matrix is None:
-        raise ValueError("wiring faults are emulated on the gpio-matrix circuits only")
+        raise ValueError("wiring faults are emulated on the matrix circuits only")
     layout = target.layout if not isinstance(target, SwitchMatrix) else None
     cells: dict[tuple[int, int], str] = {}
     for spot, fault in (diodes or {}).items():

@@ -1,0 +1,154 @@
+"""Issue #16: the self-test names seeded wiring faults, the LED walk shows every LED.
+
+Faults are seeded into the emulated electronics (``controller.sensing.sim.faults``):
+an open row wire, two shorted column wires, a reversed or bridged diode, LED chips that
+take the colour bytes in another order.  ``fairyboard selftest`` must name each of them
+by wire and pin, as a builder would paste it into a help request.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import controller.bringup as bringup
+from controller.bringup import run_self_test
+from controller.config import Config
+from controller.layout import load_layout
+from controller.leds.drivers import ThrottledLeds
+from controller.sensing.selftest import WALK, parse_colours, pixel_order_fix, self_test
+from controller.sensing.sim import SimulatedBoard, SimulatedSensing
+from controller.sensing.sim.electrical import MatrixFaults
+from controller.sensing.sim.faults import matrix_cell, seed_matrix_faults, swap_led_colours
+
+SQUARE8 = load_layout("square8")
+
+
+def selftest_with(monkeypatch, *, chip_order: str = "RGB", **faults):
+    """``fairyboard selftest`` on the simulated square8 with faults seeded; returns the
+    report and the throttled LED chain it drew on."""
+    opened_sensing = bringup.open_sensing
+    opened_leds = bringup.open_leds
+    chains: list[ThrottledLeds] = []
+
+    def open_sensing(*args, **kwargs):
+        sensing = opened_sensing(*args, **kwargs)
+        seed_matrix_faults(sensing.rig, **faults)
+        return sensing
+
+    def open_leds(*args, **kwargs):
+        leds = opened_leds(*args, **kwargs)
+        swap_led_colours(leds.driver, chip_order)
+        chains.append(leds)
+        return leds
+
+    monkeypatch.setattr(bringup, "open_sensing", open_sensing)
+    monkeypatch.setattr(bringup, "open_leds", open_leds)
+    lines: list[str] = []
+    report = run_self_test(Config(), say=lines.append, ask=lambda question: pytest.fail(
+        f"the simulated builder was asked {question!r}"))
+    assert lines[-1] == report.text()
+    return report, chains[0]
+
+
+def test_selftest_names_an_open_row_shorted_columns_a_reversed_diode_and_swapped_colours(
+        monkeypatch):
+    e6 = matrix_cell(SQUARE8, "e6")
+    assert e6 == (5, 4)  # neither on row 3 nor on columns 5 and 6
+    report, _ = selftest_with(monkeypatch, chip_order="GRB", open_rows=[3],
+                              shorted_columns=[(5, 6)], diodes={"e6": "reversed"})
+    text = report.text()
+    assert not report.ok
+    assert "wiring: row 3 (GPIO" in text and "wire open: a4, b4, c4, d4, e4, f4, g4, h4" in text
+    assert "wiring: columns 5 and 6 shorted (GPIO" in text
+    assert "wiring: diode at e6 reversed" in text
+    assert "red, green, blue showed as green, red, blue" in text
+    assert 'set [leds] pixel_order = "GRB"' in text
+    # nothing else is blamed: the other spots of columns 5 and 6 and of row 3 are explained
+    assert [w.split(":")[0].split(" (")[0] for w in report.wiring] == [
+        "row 3", "columns 5 and 6 shorted", "diode at e6 reversed or missing"]
+    assert "crosstalk" not in text
+    assert text.splitlines()[0].startswith("Self-test of square8")
+    assert text.splitlines()[-1] == "faults found"
+
+
+def test_selftest_finds_no_fault_and_right_colours_on_a_good_board(monkeypatch):
+    report, _ = selftest_with(monkeypatch)
+    assert report.ok, report.text()
+    assert report.colours_seen == "RGB" and "LED colour order: right" in report.text()
+
+
+def test_the_led_walk_shows_every_led_through_the_throttle(monkeypatch):
+    """#16 defect 4: walk steps shorter than the throttle's interval, held frames never
+    flushed: every other LED of a Pi-driven chain stayed dark."""
+    _, leds = selftest_with(monkeypatch)
+    chain = leds.driver
+    lit = {k for frame in chain.frames for k, c in enumerate(frame.pixels) if c == WALK}
+    assert lit == set(range(SQUARE8.led_count))
+    assert leds.superseded == 0
+
+
+def walk(rig, board, layout, **options):
+    def instruct(action, spots):
+        if action == "clear":
+            board.clear()
+        elif action == "place":
+            for s in spots:
+                board.put(s, "white-pawn")
+        else:
+            for s in spots:
+                board.clear(s)
+
+    return self_test(layout, lambda: rig.stable, lambda colours: None, instruct,
+                     board.advance, walk_s=0.001, settle_s=0.05, **options)
+
+
+def test_the_ghost_check_of_every_diode_on_the_pico():
+    """The Pico's keypad idles the strobe lines as inputs: a diode left out (bridged)
+    lets current flow backwards and the anchored walk names it; a reversed one reads
+    nothing alone but conducts backwards."""
+    board = SimulatedBoard(SQUARE8)
+    with SimulatedSensing(board, "mcu-matrix") as rig:
+        for _ in range(300):
+            board.advance(0.01)
+            if rig.stable is not None:
+                break
+        seed_matrix_faults(rig, diodes={"e6": "reversed", "c3": "bridged"})
+        report = walk(rig, board, SQUARE8, diode_check=True)
+    assert report.wiring == ["diode at e6 reversed",
+                             "diode at c3 shorted or left out (ghosts appear)"]
+    assert report.dead == ["e6"]
+    assert {d for d, _ in report.diode_ghosts} == {"e6", "c3"}
+
+
+def test_a_seeded_open_diode_and_an_open_column_on_the_pi_matrix():
+    board = SimulatedBoard(SQUARE8)
+    with SimulatedSensing(board, "gpio-matrix", period_s=0.004) as rig:
+        board.advance(0.05)
+        seed_matrix_faults(rig, open_columns=[2], diodes={"f7": "open"})
+        report = walk(rig, board, SQUARE8, spots=range(64))
+    assert report.wiring[0].startswith("col 2 wire open: c1, c2, c3, c4, c5, c6, c7, c8")
+    assert report.wiring[1].startswith("diode at f7 reversed or missing")
+
+
+def test_matrix_faults_are_checked():
+    with pytest.raises(ValueError, match="diode fault at"):
+        MatrixFaults(diodes={(0, 0): "upside-down"})
+    board = SimulatedBoard(load_layout("lotus39"))
+    with SimulatedSensing(board, "gpio-analog") as rig, \
+            pytest.raises(ValueError, match="matrix circuits only"):
+        seed_matrix_faults(rig, open_rows=[1])
+
+
+@pytest.mark.parametrize("answer, seen", [
+    ("red green blue", "RGB"), ("g r b", "GRB"), ("GRB", "GRB"), ("Green, Red, Blue", "GRB"),
+    ("red none blue", "R-B"), ("purple", ""), ("", "")])
+def test_the_builders_answer_names_the_colours(answer, seen):
+    assert parse_colours(answer) == seen
+
+
+def test_the_pixel_order_that_shows_the_colours_right():
+    assert pixel_order_fix("RGB", "GRB") == "GRB"
+    assert pixel_order_fix("GRB", "GRB") == "RGB"  # configured GRB on RGB chips
+    assert pixel_order_fix("GRB", "RGB") == "GRB"
+    assert pixel_order_fix("RGB", "BRG") == "BRG"
+    assert pixel_order_fix("GRB", "R-B") == ""
