@@ -202,7 +202,6 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
     board = bench.sim
     layout = bench.layout
     kind = sensing_kind(layout)
-    held: set[int] = set()
 
     def instruct(action: str, spots: tuple[int, ...]) -> None:
         if board is not None:  # the simulated builder does it at once
@@ -215,16 +214,13 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
                 for s in spots:
                     board.clear(s)
             return
+        names = ", ".join(layout.spots[s].name for s in spots)
         if action == "clear":
             ask("Take every piece off the board and the pads, then press Enter ")
         elif action == "place" and len(spots) > 1:
-            names = ", ".join(layout.spots[s].name for s in spots)
             ask(f"Put pieces on {names}, then press Enter ")
-            held.update(spots)
-        elif action == "lift" and spots and set(spots) <= held:
-            names = ", ".join(layout.spots[s].name for s in spots)
+        elif action == "lift" and len(spots) > 1:
             ask(f"Take the pieces off {names}, then press Enter ")
-            held.difference_update(spots)
         # one piece at a time: the lit spot says where, the walk notices it
 
     def see(question: str) -> str:
@@ -282,8 +278,9 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
     partial = progress_path(path)
     progress = CalibrationProgress.load(partial, layout)
     if progress is not None:
-        say(f"continuing the calibration saved in {partial}: {progress.measured()} of "
-            f"{len(layout.spots)} spots done")
+        say(f"continuing the calibration saved in {partial}: "
+            f"{'the empty board and ' if progress.baseline else ''}{progress.readings()} "
+            "spot readings are done")
     else:
         progress = CalibrationProgress.start(layout)
     bench = _Bench(config, calibrating=True)

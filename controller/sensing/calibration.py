@@ -250,6 +250,9 @@ def calibrate(layout, sample: Callable[[], Sequence[float]],
 GUIDED_STEPS = ("empty", "white", "black", "white-2", "white-3")
 #: a reading this far from the empty one (volts) is a magnet, whatever the noise
 MIN_PIECE_V = 0.02
+#: a reading has settled when its last scans lie within this share of the magnet's
+#: reading (or within the noise)
+SETTLED_SHARE = 0.05
 #: a pile is recognised once it reads this share of the way from the smaller pile to the
 #: expected one (DEFAULT_STACK_RATIOS)
 PILE_SHARE = 0.4
@@ -311,10 +314,9 @@ class CalibrationProgress:
         except (TypeError, ValueError, AttributeError):
             return None
 
-    def measured(self) -> int:
-        """Spots with both a White and a Black reading."""
-        w, b = self.done("white"), self.done("black")
-        return len(set(w) & set(b))
+    def readings(self) -> int:
+        """How many spot readings (White and Black pieces, piles) are done."""
+        return sum(len(d) for d in (self.levels or {}).values())
 
 
 def pile_spots(layout, count: int = 2) -> list[int]:
@@ -418,6 +420,7 @@ def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
     with more pieces may run ahead)."""
     done = progress.done(step)
     noise = progress.noise or []
+    base = progress.baseline or []
     recent: dict[int, list[float]] = {i: [] for i in todo}
     missed: list[str] = []
     pending = list(todo)
@@ -434,13 +437,17 @@ def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
                 history = recent[i]
                 history.append(v)
                 del history[:-window]
-                if len(history) < window or not all((x - progress.baseline[i]) * (1 if f >= 0
-                                                    else -1) >= abs(f) for x in history):
+                sign = 1 if f >= 0 else -1
+                if len(history) < window or not all((x - base[i]) * sign >= abs(f)
+                                                    for x in history):
                     continue
-                spread = max(history) - min(history)
-                if spread > max(6 * noise[i], 0.03 * abs(f)):
+                mean = sum(history) / len(history)
+                # settled: still within the noise, or within a few per cent of the
+                # magnet's own reading (a piece still being lowered changes by far more)
+                if max(history) - min(history) > max(6 * noise[i],
+                                                      SETTLED_SHARE * abs(mean - base[i])):
                     continue
-                done[i] = sum(history) / len(history)
+                done[i] = mean
                 pending.remove(i)
                 taken = True
             if taken:

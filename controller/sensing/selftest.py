@@ -272,7 +272,6 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
                      settle_s / 2 if poll_s is None else poll_s)
     order = list(range(len(layout.spots)) if spots is None else spots)
     anchors: list[int] = []
-    corner = -1
     lines = anchor_lines(layout) if diode_check and not stuck else None
     if lines is not None:
         table = layout.matrix_table()
@@ -420,12 +419,12 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     row_labels, col_labels, table = kind.grid(layout)
     index = {s.name: i for i, s in enumerate(layout.spots)}
     dead = {index[n] for n in report.dead}
-    stuck = {index[n] for n in report.stuck}
     place = {s: (r, c) for r, row in enumerate(table) for c, s in enumerate(row) if s >= 0}
     walked = {index[n] for n in report.walked}
     tested = [s for s in place if s in walked]
     faults: list[str] = []
     explained: set[int] = set()
+    stuck = {index[n] for n in report.stuck}
     wire = "wire open" if kind.can_ghost else "reads nothing (chip, its supply or its link)"
     for axis, labels in ((0, row_labels), (1, col_labels)):
         for k, label in enumerate(labels):
@@ -434,6 +433,11 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
                 faults.append(f"{_line_name(label, pins)} {wire}: "
                               + ", ".join(layout.spots[s].name for s in sorted(line)))
                 explained.update(line)
+            line = [s for s in place if place[s][axis] == k]
+            if len(line) >= 2 and all(s in stuck for s in line):
+                faults.append(f"{_line_name(label, pins)} reads occupied on every spot "
+                              "(wire shorted to another line or to ground): "
+                              + ", ".join(layout.spots[s].name for s in sorted(line)))
     pairs = [(index[on], index[also]) for on, also in report.crosstalk]
     for axis, x, y in shorted_lines(layout, pairs):
         labels = row_labels if axis == 0 else col_labels
