@@ -199,7 +199,6 @@ class _Walker:
         waited = 0.0
         candidate: frozenset[int] | None = None
         since = 0.0
-        self.step(self.settle_s)
         while True:
             now = self.sensed(base)
             if not now:
@@ -218,11 +217,16 @@ class _Walker:
             waited += self.poll_s
 
     def lifted(self, base: set[int]) -> None:
-        """Look once after a piece was to be lifted: a board that reads empty again
-        lets the next piece read like the last (two shorted lines read alike)."""
-        self.step(self.settle_s)
-        if not self.sensed(base):
-            self.previous = None
+        """After a piece was to be lifted (the next spot already lit): a board that
+        reads empty again lets the next piece read like the last (two shorted lines
+        read alike).  Looks for up to ``settle_s`` — the builder is moving meanwhile."""
+        waited = 0.0
+        while waited < self.settle_s:
+            self.step(self.poll_s)
+            waited += self.poll_s
+            if not self.sensed(base):
+                self.previous = None
+                return
 
     def step(self, seconds: float) -> None:
         self.wait(seconds)
@@ -288,15 +292,16 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
              "move the piece there: the test moves on by itself.")
     base = set(stuck)
     extras: list[tuple[int, int, int | None]] = []  # (piece on, also read, diode suspected)
-    for i in order:
-        if i in stuck:
-            continue
+    order = [i for i in order if i not in stuck]
+    for k, i in enumerate(order):
         anchor = i in anchors
-        _show(led_writer, layout, {i: ASK} | {a: SENSED for a in base - stuck})
+        _show(led_writer, layout, {a: SENSED for a in base - stuck} | {i: ASK})
         instruct("place", (i,))
         sensed = set(walker.next_piece(base))
+        # what was sensed, and already the next spot: the builder moves on meanwhile
         _show(led_writer, layout, {j: SENSED for j in sensed} | (
-            {} if i in sensed else {i: FAULT}))
+            {} if i in sensed else {i: FAULT}) | (
+            {order[k + 1]: ASK} if k + 1 < len(order) else {}))
         if i not in sensed:
             report.dead.append(names[i])
         for ghost in sorted(sensed - {i}):
