@@ -27,6 +27,7 @@ from controller.sensing.calibration import (
     calibrate_guided,
 )
 from controller.sensing.frame import Frame, SensingError
+from controller.sensing.fwconfig import firmware_settings
 from controller.sensing.kinds import sensing_kind
 from controller.sensing.selftest import SelfTestReport, self_test
 
@@ -172,15 +173,25 @@ class _Bench:
             self.sensing.link.update()
 
     def pins(self) -> dict[str, str]:
-        """Line name (the sensing kind's) → controller pin, where the back end knows."""
-        pins = getattr(self.sensing.backend, "pins", None)
+        """Line name (the sensing kind's) → controller pin: the Pi's GPIO from the back
+        end's pin settings, the Pico's from the ``config.py`` fwconfig prints."""
         rows, cols, _ = sensing_kind(self.layout).grid(self.layout)
+        if self.sensing.link is not None:
+            fw = firmware_settings(self.layout)
+            lines = {"rows": fw.get("MATRIX_ROWS") or fw.get("MUX_SIGNALS"),
+                     "columns": fw.get("MATRIX_COLUMNS")}
+            prefix = ""
+        else:
+            pins = getattr(self.sensing.backend, "pins", None)
+            lines = {"rows": getattr(pins, "rows", None),
+                     "columns": getattr(pins, "columns", None)}
+            prefix = "GPIO"
         out: dict[str, str] = {}
         for labels, attr in ((rows, "rows"), (cols, "columns")):
-            numbers = getattr(pins, attr, None)
+            numbers = lines[attr]
             if numbers and len(numbers) == len(labels):
-                out.update({label: f"GPIO{p}" for label, p in zip(labels, numbers,
-                                                                  strict=True)})
+                out.update({label: f"{prefix}{p}" for label, p in zip(labels, numbers,
+                                                                      strict=True)})
         return out
 
     def close(self) -> None:
