@@ -299,7 +299,8 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         instruct("place", (i,))
         sensed = set(walker.next_piece(base))
         # what was sensed, and already the next spot: the builder moves on meanwhile
-        _show(led_writer, layout, {j: SENSED for j in sensed} | (
+        kept = {a: SENSED for a in base - stuck} | ({i: SENSED} if anchor else {})
+        _show(led_writer, layout, kept | {j: SENSED for j in sensed} | (
             {} if i in sensed else {i: FAULT}) | (
             {order[k + 1]: ASK} if k + 1 < len(order) else {}))
         if i not in sensed:
