@@ -8,6 +8,10 @@ by wire and pin, as a builder would paste it into a help request.
 
 from __future__ import annotations
 
+import re
+import threading
+import time
+
 import pytest
 
 import controller.bringup as bringup
@@ -15,7 +19,7 @@ from controller.bringup import run_self_test
 from controller.config import Config
 from controller.layout import load_layout
 from controller.leds.drivers import ThrottledLeds
-from controller.sensing.selftest import WALK, parse_colours, pixel_order_fix, self_test
+from controller.sensing.selftest import ASK, WALK, parse_colours, pixel_order_fix, self_test
 from controller.sensing.sim import SimulatedBoard, SimulatedSensing
 from controller.sensing.sim.electrical import MatrixFaults
 from controller.sensing.sim.faults import matrix_cell, seed_matrix_faults, swap_led_colours
@@ -72,16 +76,12 @@ def test_selftest_names_an_open_row_shorted_columns_a_reversed_diode_and_swapped
     assert text.splitlines()[-1] == "faults found"
 
 
-def test_selftest_finds_no_fault_and_right_colours_on_a_good_board(monkeypatch):
-    report, _ = selftest_with(monkeypatch)
-    assert report.ok, report.text()
-    assert report.colours_seen == "RGB" and "LED colour order: right" in report.text()
-
-
 def test_the_led_walk_shows_every_led_through_the_throttle(monkeypatch):
     """#16 defect 4: walk steps shorter than the throttle's interval, held frames never
     flushed: every other LED of a Pi-driven chain stayed dark."""
-    _, leds = selftest_with(monkeypatch)
+    report, leds = selftest_with(monkeypatch)
+    assert report.ok, report.text()
+    assert report.colours_seen == "RGB" and "LED colour order: right" in report.text()
     chain = leds.driver
     lit = {k for frame in chain.frames for k, c in enumerate(frame.pixels) if c == WALK}
     assert lit == set(range(SQUARE8.led_count))
@@ -153,3 +153,105 @@ def test_the_pixel_order_that_shows_the_colours_right():
     assert pixel_order_fix("GRB", "RGB") == "GRB"
     assert pixel_order_fix("RGB", "BRG") == "BRG"
     assert pixel_order_fix("GRB", "R-B") == ""
+
+
+class BuilderAtTheBoard:
+    """A builder in front of a Pi-driven board, in real time, doing what he is told: he
+    leaves a piece on the first spots lit blue as many as the terminal says, then walks
+    one more piece to each spot as it lights blue; he presses Enter only when asked."""
+
+    def __init__(self, board: SimulatedBoard) -> None:
+        self.board = board
+        self.chain = None
+        self.questions: list[str] = []
+        self.anchors = 0
+        self.walker: int | None = None
+        self.running = True
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def say(self, text: str) -> None:
+        found = re.search(r"\((\d+) pieces on one row and one column\)", text)
+        if found:
+            self.anchors = int(found.group(1))
+
+    def ask(self, question: str) -> str:
+        self.questions.append(question)
+        with self.lock:
+            if question.startswith("Take every piece off"):
+                self.board.clear()
+            for spot in _spots_named(question, "Put pieces on "):
+                self.board.put(spot, "white-pawn")
+            for spot in _spots_named(question, "Take the pieces off "):
+                self.board.clear(spot)
+        if question.startswith("Take every piece off"):
+            self.walker = None
+        return "red green blue" if "colours" in question else ""
+
+    def _watch(self) -> None:
+        leds = {s.led: i for i, s in enumerate(SQUARE8.spots)}
+        while self.running:
+            if self.chain is not None and self.chain.frames:
+                pixels = self.chain.pixels
+                with self.lock:
+                    for k, colour in enumerate(pixels):
+                        spot = leds[k]
+                        if colour != ASK or self.board.objects(spot):
+                            continue
+                        if self.anchors:
+                            self.anchors -= 1  # this one stays
+                        else:
+                            if self.walker is not None:
+                                self.board.clear(self.walker)  # the walking piece moves on
+                            self.walker = spot
+                        self.board.put(spot, "white-pawn")
+            time.sleep(0.002)
+
+
+def _spots_named(question: str, prefix: str) -> list[int]:
+    if not question.startswith(prefix):
+        return []
+    names = question[len(prefix):].split(", then")[0].split(", ")
+    return [SQUARE8.spot_index(n) for n in names]
+
+
+def test_selftest_on_a_pi_asks_only_to_start_and_for_the_colours(monkeypatch):
+    """The production path (RPi.GPIO, real time): no Enter per spot; the walk notices
+    each piece as it is put down."""
+    import controller.sensing.gpio as gpio
+
+    board = SimulatedBoard(SQUARE8)
+    chips = SimulatedSensing(board, "gpio-matrix")  # the emulated GPIO header and matrix
+    monkeypatch.setattr(gpio, "load_rpi_gpio", lambda: chips.gpio)
+    builder = BuilderAtTheBoard(board)
+    opened_leds = bringup.open_leds
+
+    def open_leds(*args, **kwargs):
+        leds = opened_leds(*args, **kwargs)
+        builder.chain = leds.driver
+        return leds
+
+    monkeypatch.setattr(bringup, "open_leds", open_leds)
+    monkeypatch.setattr(bringup, "SELFTEST_SETTLE_S", 0.02)
+    monkeypatch.setattr(bringup, "SELFTEST_POLL_S", 0.005)
+    monkeypatch.setattr(bringup, "SELFTEST_TIMEOUT_S", 2.0)
+    config = Config()
+    config.sensing.backend = "gpio-matrix"
+    pins = chips.backend.pins
+    config.sensing.row_pins, config.sensing.column_pins = list(pins.rows), list(pins.columns)
+    config.leds.max_fps = 240.0
+    config.sensing.debounce_ms, config.sensing.scan_hz = 5.0, 1000.0
+    builder.thread.start()
+    try:
+        report = run_self_test(config, say=builder.say, ask=builder.ask)
+    finally:
+        builder.running = False
+        builder.thread.join()
+        chips.close()
+    assert report.ok, report.text()
+    assert report.checked == len(SQUARE8.spots) and report.colours_seen == "RGB"
+    assert [q.split(",")[0].split(" (")[0] for q in builder.questions] == [
+        "The first three LEDs of the chain show three colours: which",
+        "Take every piece off the board and the pads",
+        "Take every piece off the board and the pads", "Put pieces on a1",
+        "Take the pieces off a1"]

@@ -318,7 +318,7 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         report.checked += 1
         report.walked.append(names[i])
     if anchors:
-        instruct("lift", tuple(anchors))
+        instruct("clear", ())  # the anchors and the walking piece
         walker.step(settle_s)
     report.walk_s = walker.elapsed
     shorts = shorted_lines(layout, [(on, also) for on, also, _ in extras])
