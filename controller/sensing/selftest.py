@@ -14,7 +14,7 @@ probed once more (*ghosting*).
 
 :func:`wire_faults` then groups what was found by wire and names it by the sensing
 kind's labels (``sensing_kind(layout).grid``) and the pins given: "row 3 wire open",
-"col 5 and col 6 shorted", "diode at e4 reversed or missing".  The report's
+"columns 5 and 6 shorted", "diode at e4 reversed or missing".  The report's
 :meth:`SelfTestReport.text` is the summary a builder pastes into a help request.
 
 Everything goes through callables, so the CLI (print, wait for the board) and the
@@ -425,7 +425,7 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     row_labels, col_labels, table = kind.grid(layout)
     index = {s.name: i for i, s in enumerate(layout.spots)}
     dead = {index[n] for n in report.dead}
-    place = {s: (r, c) for r, row in enumerate(table) for c, s in enumerate(row) if s >= 0}
+    place = _places(layout)
     walked = {index[n] for n in report.walked}
     tested = [s for s in place if s in walked]
     faults: list[str] = []
