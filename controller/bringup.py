@@ -260,6 +260,7 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
         report.heading = heading
     finally:
         bench.close()
+    say("--- summary (paste it into a help request) ---")
     say(report.text())
     return report
 
