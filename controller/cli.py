@@ -292,7 +292,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from controller.bringup import run_calibration
 
-    run_calibration(_bringup_config(args), out=args.out)
+    run_calibration(_bringup_config(args), out=args.out, pieces=args.pieces)
     return 0
 
 
@@ -440,14 +440,17 @@ def build_parser() -> argparse.ArgumentParser:
         gp.set_defaults(func=func)
 
     for name, func, text in (
-            ("selftest", cmd_selftest, "check a built board: LEDs, every sensor, ghosting "
-             "(exit 1 when faults are found)"),
+            ("selftest", cmd_selftest, "check a built board: LEDs and their colour order, every "
+             "sensor and diode, faults named by wire (exit 1 when faults are found)"),
             ("calibrate", cmd_calibrate, "measure the linear hall sensors of an analog board")):
         p = sub.add_parser(name, help=text)
         p.add_argument("--config", help="TOML configuration file (sensing and LEDs)")
         p.add_argument("--layout", help="layout name (overrides the configuration)")
         if name == "calibrate":
             p.add_argument("--out", help="where to store it (default: sensing.calibration)")
+            p.add_argument("--pieces", type=int, default=1,
+                           help="spots lit at a time: how many White (and Black) pieces "
+                                "you have at hand (default 1)")
         p.set_defaults(func=func)
 
     p = sub.add_parser("run", help="run the board service (default: the simulated board)")

@@ -36,6 +36,16 @@ class SimulatedChain(ChainDriver):
         self.layout = layout
         self.frames: deque[LedFrame] = deque(maxlen=keep)
         self.writes = 0
+        #: the order in which the LED chips take the three bytes the driver sends as
+        #: red, green, blue: "RGB" as designed; "GRB" emulates chips wired for another
+        #: ``pixel_order`` (a bring-up fault the self-test's colour check finds)
+        self.chip_order = "RGB"
+
+    def seen(self, led: int) -> RGB:
+        """The colour a person sees on one LED now (after the chips' byte order)."""
+        sent = self.pixels[led]
+        shown = {channel: level for channel, level in zip(self.chip_order, sent, strict=True)}
+        return (shown["R"], shown["G"], shown["B"])
 
     def show(self, frame: LedFrame) -> None:
         if self.closed:

@@ -35,12 +35,12 @@ DEFAULT_STACK_RATIOS = (1.0, 1.25, 1.35)
 
 STEP_TEXT = {
     "empty": "Clear the board and every pad.",
-    "white": "Put one White piece (a single stone) on every cell and pad.",
-    "black": "Put one Black piece (a single stone) on every cell and pad.",
-    "white-2": "Put a pile of two White stones on every cell and pad.",
-    "white-3": "Put a pile of three White stones on every cell and pad.",
-    "black-2": "Put a pile of two Black stones on every cell and pad.",
-    "black-3": "Put a pile of three Black stones on every cell and pad.",
+    "white": "Put one White piece (a single stone) on each lit spot",
+    "black": "Put one Black piece (a single stone) on each lit spot",
+    "white-2": "Put a pile of two White stones on each lit spot",
+    "white-3": "Put a pile of three White stones on each lit spot",
+    "black-2": "Put a pile of two Black stones on each lit spot",
+    "black-3": "Put a pile of three Black stones on each lit spot",
 }
 BASIC_STEPS = ("empty", "white", "black")
 STACK_STEPS = ("white-2", "white-3", "black-2", "black-3")
@@ -111,20 +111,25 @@ class Calibration:
         }, indent=1)
 
     def save(self, path: Path | str) -> None:
-        """Atomically and durably: a temporary file synced to disk, renamed over the old
-        one, the folder synced — a power cut leaves the old calibration or the new one."""
-        path = Path(path)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(self.to_json())
-            f.flush()
-            os.fsync(f.fileno())
-        tmp.replace(path)  # never leave half a calibration behind
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        """Atomically and durably (:func:`write_atomically`)."""
+        write_atomically(path, self.to_json())
+
+
+def write_atomically(path: Path | str, text: str) -> None:
+    """A temporary file synced to disk, renamed over the old one, the folder synced — a
+    power cut leaves the old file or the new one, never half of one."""
+    path = Path(path)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)  # never leave half a calibration behind
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def parse_calibration(text: str, layout, source: str = "calibration") -> Calibration:
@@ -236,3 +241,225 @@ def calibrate(layout, sample: Callable[[], Sequence[float]],
             "these sensors did not respond to a magnet of the expected polarity (dead "
             "sensor, missing piece or magnet upside down): " + ", ".join(problems))
     return Calibration(layout.name, wiring_hash(layout), tuple(spots))
+
+
+# --- guided calibration: spot by spot, with the pieces of the kit ------------------------
+
+#: the guided routine's steps: the empty board at once, one White and one Black piece
+#: walked spot by spot, then piles of two and three White stones on a few spots
+GUIDED_STEPS = ("empty", "white", "black", "white-2", "white-3")
+#: a reading this far from the empty one (volts) is a magnet, whatever the noise
+MIN_PIECE_V = 0.02
+#: a reading has settled when its last scans lie within this share of the magnet's
+#: reading (or within the noise)
+SETTLED_SHARE = 0.05
+#: a pile is recognised once it reads this share of the way from the smaller pile to the
+#: expected one (DEFAULT_STACK_RATIOS)
+PILE_SHARE = 0.4
+
+
+@dataclass
+class CalibrationProgress:
+    """What a guided calibration has measured so far: the empty board's readings and
+    noise, and per step the reading of every spot done — saved after each spot, so a
+    calibration stopped half way continues where it stopped."""
+
+    layout: str
+    wiring: str
+    baseline: list[float] | None = None
+    noise: list[float] | None = None
+    levels: dict[str, dict[int, float]] | None = None
+
+    def done(self, step: str) -> dict[int, float]:
+        if self.levels is None:
+            self.levels = {}
+        return self.levels.setdefault(step, {})
+
+    def to_json(self) -> str:
+        return json.dumps({"format": CALIBRATION_FORMAT, "progress": True,
+                           "layout": self.layout, "wiring": self.wiring,
+                           "baseline": self.baseline, "noise": self.noise,
+                           "levels": {k: {str(i): v for i, v in d.items()}
+                                      for k, d in (self.levels or {}).items()}})
+
+    def save(self, path: Path | str) -> None:
+        write_atomically(path, self.to_json())
+
+    @classmethod
+    def start(cls, layout) -> CalibrationProgress:
+        return cls(layout.name, wiring_hash(layout))
+
+    @classmethod
+    def load(cls, path: Path | str, layout) -> CalibrationProgress | None:
+        """The saved progress for this layout and wiring, or None (none, or made for
+        other wiring: then the calibration starts again)."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("wiring") != wiring_hash(layout) \
+                or data.get("layout") != layout.name:
+            return None
+        n = len(layout.spots)
+        try:
+            levels = {str(k): {int(i): float(v) for i, v in d.items() if 0 <= int(i) < n}
+                      for k, d in (data.get("levels") or {}).items()}
+            base = data.get("baseline")
+            noise = data.get("noise")
+            if base is not None and (len(base) != n or len(noise) != n):
+                return None
+            return cls(layout.name, data["wiring"],
+                       None if base is None else [float(x) for x in base],
+                       None if noise is None else [float(x) for x in noise], levels)
+        except (TypeError, ValueError, AttributeError):
+            return None
+
+    def readings(self) -> int:
+        """How many spot readings (White and Black pieces, piles) are done."""
+        return sum(len(d) for d in (self.levels or {}).values())
+
+
+def pile_spots(layout, count: int = 2) -> list[int]:
+    """A few spots spread over the board for the piles (cells first)."""
+    cells = [i for i, s in enumerate(layout.spots) if s.kind == "cell"] or \
+        list(range(len(layout.spots)))
+    if count <= 0:
+        return []
+    step = max(1, len(cells) // count)
+    return [cells[min(len(cells) - 1, step // 2 + k * step)] for k in range(count)]
+
+
+def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
+                     guide: Callable[[str, tuple[int, ...]], None],
+                     wait: Callable[[float], None], progress: CalibrationProgress, *,
+                     save: Callable[[CalibrationProgress], None] = lambda p: None,
+                     samples: int = 16, window: int = 6, poll_s: float = 0.02,
+                     timeout_s: float = 60.0, pieces: int = 1, piles: int = 2,
+                     say: Callable[[str], None] = lambda text: None) -> Calibration:
+    """Calibrate with the pieces of the kit: the empty board at once, then the spots lit
+    ``pieces`` at a time; each spot's reading is taken as soon as a magnet reads there
+    steadily (``window`` scans within the noise) — nobody presses a key per spot.
+
+    ``guide(step, spots)``: with no spots a step begins (the CLI asks for Enter once per
+    step: clear the board, take the White piece …); with spots, light them (the simulated
+    builder moves his pieces there).  ``progress`` is updated and ``save``d after every
+    spot; a spot that reads no magnet in ``timeout_s`` is left for a later run.  Raises
+    :class:`CalibrationError` naming the spots still missing."""
+    n = len(layout.spots)
+    if progress.baseline is None or progress.noise is None:
+        guide("empty", ())
+        scans = []
+        for _ in range(samples):
+            scans.append(list(sample()))
+            wait(poll_s)
+        if any(len(s) != n for s in scans):
+            raise CalibrationError(f"a scan did not give {n} readings")
+        progress.baseline, progress.noise = _stats(scans, n)
+        save(progress)
+    base, noise = progress.baseline, progress.noise
+    missed: list[str] = []
+    for step in ("white", "black"):
+        sign = 1 if step == "white" else -1
+        todo = [i for i in range(n) if i not in progress.done(step)]
+        if todo:
+            guide(step, ())
+
+        def floor(i: int, sign: int = sign) -> float:
+            return sign * max(8 * noise[i], MIN_PIECE_V)
+
+        missed += _walk(layout, step, todo, floor, sample, guide, wait, progress, save,
+                        window, poll_s, timeout_s, pieces, say)
+    singles = progress.done("white")
+    targets = [i for i in pile_spots(layout, piles) if i in singles]
+    previous = singles
+    ratios = dict(zip((1, 2, 3), DEFAULT_STACK_RATIOS, strict=True))
+    for height, step in ((2, "white-2"), (3, "white-3")):
+        todo = [i for i in targets if i not in progress.done(step)]
+        if todo:
+            guide(step, ())
+        smaller = previous
+
+        def pile_floor(i: int, smaller: dict[int, float] = smaller, h: int = height) -> float:
+            one = singles[i] - base[i]
+            below = smaller[i] - base[i]
+            return below + PILE_SHARE * one * (ratios[h] - ratios[h - 1])
+
+        _walk(layout, step, [i for i in todo if i in smaller], pile_floor, sample, guide,
+              wait, progress, save, window, poll_s, timeout_s, 1, say)
+        previous = progress.done(step)
+    guide("done", ())
+    if missed:
+        raise CalibrationError(
+            "no magnet read on " + ", ".join(dict.fromkeys(missed)) + " (dead sensor, "
+            "missing piece or magnet upside down); the rest is saved: fix them and run the "
+            "calibration again, it continues where it stopped")
+    stack = list(DEFAULT_STACK_RATIOS)
+    for height, step in ((2, "white-2"), (3, "white-3")):
+        measured = [(v - base[i]) / (singles[i] - base[i])
+                    for i, v in progress.done(step).items() if i in singles]
+        if measured:
+            stack[height - 1] = sum(measured) / len(measured)
+    spots = []
+    for i in range(n):
+        levels = {}
+        for colour in ("white", "black"):
+            one = progress.done(colour)[i] - base[i]
+            levels[colour] = (one, one * stack[1], one * stack[2])
+        spots.append(SpotCalibration(base[i], noise[i], levels["white"], levels["black"]))
+    return Calibration(layout.name, wiring_hash(layout), tuple(spots))
+
+
+def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
+          sample: Callable[[], Sequence[float]], guide: Callable[[str, tuple[int, ...]], None],
+          wait: Callable[[float], None], progress: CalibrationProgress,
+          save: Callable[[CalibrationProgress], None], window: int, poll_s: float,
+          timeout_s: float, pieces: int, say: Callable[[str], None]) -> list[str]:
+    """Light the spots of ``todo`` ``pieces`` at a time and record each as soon as it
+    reads beyond ``floor(spot)`` (signed) steadily; returns the names of spots that
+    never did.  Any pending spot that reads steadily is taken, lit or not (a builder
+    with more pieces may run ahead)."""
+    done = progress.done(step)
+    noise = progress.noise or []
+    base = progress.baseline or []
+    recent: dict[int, list[float]] = {i: [] for i in todo}
+    missed: list[str] = []
+    pending = list(todo)
+    while pending:
+        lit = tuple(pending[:max(1, pieces)])
+        guide(step, lit)
+        waited = 0.0
+        while any(i in pending for i in lit):
+            readings = sample()
+            taken = False
+            for i in list(pending):
+                f = floor(i)
+                v = readings[i]
+                history = recent[i]
+                history.append(v)
+                del history[:-window]
+                sign = 1 if f >= 0 else -1
+                if len(history) < window or not all((x - base[i]) * sign >= abs(f)
+                                                    for x in history):
+                    continue
+                mean = sum(history) / len(history)
+                # settled: still within the noise, or within a few per cent of the
+                # magnet's own reading (a piece still being lowered changes by far more)
+                if max(history) - min(history) > max(6 * noise[i],
+                                                      SETTLED_SHARE * abs(mean - base[i])):
+                    continue
+                done[i] = mean
+                pending.remove(i)
+                taken = True
+            if taken:
+                save(progress)
+            if waited >= timeout_s:
+                for i in lit:
+                    if i in pending:
+                        pending.remove(i)
+                        missed.append(layout.spots[i].name)
+                        say(f"{layout.spots[i].name}: no magnet read in {timeout_s:g} s; "
+                            "skipped")
+                break
+            wait(poll_s)
+            waited += poll_s
+    return missed

@@ -1,11 +1,21 @@
-"""Self-test of a built board: LEDs, every sensor, and matrix ghosting.
+"""Self-test of a built board: LEDs and their colour order, every sensor, every diode.
 
-:func:`self_test` walks a light along the LED chain, then asks the human to clear the
-board (sensors still reading occupied are *stuck*), to put a piece on every spot in turn
-(a spot that does not read occupied is *dead*; other spots reading occupied with it are
-*crosstalk*: a miswired or too sensitive neighbour), lighting what is sensed after each
-step, and — on a matrix — to put pieces on three corners of a rectangle: if the fourth
-corner reads occupied the matrix has no (or a shorted) diode there: *ghosting*.
+:func:`self_test` walks a light along the LED chain, shows red, green and blue on the
+first three LEDs (the builder says what he sees: a chain wired for another byte order
+shows them swapped), asks the human to clear the board (sensors still reading occupied
+are *stuck*), then walks the board: it lights one spot and waits until a piece is sensed
+there — no key to press — records what was sensed, and lights the next.  A spot that
+reads nothing within ``timeout_s`` is *dead*; other spots reading with it are
+*crosstalk*.  On a matrix the first pieces stay on one whole row and one whole column
+(the *anchors*, ``diode_check``): with them every further piece closes three corners of
+a rectangle, so a ghost anywhere names the diode on the corner opposite it — the
+ghost check of every diode while walking.  At the end three corners of a rectangle are
+probed once more (*ghosting*).
+
+:func:`wire_faults` then groups what was found by wire and names it by the sensing
+kind's labels (``sensing_kind(layout).grid``) and the pins given: "row 3 wire open",
+"columns 5 and 6 shorted", "diode at e4 reversed or missing".  The report's
+:meth:`SelfTestReport.text` is the summary a builder pastes into a help request.
 
 Everything goes through callables, so the CLI (print, wait for the board) and the
 simulator (a scripted human on a :class:`SimulatedBoard`) run the same routine:
@@ -13,13 +23,15 @@ simulator (a scripted human on a :class:`SimulatedBoard`) run the same routine:
 * ``read()`` → the current debounced :class:`Frame`;
 * ``led_writer(colours)`` → show one ``(r, g, b)`` per LED index;
 * ``instruct(action, spots)`` → ``action`` is ``"clear"``, ``"place"`` (put a piece on
-  each of ``spots``) or ``"lift"`` (take them off again); returns when done;
-* ``wait(seconds)`` → let the sensors settle (``time.sleep`` or the simulated clock).
+  each of ``spots``) or ``"lift"`` (take them off again); returns at once or when done;
+* ``wait(seconds)`` → let the sensors settle (``time.sleep`` or the simulated clock);
+* ``see(question)`` → the builder's answer naming the colours of the first LEDs;
+* ``tell(text)`` → a note for the builder at the start of a phase.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.sensing.frame import Frame
@@ -31,6 +43,10 @@ WALK: Colour = (40, 40, 40)
 ASK: Colour = (0, 0, 60)
 SENSED: Colour = (0, 50, 0)
 FAULT: Colour = (60, 0, 0)
+#: the colour-order check: red, green, blue on LEDs 0, 1, 2
+PRIMARIES: tuple[tuple[str, Colour], ...] = (("R", (80, 0, 0)), ("G", (0, 80, 0)),
+                                             ("B", (0, 0, 80)))
+COLOUR_WORDS = {"red": "R", "green": "G", "blue": "B", "r": "R", "g": "G", "b": "B"}
 
 
 @dataclass
@@ -41,24 +57,86 @@ class SelfTestReport:
     crosstalk: list[tuple[str, str]] = field(default_factory=list)  # (piece on, also read)
     ghosting: list[tuple[str, tuple[str, str, str]]] = field(default_factory=list)
     checked: int = 0
+    #: diodes the walk with anchors found conducting backwards: (diode's spot, ghost)
+    diode_ghosts: list[tuple[str, str]] = field(default_factory=list)
+    #: the colours seen on LEDs 0, 1, 2 for red, green, blue ("RGB" when right), or ""
+    colours_seen: str = ""
+    #: the ``pixel_order`` the chain needs, when the colours came out swapped
+    pixel_order_fix: str = ""
+    #: faults grouped by wire, named by connector and pin (:func:`wire_faults`)
+    wiring: list[str] = field(default_factory=list)
+    #: the spots the walk put a piece on
+    walked: list[str] = field(default_factory=list)
+    #: crosstalk that a wiring fault (two shorted lines) explains: not listed again
+    explained: set[tuple[str, str]] = field(default_factory=set)
+    #: what the walk covered and how long it took (for the summary)
+    heading: list[str] = field(default_factory=list)
+    walk_s: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return not (self.stuck or self.dead or self.crosstalk or self.ghosting)
+        return not (self.stuck or self.dead or self.crosstalk or self.ghosting
+                    or self.diode_ghosts or self.wiring
+                    or (self.colours_seen and self.colours_seen != "RGB"))
 
     def text(self) -> str:
-        lines = [f"LEDs walked: {self.leds_walked}; sensors checked: {self.checked}"]
+        """The summary a builder can paste into a help request."""
+        lines = list(self.heading)
+        lines.append(f"LEDs walked: {self.leds_walked}; sensors checked: {self.checked}"
+                     + (f"; walk took {self.walk_s:.0f} s" if self.walk_s >= 1 else ""))
+        if self.colours_seen and self.colours_seen != "RGB":
+            lines.append(f"LED colour order: red, green, blue showed as "
+                         f"{', '.join(_colour_name(c) for c in self.colours_seen)}"
+                         + (f": set [leds] pixel_order = \"{self.pixel_order_fix}\""
+                            if self.pixel_order_fix else ""))
+        elif self.colours_seen:
+            lines.append("LED colour order: right")
+        for fault in self.wiring:
+            lines.append(f"wiring: {fault}")
         if self.stuck:
             lines.append("stuck (occupied on an empty board): " + ", ".join(self.stuck))
         if self.dead:
             lines.append("dead (no reading with a piece on it): " + ", ".join(self.dead))
         for on, also in self.crosstalk:
+            if (on, also) in self.explained:
+                continue
             lines.append(f"crosstalk: a piece on {on} also reads on {also}")
+        for diode, ghost in self.diode_ghosts:
+            lines.append(f"ghost: {ghost} read occupied through the diode at {diode}")
         for fake, corners in self.ghosting:
             lines.append(f"ghosting: pieces on {', '.join(corners)} make {fake} read occupied "
                          "(missing diodes)")
         lines.append("all good" if self.ok else "faults found")
         return "\n".join(lines)
+
+
+def _colour_name(letter: str) -> str:
+    return {"R": "red", "G": "green", "B": "blue"}.get(letter, "nothing")
+
+
+def parse_colours(answer: str) -> str:
+    """"red green blue" / "rgb" / "g r b" → "RGB"/"GRB"; "" when it names no three colours
+    (``-`` or ``none`` for a dark LED give ``"-"``)."""
+    words = answer.lower().replace(",", " ").split()
+    if len(words) == 1 and len(words[0]) == 3 and set(words[0]) <= set("rgb-"):
+        words = list(words[0])
+    letters = [COLOUR_WORDS.get(w, "-" if w in ("-", "none", "off", "dark") else "?")
+               for w in words]
+    if len(letters) != 3 or "?" in letters:
+        return ""
+    return "".join(letters)
+
+
+def pixel_order_fix(configured: str, seen: str) -> str:
+    """The ``pixel_order`` that shows red, green, blue right, given the one configured
+    and the colours seen for red, green, blue ("" when not a permutation)."""
+    if sorted(seen) != ["B", "G", "R"] or sorted(configured) != ["B", "G", "R"]:
+        return ""
+    # sent channel c goes out as byte configured.index(c); the chips show that byte as seen
+    chip = [""] * 3
+    for c, shown in zip("RGB", seen, strict=True):
+        chip[configured.index(c)] = shown
+    return "".join(chip)
 
 
 def rectangle_probe(layout) -> tuple[tuple[int, int, int], int] | None:
@@ -77,6 +155,22 @@ def rectangle_probe(layout) -> tuple[tuple[int, int, int], int] | None:
     return None
 
 
+def anchor_lines(layout) -> tuple[int, int] | None:
+    """The matrix row and column whose spots stay covered while the rest is walked (the
+    fullest ones, crossing on a used spot), or None when the board cannot ghost."""
+    if not sensing_kind(layout).can_ghost:
+        return None
+    table = layout.matrix_table()
+    rows = sorted(range(len(table)), key=lambda r: -sum(s >= 0 for s in table[r]))
+    cols = sorted(range(len(table[0])),
+                  key=lambda c: -sum(row[c] >= 0 for row in table))
+    for r in rows:
+        for c in cols:
+            if table[r][c] >= 0:
+                return r, c
+    return None
+
+
 def _show(led_writer: Callable[[list[Colour]], None], layout,
           lit: dict[int, Colour]) -> None:
     colours = [OFF] * layout.led_count
@@ -85,11 +179,68 @@ def _show(led_writer: Callable[[list[Colour]], None], layout,
     led_writer(colours)
 
 
+class _Walker:
+    """Waits for a piece: polls the sensors until a new set of spots reads occupied
+    and stays so for ``settle_s``, or ``timeout_s`` passes."""
+
+    def __init__(self, read: Callable[[], Frame], wait: Callable[[float], None],
+                 settle_s: float, timeout_s: float, poll_s: float) -> None:
+        self.read, self.wait = read, wait
+        self.settle_s, self.timeout_s, self.poll_s = settle_s, timeout_s, poll_s
+        self.elapsed = 0.0
+        self.previous: frozenset[int] | None = None
+
+    def sensed(self, base: set[int]) -> frozenset[int]:
+        return frozenset(set(self.read().occupied_spots()) - base)
+
+    def next_piece(self, base: set[int]) -> frozenset[int]:
+        """The spots (beyond ``base``) read once a piece has been put down; empty when
+        nothing new was read in time."""
+        waited = 0.0
+        candidate: frozenset[int] | None = None
+        since = 0.0
+        while True:
+            now = self.sensed(base)
+            if not now:
+                self.previous = None  # the last piece was lifted
+                candidate = None
+            elif now == self.previous:
+                candidate = None  # still the last piece
+            elif now != candidate:
+                candidate, since = now, waited
+            elif waited - since >= self.settle_s:
+                self.previous = candidate
+                return candidate
+            if waited >= self.timeout_s:
+                return frozenset()
+            self.step(self.poll_s)
+            waited += self.poll_s
+
+    def lifted(self, base: set[int]) -> None:
+        """After a piece was to be lifted (the next spot already lit): a board that
+        reads empty again lets the next piece read like the last (two shorted lines
+        read alike).  Looks for up to ``settle_s`` — the builder is moving meanwhile."""
+        waited = 0.0
+        while waited < self.settle_s:
+            self.step(self.poll_s)
+            waited += self.poll_s
+            if not self.sensed(base):
+                self.previous = None
+                return
+
+    def step(self, seconds: float) -> None:
+        self.wait(seconds)
+        self.elapsed += seconds
+
+
 def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colour]], None],
               instruct: Callable[[str, tuple[int, ...]], None], wait: Callable[[float], None],
               *, walk_s: float = 0.05, settle_s: float = 0.1,
-              spots: Sequence[int] | None = None, check_ghosting: bool = True
-              ) -> SelfTestReport:
+              spots: Sequence[int] | None = None, check_ghosting: bool = True,
+              timeout_s: float | None = None, poll_s: float | None = None,
+              diode_check: bool = False, see: Callable[[str], str] | None = None,
+              pixel_order: str = "RGB", tell: Callable[[str], None] = lambda text: None,
+              pins: Mapping[str, str] | None = None) -> SelfTestReport:
     """Run the self-test (see the module docstring); ``spots`` limits the per-spot walk."""
     report = SelfTestReport()
     names = [s.name for s in layout.spots]
@@ -101,6 +252,19 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         report.leds_walked += 1
     led_writer([OFF] * layout.led_count)
 
+    if see is not None and layout.led_count >= 3:
+        colours = [OFF] * layout.led_count
+        for k, (_, colour) in enumerate(PRIMARIES):
+            colours[k] = colour
+        led_writer(colours)
+        wait(walk_s)
+        report.colours_seen = parse_colours(see(
+            "The first three LEDs of the chain show three colours: which, in chain order "
+            "(e.g. 'red green blue')? "))
+        if report.colours_seen != "RGB":
+            report.pixel_order_fix = pixel_order_fix(pixel_order, report.colours_seen)
+        led_writer([OFF] * layout.led_count)
+
     instruct("clear", ())
     wait(settle_s)
     empty = read()
@@ -108,22 +272,64 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
     report.stuck = [names[i] for i in sorted(stuck)]
     _show(led_writer, layout, {i: FAULT for i in stuck})
 
-    for i in (range(len(layout.spots)) if spots is None else spots):
-        if i in stuck:
-            continue
-        _show(led_writer, layout, {i: ASK})
+    walker = _Walker(read, wait, settle_s, settle_s * 4 if timeout_s is None else timeout_s,
+                     settle_s / 2 if poll_s is None else poll_s)
+    order = list(range(len(layout.spots)) if spots is None else spots)
+    anchors: list[int] = []
+    lines = anchor_lines(layout) if diode_check and not stuck else None
+    if lines is not None:
+        table = layout.matrix_table()
+        r0, c0 = lines
+        corner = table[r0][c0]
+        anchors = [s for s in (*table[r0], *(row[c0] for row in table))
+                   if s >= 0 and s != corner and s in order]
+        order = anchors + [s for s in order if s not in anchors]
+        tell(f"Put a piece on each spot as it lights blue and leave it there "
+             f"({len(anchors)} pieces on one row and one column); then walk one more piece "
+             "from lit spot to lit spot: the test moves on by itself.")
+    else:
+        tell("Put a piece on the spot lit blue; when it turns green and the next spot lights, "
+             "move the piece there: the test moves on by itself.")
+    base = set(stuck)
+    extras: list[tuple[int, int, int | None]] = []  # (piece on, also read, diode suspected)
+    order = [i for i in order if i not in stuck]
+    for k, i in enumerate(order):
+        anchor = i in anchors
+        _show(led_writer, layout, {a: SENSED for a in base - stuck} | {i: ASK})
         instruct("place", (i,))
-        wait(settle_s)
-        f = read()
-        sensed = set(f.occupied_spots()) - stuck
-        _show(led_writer, layout, {j: SENSED for j in sensed} | (
-            {} if i in sensed else {i: FAULT}))
+        sensed = set(walker.next_piece(base))
+        # what was sensed, and already the next spot: the builder moves on meanwhile
+        kept = {a: SENSED for a in base - stuck} | ({i: SENSED} if anchor else {})
+        _show(led_writer, layout, kept | {j: SENSED for j in sensed} | (
+            {} if i in sensed else {i: FAULT}) | (
+            {order[k + 1]: ASK} if k + 1 < len(order) else {}))
         if i not in sensed:
             report.dead.append(names[i])
-        report.crosstalk.extend((names[i], names[j]) for j in sorted(sensed - {i}))
-        instruct("lift", (i,))
-        wait(settle_s)
+        for ghost in sorted(sensed - {i}):
+            middle = (_opposite_corner(layout, ghost, (base - stuck) | {i})
+                      if anchors and not anchor else None)
+            extras.append((i, ghost, middle))
+        if anchor:
+            base.add(i)
+            walker.previous = None
+        else:
+            instruct("lift", (i,))
+            walker.lifted(base)
         report.checked += 1
+        report.walked.append(names[i])
+    if anchors:
+        instruct("clear", ())  # the anchors and the walking piece
+        walker.step(settle_s)
+    report.walk_s = walker.elapsed
+    shorts = shorted_lines(layout, [(on, also) for on, also, _ in extras])
+    for on, also, middle in extras:
+        if _explained_by_short(layout, on, also, shorts):
+            report.crosstalk.append((names[on], names[also]))
+            report.explained.add((names[on], names[also]))
+        elif middle is not None:
+            report.diode_ghosts.append((names[middle], names[also]))
+        else:
+            report.crosstalk.append((names[on], names[also]))
 
     probe = rectangle_probe(layout) if check_ghosting else None
     if probe is not None:
@@ -138,4 +344,122 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
             instruct("lift", corners)
             wait(settle_s)
     led_writer([OFF] * layout.led_count)
+    report.wiring = wire_faults(layout, report, pins or {})
     return report
+
+
+def _opposite_corner(layout, ghost: int, closed: set[int]) -> int | None:
+    """The closed spot diagonally opposite a ghost in a rectangle of closed switches: the
+    diode that let the current flow backwards."""
+    table = layout.matrix_table()
+    cell = {s: (r, c) for r, row in enumerate(table) for c, s in enumerate(row) if s >= 0}
+    gr, gc = cell[ghost]
+    for m in sorted(closed):
+        mr, mc = cell[m]
+        if mr == gr or mc == gc:
+            continue
+        if table[gr][mc] in closed and table[mr][gc] in closed:
+            return m
+    return None
+
+
+def _places(layout) -> dict[int, tuple[int, int]]:
+    """Spot → (line, input) in the sensing kind's table (matrix: row, column)."""
+    _rows, _cols, table = sensing_kind(layout).grid(layout)
+    return {s: (r, c) for r, row in enumerate(table) for c, s in enumerate(row) if s >= 0}
+
+
+def shorted_lines(layout, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """Two lines of the sensor table that read together: ``(axis, a, b)`` (axis 0: two
+    inputs/columns on one line, 1: two lines/rows) seen on at least two spots."""
+    place = _places(layout)
+    seen: dict[tuple[int, int, int], int] = {}
+    for on, also in pairs:
+        a, b = place.get(on), place.get(also)
+        if a is None or b is None:
+            continue
+        for axis in (0, 1):
+            other = 1 - axis
+            if a[axis] == b[axis] and a[other] != b[other]:
+                key = (other, min(a[other], b[other]), max(a[other], b[other]))
+                seen[key] = seen.get(key, 0) + 1
+    return sorted(key for key, count in seen.items() if count >= 2)
+
+
+def _explained_by_short(layout, on: int, also: int,
+                        shorts: Sequence[tuple[int, int, int]]) -> bool:
+    place = _places(layout)
+    a, b = place.get(on), place.get(also)
+    if a is None or b is None:
+        return False
+    for axis, x, y in shorts:
+        same = 1 - axis
+        if a[same] == b[same] and {a[axis], b[axis]} == {x, y}:
+            return True
+    return False
+
+
+def _line_name(label: str, pins: Mapping[str, str]) -> str:
+    return f"{label} ({pins[label]})" if label in pins else label
+
+
+def _pair_name(a: str, b: str, pins: Mapping[str, str]) -> str:
+    """"col 5", "col 6" → "columns 5 and 6 shorted" (with their pins when known)."""
+    plural = {"row": "rows", "col": "columns"}
+    pa, _, ra = a.partition(" ")
+    pb, _, rb = b.partition(" ")
+    if pa == pb and ra and rb:
+        text = f"{plural.get(pa, pa + 's')} {ra} and {rb} shorted"
+    else:
+        text = f"{a} and {b} shorted"
+    known = [pins[x] for x in (a, b) if x in pins]
+    return text + (f" ({' and '.join(known)})" if known else "")
+
+
+def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list[str]:
+    """Faults grouped by wire: a whole line of the sensor table dead, two lines that
+    read together, a single spot that reads nothing while its lines work, a diode that
+    conducts backwards.  Line names are the sensing kind's (``grid``), ``pins`` maps a
+    line name to the controller pin it goes to."""
+    kind = sensing_kind(layout)
+    row_labels, col_labels, table = kind.grid(layout)
+    index = {s.name: i for i, s in enumerate(layout.spots)}
+    dead = {index[n] for n in report.dead}
+    place = _places(layout)
+    walked = {index[n] for n in report.walked}
+    tested = [s for s in place if s in walked]
+    faults: list[str] = []
+    explained: set[int] = set()
+    stuck = {index[n] for n in report.stuck}
+    wire = "wire open" if kind.can_ghost else "reads nothing (chip, its supply or its link)"
+    for axis, labels in ((0, row_labels), (1, col_labels)):
+        for k, label in enumerate(labels):
+            line = [s for s in tested if place[s][axis] == k]
+            if len(line) >= 2 and all(s in dead for s in line):
+                faults.append(f"{_line_name(label, pins)} {wire}: "
+                              + ", ".join(layout.spots[s].name for s in sorted(line)))
+                explained.update(line)
+            line = [s for s in place if place[s][axis] == k]
+            if len(line) >= 2 and all(s in stuck for s in line):
+                faults.append(f"{_line_name(label, pins)} reads occupied on every spot "
+                              "(wire shorted to another line or to ground): "
+                              + ", ".join(layout.spots[s].name for s in sorted(line)))
+    pairs = [(index[on], index[also]) for on, also in report.crosstalk]
+    for axis, x, y in shorted_lines(layout, pairs):
+        labels = row_labels if axis == 0 else col_labels
+        faults.append(_pair_name(labels[x], labels[y], pins))
+    backwards = {index[d] for d, _ in report.diode_ghosts}
+    for s in sorted(dead - explained):
+        r, c = place[s]
+        name = layout.spots[s].name
+        if s in backwards:
+            faults.append(f"diode at {name} reversed")
+        elif kind.can_ghost:
+            faults.append(f"diode at {name} reversed or missing (or its sensor dead): "
+                          f"{row_labels[r]} and {col_labels[c]} work")
+        else:
+            faults.append(f"sensor at {name} dead or not connected "
+                          f"({row_labels[r]}, input {col_labels[c]})")
+    for s in sorted(backwards - dead):
+        faults.append(f"diode at {layout.spots[s].name} shorted or left out (ghosts appear)")
+    return faults

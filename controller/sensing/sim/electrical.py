@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Pin = Hashable
 
@@ -124,16 +124,25 @@ class SwitchMatrix:
         self.closed = closed
         self.diodes = diodes
         self.version = version
+        #: wiring faults a builder could make (:class:`MatrixFaults`); None: as designed
+        self.faults: MatrixFaults | None = None
         self._cache_key: Hashable = object()
         self._state: Sequence[Sequence[bool]] = ()
         self._adj: list[list[int]] = []
         bank.attach(self)
+
+    def inject(self, faults: MatrixFaults | None) -> None:
+        """Wire the matrix with ``faults`` from now on (None: repaired)."""
+        self.faults = faults
+        self._cache_key = object()
 
     def _switches(self) -> Sequence[Sequence[bool]]:
         key = self.version() if self.version else object()
         if key != self._cache_key:
             self._cache_key = key
             self._state = self.closed()
+            if self.faults is not None:
+                self._state = self.faults.conducting(self._state)
             nr, nc = len(self.rows), len(self.columns)
             adj: list[list[int]] = [[] for _ in range(nr + nc)]
             for r in range(nr):
@@ -150,6 +159,8 @@ class SwitchMatrix:
             return None
         state = self._switches()
         bank = self.bank
+        if self.faults is not None:
+            return self._faulty_level(r, c)
         if self.diodes is None:
             return self._net_level(r if r is not None else len(self.rows) + c)
         # with diodes a node is only pulled through one switch, in the forward direction
@@ -166,6 +177,63 @@ class SwitchMatrix:
                 return False  # anode follows a cathode driven low (forward biased)
             if not anode_side and d is True:
                 return True  # cathode follows an anode driven high
+        return None
+
+    def _faulty_level(self, r: int | None, c: int | None) -> bool | None:
+        """The level of a line when :attr:`faults` are injected: current may flow over
+        several switches (a ghost path), each in the direction its diode lets it."""
+        faults = self.faults
+        assert faults is not None
+        nr, nc = len(self.rows), len(self.columns)
+        state = self._state
+
+        def pins(node: int) -> list[Pin]:
+            """The controller pins of a node: a line and any line shorted to it."""
+            if node < nr:
+                return [self.rows[k] for k in faults.net(node, "row", nr)]
+            return [self.columns[k] for k in faults.net(node - nr, "column", nc)]
+
+        def drive(node: int) -> bool | None:
+            levels = {self.bank.driven(p) for p in pins(node)} - {None}
+            if not levels:
+                return None
+            return False not in levels  # two outputs fight: low wins
+
+        def steps(node: int, toward_low: bool) -> list[int]:
+            """Nodes current can reach from ``node`` through one closed switch, flowing
+            toward a low line (``toward_low``) or from a high one."""
+            out = []
+            if node < nr:
+                for row in faults.net(node, "row", nr):
+                    for col in range(nc):
+                        if state[row][col] and faults.conducts(
+                                row, col, self.diodes, from_row=toward_low):
+                            out.append(nr + col)
+            else:
+                for col in faults.net(node - nr, "column", nc):
+                    for row in range(nr):
+                        if state[row][col] and faults.conducts(
+                                row, col, self.diodes, from_row=not toward_low):
+                            out.append(row)
+            return out
+
+        start = r if r is not None else nr + c
+        own = drive(start)
+        if own is not None:
+            return own
+        for toward_low, level in ((True, False), (False, True)):
+            seen, todo = {start}, [start]
+            while todo:
+                node = todo.pop()
+                for nxt in steps(node, toward_low):
+                    if nxt in seen:
+                        continue
+                    seen.add(nxt)
+                    d = drive(nxt)
+                    if d is level:
+                        return level
+                    if d is None:
+                        todo.append(nxt)
         return None
 
     def _net_level(self, node: int) -> bool | None:
@@ -197,6 +265,54 @@ class SwitchMatrix:
         if len(pulls) == 1:
             return pulls.pop()
         return None
+
+
+@dataclass
+class MatrixFaults:
+    """Wiring faults of a :class:`SwitchMatrix`, as a builder makes them: a row or
+    column wire that never reaches its pin (open), two wires touching (shorted), a diode
+    soldered the wrong way round (``"reversed"``), left out and bridged (``"bridged"``)
+    or not connected (``"open"``).  Rows and columns by index in the matrix."""
+
+    open_rows: set[int] = field(default_factory=set)
+    open_columns: set[int] = field(default_factory=set)
+    shorted_rows: list[tuple[int, int]] = field(default_factory=list)
+    shorted_columns: list[tuple[int, int]] = field(default_factory=list)
+    diodes: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    DIODE_FAULTS = ("reversed", "bridged", "open")
+
+    def __post_init__(self) -> None:
+        for cell, fault in self.diodes.items():
+            if fault not in self.DIODE_FAULTS:
+                raise ValueError(f"diode fault at {cell} must be one of "
+                                 f"{', '.join(self.DIODE_FAULTS)}, got {fault!r}")
+
+    def conducting(self, closed: Sequence[Sequence[bool]]) -> list[list[bool]]:
+        """The switches that connect their row and column wires (open wires and open
+        diodes left out)."""
+        return [[bool(x) and r not in self.open_rows and c not in self.open_columns
+                 and self.diodes.get((r, c)) != "open" for c, x in enumerate(row)]
+                for r, row in enumerate(closed)]
+
+    def net(self, line: int, kind: str, count: int) -> list[int]:
+        """The lines joined to ``line`` (itself first) by shorts."""
+        pairs = self.shorted_rows if kind == "row" else self.shorted_columns
+        joined = [line]
+        for a, b in pairs:
+            for x, y in ((a, b), (b, a)):
+                if x in joined and y not in joined and 0 <= y < count:
+                    joined.append(y)
+        return joined
+
+    def conducts(self, row: int, col: int, diodes: str | None, from_row: bool) -> bool:
+        """Whether the closed switch at (row, col) lets current flow row → column
+        (``from_row``) or column → row."""
+        fault = self.diodes.get((row, col))
+        if diodes is None or fault == "bridged":
+            return True
+        forward = from_row == (diodes == "row")  # current flows anode → cathode
+        return forward != (fault == "reversed")
 
 
 class ShiftRegisterChain:

@@ -44,7 +44,13 @@ from controller.sensing.gpio import (
 from controller.sensing.kinds import sensing_kind
 from controller.sensing.serial_link import SerialConfig, SerialLink
 from controller.sensing.sim.board import SimulatedBoard
-from controller.sensing.sim.electrical import DEFAULT_HALL, Ads1115, HallModel, PinBank
+from controller.sensing.sim.electrical import (
+    DEFAULT_HALL,
+    Ads1115,
+    HallModel,
+    PinBank,
+    SwitchMatrix,
+)
 from controller.sensing.sim.emulated_gpio import EmulatedGPIO, EmulatedSMBus, EmulatedSpiDev
 from controller.sensing.sim.mcu import LinkFaults, SimulatedMCU
 from controller.sensing.sim.wiring import as_sensing, wire_analog, wire_chain, wire_matrix
@@ -85,6 +91,8 @@ class SimulatedSensing:
         self.backend_name = backend
         self.layout = as_sensing(board.layout, SIMULATED_CIRCUITS[backend].sensing)
         self.mcu: SimulatedMCU | None = None
+        #: the emulated switch matrix (``gpio-matrix*``), where wiring faults are injected
+        self.matrix: SwitchMatrix | None = None
         self.link: SerialLink | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
         clock = board.clock
@@ -106,7 +114,8 @@ class SimulatedSensing:
             if backend.startswith("gpio-matrix"):
                 diodes = None if backend.endswith("no-diodes") else "row"
                 pins = gpio_matrix_pins(self.layout, diodes)
-                wire_matrix(bank, board, self.layout, pins.rows, pins.columns, diodes)
+                self.matrix = wire_matrix(bank, board, self.layout, pins.rows, pins.columns,
+                                          diodes)
                 self.backend = MatrixScanner(self.layout, pins, gpio=gpio, clock=clock)
                 period = period_s or 0.001
             elif backend.startswith("gpio-shift"):
