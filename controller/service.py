@@ -475,8 +475,7 @@ class BoardService:
                      or s.link.seats[player] == self.remote.board)):
             self._ask("review", played=long)
         if s.link is not None and self.remote is not None:
-            self.remote.moved(player, long, position_digest(game.position_text(pos)),
-                              self._record())
+            self.remote.moved(player, long, position_digest(game.position_text(pos)))
         log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": text,
                                 "player": game.player_names[player],
                                 **({"amends": True} if amend else {})})
@@ -503,8 +502,7 @@ class BoardService:
             self._write(s.writer.end, outcome.result, outcome.reason)
             s.ended = True
             if s.link is not None and self.remote is not None:
-                self.remote.ended(self._record(), position_digest(
-                    s.game.position_text(self.position)), outcome.result, outcome.reason)
+                self.remote.ended(outcome.result, outcome.reason)
         log.info("game over", extra={"game_id": s.game_id, "result": outcome.result,
                                      "reason": outcome.reason})
         self._changed()

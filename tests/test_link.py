@@ -16,6 +16,7 @@ from controller.link.messages import (
     LinkError,
     MoveMessage,
     Start,
+    State,
     decode,
     encode,
     position_digest,
@@ -359,3 +360,22 @@ def test_boards_reach_a_tls_broker_and_check_its_certificate(tmp_path):
         good.close()
         bad.close()
         broker.stop()
+
+
+def test_plies_missed_before_subscribing_come_from_the_retained_state():
+    """A move sent before the other board's subscription reached the broker is lost to
+    it; the retained state carries every ply with its seat and digest, so the board
+    shows the missed ply all the same (and a duplicate state changes nothing)."""
+    host = LinkedGame(START, "alpha")
+    host.local_move(0, "Mb1-c3", "d1")
+    moves, seats, digests = host.history()
+    state = State("alpha-1", moves, digests[-1], None, None, seats, digests)
+    assert decode(encode(state)) == state
+    joiner = LinkedGame(START, "beta")
+    assert joiner.receive(state) == [Show(1, "Mb1-c3", "d1")]
+    assert joiner.receive(state) == []  # shown already
+    joiner.remote_made("Mb1-c3", "d1")
+    assert joiner.receive(state) == [] and joiner.history() == (("Mb1-c3",), (0,), ("d1",))
+    with pytest.raises(LinkError, match="'seats' and 'digests' must match"):
+        decode(b'{"v": 1, "type": "state", "game_id": "g", "moves": ["a"], "digest": "x", '
+               b'"seats": [0, 1], "digests": ["x"]}')

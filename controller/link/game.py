@@ -48,10 +48,13 @@ class LinkedGame:
     start: Start
     board: str
     plies: list[tuple[str, str]] = field(default_factory=list)
+    #: the seat that made each ply (parallel to :attr:`plies`; -1 where unknown)
+    movers: list[int] = field(default_factory=list)
     #: later plies that arrived early, by ply number
     early: dict[int, MoveMessage] = field(default_factory=dict)
     #: the remote ply shown on the board, not yet made there
     showing: Show | None = None
+    _showing_seat: int = -1  # the seat of the move shown
     stopped: str | None = None
 
     @property
@@ -68,8 +71,19 @@ class LinkedGame:
 
     def local_move(self, seat: int, move: str, digest: str) -> MoveMessage:
         """This board committed a move of one of its seats: the message to send."""
-        self.plies.append((move, digest))
+        self._held(move, digest, seat)
         return MoveMessage(self.game_id, len(self.plies), seat, move, digest)
+
+    def _held(self, move: str, digest: str, seat: int) -> None:
+        self.plies.append((move, digest))
+        del self.movers[len(self.plies) - 1:]
+        self.movers += [-1] * (len(self.plies) - 1 - len(self.movers)) + [seat]
+
+    def history(self) -> tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...]]:
+        """Moves, seats and digests of the plies held (for the retained state)."""
+        movers = self.movers + [-1] * (len(self.plies) - len(self.movers))
+        return (tuple(m for m, _ in self.plies), tuple(movers),
+                tuple(d for _, d in self.plies))
 
     def remote_made(self, move: str, digest: str) -> None:
         """The remote move shown was made on this board."""
@@ -79,7 +93,7 @@ class LinkedGame:
             self.stopped = (f"ply {len(self.plies) + 1}: this board made {move}, the other "
                             f"board played {shown.move if shown else 'nothing'}")
             return
-        self.plies.append((move, digest))
+        self._held(move, digest, self._showing_seat)
 
     def local_takeback(self, plies: int, seat: int, digest: str) -> Takeback:
         del self.plies[len(self.plies) - plies:]
@@ -117,6 +131,7 @@ class LinkedGame:
             self.early[m.ply] = m  # wait for the plies before it
             return []
         self.showing = Show(m.ply, m.move, m.digest)
+        self._showing_seat = m.seat
         return [self.showing]
 
     def next_early(self) -> list[Action]:
@@ -125,10 +140,18 @@ class LinkedGame:
         return self._move(m) if m is not None and self.showing is None else []
 
     def _state(self, s: State) -> list[Action]:
+        """Agreement on the plies held, and the plies this board missed (a move message
+        sent before it subscribed, or lost while it was away) taken from the state."""
         for ply, move in enumerate(s.moves[: len(self.plies)], start=1):
             if move != self.plies[ply - 1][0]:
                 return [self._disagree(ply, self.plies[ply - 1][0], move)]
-        return []
+        if not s.seats:
+            return []
+        actions: list[Action] = []
+        for ply in range(len(self.plies) + 1, len(s.moves) + 1):
+            actions += self._move(MoveMessage(self.game_id, ply, s.seats[ply - 1],
+                                              s.moves[ply - 1], s.digests[ply - 1]))
+        return actions
 
     def _disagree(self, ply: int, here: str, there: str) -> Disagree:
         self.stopped = (f"the linked boards disagree at ply {ply}: this board has {here}, "

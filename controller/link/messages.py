@@ -94,13 +94,16 @@ class Takeback:
 
 @dataclass(frozen=True)
 class State:
-    """The whole game so far (retained, for a board that joins late or comes back)."""
+    """The whole game so far (retained): a board that joined late or was away takes the
+    plies it missed from it — each with its seat and digest, as a move message would."""
 
     game_id: str
     moves: tuple[str, ...]
     digest: str
     result: str | None = None
     reason: str | None = None
+    seats: tuple[int, ...] = ()
+    digests: tuple[str, ...] = ()
     type: str = field(default="state", init=False)
 
 
@@ -116,7 +119,7 @@ Message = Start | MoveMessage | Takeback | State | Presence
 
 def encode(message: Message) -> bytes:
     data = {"v": FORMAT, **dataclasses.asdict(message), "type": message.type}
-    for key in ("seats", "moves"):
+    for key in ("seats", "moves", "digests"):
         if key in data:
             data[key] = list(data[key])
     return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
@@ -172,9 +175,16 @@ def decode(payload: bytes) -> Message:
         moves = _field(data, "moves", list)
         if not all(isinstance(m, str) for m in moves):
             raise LinkError("link message: 'moves' must be move texts")
+        seats = _field(data, "seats", list, optional=True) or []
+        digests = _field(data, "digests", list, optional=True) or []
+        if (seats or digests) and not (
+                len(seats) == len(digests) == len(moves)
+                and all(isinstance(s, int) and not isinstance(s, bool) for s in seats)
+                and all(isinstance(d, str) for d in digests)):
+            raise LinkError("link message: 'seats' and 'digests' must match 'moves'")
         return State(check_name("game id", _field(data, "game_id", str)), tuple(moves),
                      _field(data, "digest", str), _field(data, "result", str, True),
-                     _field(data, "reason", str, True))
+                     _field(data, "reason", str, True), tuple(seats), tuple(digests))
     if kind == "presence":
         return Presence(_field(data, "board", str), _field(data, "online", bool))
     raise LinkError(f"link message: unknown type {str(kind)[:20]!r}")

@@ -85,7 +85,7 @@ class Remote:
                 self.mqtt.unsubscribe(game_topic(self.settings.club, self.game.game_id, kind))
         self.game = None
 
-    def moved(self, seat: int, move: str, digest: str, moves: list[str]) -> None:
+    def moved(self, seat: int, move: str, digest: str) -> None:
         """A move was journalled here: send it when this board plays ``seat``, else it is
         the remote move shown, now made on this board."""
         game = self.game
@@ -93,20 +93,25 @@ class Remote:
             return
         if seat in game.local_seats:
             message = game.local_move(seat, move, digest)
-            club = self.settings.club
-            self.mqtt.publish(game_topic(club, game.game_id, "moves"), message)
-            self.mqtt.publish(game_topic(club, game.game_id, "state"),
-                              State(game.game_id, tuple(moves), digest), retain=True)
+            self.mqtt.publish(game_topic(self.settings.club, game.game_id, "moves"), message)
+            self._publish_state()
         else:
             game.remote_made(move, digest)
 
-    def ended(self, moves: list[str], digest: str, result: str, reason: str) -> None:
+    def _publish_state(self, result: str | None = None, reason: str | None = None) -> None:
         game = self.game
-        if game is None:
-            return
+        assert game is not None
+        moves, seats, digests = game.history()
+        digest = digests[-1] if digests else ""
         self.mqtt.publish(game_topic(self.settings.club, game.game_id, "state"),
-                          State(game.game_id, tuple(moves), digest, result, reason),
+                          State(game.game_id, moves, digest, result, reason, seats, digests),
                           retain=True)
+
+    def ended(self, result: str, reason: str) -> None:
+        """The game ended here: the retained state says how (for the club's page)."""
+        if self.game is None:
+            return
+        self._publish_state(result, reason)
 
     # -- the board loop --------------------------------------------------------------
     def poll(self) -> list[Invitation | Action]:
