@@ -45,6 +45,8 @@ STEP = G.steps
 FWD = (1, -1)  # rank direction of each colour
 
 KING_STEPS = G.leap_table(tuple(GRID_DIRECTIONS.values()))
+ORTHOGONAL_STEPS = G.leap_table(tuple(GRID_DIRECTIONS[d] for d in ORTHOGONAL))
+DIAGONAL_STEPS = G.leap_table(tuple(GRID_DIRECTIONS[d] for d in DIAGONAL))
 MULE_TARGETS = G.leap_table(
     ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2),
      (0, 1), (1, 0), (0, -1), (-1, 0)))
@@ -107,6 +109,12 @@ def _bypass_victim_cells(c: int, d: str) -> tuple[tuple[int, ...], ...]:
 
 
 BYPASS_VICTIMS = {d: tuple(_bypass_victim_cells(c, d) for c in range(N_CELLS)) for d in DIAGONAL}
+# Per cell: for each diagonal, (path cells, victim cells added by each further step).
+BYPASS_STEPS = tuple(
+    tuple((RAYS[d][c], tuple(v[len(BYPASS_VICTIMS[d][c][i - 1]) if i else 0:]
+                             for i, v in enumerate(BYPASS_VICTIMS[d][c])))
+          for d in DIAGONAL)
+    for c in range(N_CELLS))
 
 
 def _build_bypass_attackers() -> tuple:
@@ -156,36 +164,103 @@ for _x in range(N_CELLS):
         for _c in _need:
             BYPASS_VIA[_x].setdefault(_c, []).append((_s, _need))
 
-_TOWER_QUIET: dict[tuple[int, Piece], dict[int, tuple[Move, ...]]] = {}
+# Static reach tables for "does a piece arriving on t attack x" (the Cube's check test).
+MULE_SET = tuple(frozenset(ts) for ts in MULE_TARGETS)
+KING_SET = tuple(frozenset(ts) for ts in KING_STEPS)
+EAGLET_SET = tuple(tuple(frozenset(ts) for ts in EAGLET_TARGETS[c]) for c in (WHITE, BLACK))
+# LINE_TO[t][x] = (distance, cells strictly between, orthogonal?) for x on one of t's lines.
+LINE_TO: tuple[dict[int, tuple[int, tuple[int, ...], bool]], ...] = tuple(
+    {x: (i + 1, RAYS[d][t][:i], d in ORTHOGONAL)
+     for d in GRID_DIRECTIONS for i, x in enumerate(RAYS[d][t])}
+    for t in range(N_CELLS))
+# CAMEL_PASS[t][x] = the two cells a Rook-Camel on t passes over to reach x by a camel step.
+CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
+    {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
 
 
-def _tower_quiet(o: int, tower: Piece) -> dict[int, tuple[Move, ...]]:
-    """The moves of ``tower`` on ``o`` to each empty cell it reaches (whole move and every
-    split that gets there), built once per origin and Tower: they never depend on the board."""
-    table = _TOWER_QUIET.get((o, tower))
+class _Moves:
+    """Every move one piece on one cell can make, built on demand and kept: a Move is an
+    immutable value, so one object serves every position (no Move built per listing).
+
+    ``quiet[t]``/``capture[t]``: the move to an empty / enemy-held ``t`` (Tower: all the
+    whole and split moves that get there, as a tuple); ``rays``: per direction, the cells
+    within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
+    """
+
+    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays")
+
+    def __init__(self, o: int, piece: Piece):
+        self.o, self.piece = o, piece
+        self.capture: dict = {}
+        self.merge: dict = {}
+        me, n, kind = piece.owner, piece.height, piece.kind
+        if kind == "T":
+            self.quiet = {
+                t: tuple(Move("move", o, t, piece) if k == n
+                         else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
+                         for k in range(dist, n + 1))
+                for d in GRID_DIRECTIONS for dist, t in enumerate(RAYS[d][o][:n], start=1)}
+            self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
+        else:
+            self.quiet = _QuietMoves(o, piece)
+            self.rays = (self._rays(ORTHOGONAL, MAX_TOWER, lambda t: (self.quiet[t],))
+                         if kind == "R" else ())
+
+    def _rays(self, directions, reach: int, moves_to) -> tuple:
+        rays = []
+        for d in directions:
+            cells = RAYS[d][self.o][:reach]
+            if cells:
+                prefixes = [()]
+                for t in cells:
+                    prefixes.append(prefixes[-1] + moves_to(t))
+                rays.append((cells, tuple(prefixes)))
+        return tuple(rays)
+
+    def capture_on(self, t: int) -> Move:
+        """The plain capture on ``t`` (not for Towers)."""
+        move = self.capture.get(t)
+        if move is None:
+            move = self.capture[t] = Move("move", self.o, t, self.piece, None, (t,))
+        return move
+
+    def tower_captures(self, t: int, dist: int) -> tuple[Move, ...]:
+        """A Tower's captures on ``t`` at ``dist``: whole, and every split part that gets there."""
+        moves = self.capture.get(t)
+        if moves is None:
+            o, pc = self.o, self.piece
+            me, n = pc.owner, pc.height
+            moves = self.capture[t] = tuple(
+                Move("move", o, t, pc, None, (t,)) if k == n
+                else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k), (t,))
+                for k in range(dist, n + 1))
+        return moves
+
+    def tower_merges(self, t: int, dist: int, height: int) -> tuple[Move, ...]:
+        """A Tower's merges onto an own Tower of ``height`` on ``t`` at ``dist``."""
+        moves = self.merge.get((t, height))
+        if moves is None:
+            o, me, n = self.o, self.piece.owner, self.piece.height
+            moves = self.merge[(t, height)] = tuple(
+                Move("merge", o, t, Piece(me, "T", k + height),
+                     Piece(me, "T", n - k) if k < n else None)
+                for k in range(dist, min(n, MAX_TOWER - height) + 1))
+        return moves
+
+
+_MOVES: dict[tuple[int, Piece], _Moves] = {}
+
+
+def _moves_of(o: int, piece: Piece) -> _Moves:
+    table = _MOVES.get((o, piece))
     if table is None:
-        me, n = tower.owner, tower.height
-        table = {}
-        for d in GRID_DIRECTIONS:
-            for dist, t in enumerate(RAYS[d][o][:n], start=1):
-                table[t] = tuple(
-                    Move("move", o, t, tower) if k == n
-                    else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
-                    for k in range(dist, n + 1))
-        _TOWER_QUIET[(o, tower)] = table
+        table = _MOVES[(o, piece)] = _Moves(o, piece)
     return table
-
-
-_QUIET: dict[tuple[int, Piece], dict[int, Move]] = {}
 
 
 def _quiet(o: int, piece: Piece) -> dict[int, Move]:
-    """Quiet (non-capturing) moves of ``piece`` from ``o``, by target, made on demand and
-    kept: a Move is an immutable value, so one object serves every position."""
-    table = _QUIET.get((o, piece))
-    if table is None:
-        table = _QUIET[(o, piece)] = _QuietMoves(o, piece)
-    return table
+    """Quiet (non-capturing) moves of ``piece`` from ``o``, by target."""
+    return _moves_of(o, piece).quiet
 
 
 class _QuietMoves(dict):
@@ -196,6 +271,21 @@ class _QuietMoves(dict):
     def __missing__(self, t: int) -> Move:
         move = self[t] = Move("move", self.o, t, self.piece)
         return move
+
+
+# The Cube variant of a kept quiet move, by the move's id (the entry holds the move, so
+# the id is never reused while the entry exists; only kept moves are entered).
+_CUBE_OF: dict[int, tuple[Move, Move]] = {}
+
+
+def _cube_variant(m: Move) -> Move:
+    entry = _CUBE_OF.get(id(m))
+    if entry is not None and entry[0] is m:
+        return entry[1]
+    cube = m._replace(token="cube")
+    if m.kind != "promote" and m.kind != "castle":  # the others are kept in _MOVES
+        _CUBE_OF[id(m)] = (m, cube)
+    return cube
 
 
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
@@ -453,33 +543,51 @@ class Luotuoqi(Game):
         """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``."""
         board = pos.board
         me = pc.owner
-        add = moves.append
         kind = pc.kind
+        table = _moves_of(o, pc)
+        extend = moves.extend
         if kind == "T":
-            self._tower_moves(board, o, pc, moves)
+            for cells, prefixes in table.rays:
+                k = 0
+                for t in cells:
+                    q = board[t]
+                    if q is not None:
+                        extend(prefixes[k])
+                        if q.owner != me:
+                            extend(table.tower_captures(t, k + 1))
+                        elif q.kind == "T":
+                            extend(table.tower_merges(t, k + 1, q.height))
+                        break
+                    k += 1
+                else:
+                    extend(prefixes[k])
             return
-        quiet = _quiet(o, pc)
+        add = moves.append
+        quiet = table.quiet
         if kind == "D":
-            for d in DIAGONAL:
-                victims = BYPASS_VICTIMS[d][o]
-                n = 0
-                for t in RAYS[d][o]:
+            for cells, new_victims in BYPASS_STEPS[o]:
+                caps: tuple[int, ...] = ()
+                for t, fresh in zip(cells, new_victims, strict=True):
                     if board[t] is not None:
                         break
-                    caps = tuple(v for v in victims[n] if (q := board[v]) is not None
-                                 and q.owner != me)
-                    n += 1
+                    for v in fresh:
+                        q = board[v]
+                        if q is not None and q.owner != me:
+                            caps += (v,)
                     add(Move("move", o, t, pc, None, caps) if caps else quiet[t])
         elif kind == "R":
-            for d in ORTHOGONAL:
-                for t in RAYS[d][o]:
+            for cells, prefixes in table.rays:
+                k = 0
+                for t in cells:
                     q = board[t]
-                    if q is None:
-                        add(quiet[t])
-                        continue
-                    if q.owner != me:
-                        add(Move("move", o, t, pc, None, (t,)))
-                    break
+                    if q is not None:
+                        extend(prefixes[k])
+                        if q.owner != me:
+                            add(table.capture_on(t))
+                        break
+                    k += 1
+                else:
+                    extend(prefixes[k])
             for p1, p2, targets in CAMEL[o]:
                 if board[p1] is None and board[p2] is None:
                     for t in targets:
@@ -487,46 +595,18 @@ class Luotuoqi(Game):
                         if q is None:
                             add(quiet[t])
                         elif q.owner != me:
-                            add(Move("move", o, t, pc, None, (t,)))
+                            add(table.capture_on(t))
         else:
-            table = (MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
-                     else EAGLET_TARGETS[me])
-            for t in table[o]:
+            targets = (MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
+                       else EAGLET_TARGETS[me])[o]
+            for t in targets:
                 q = board[t]
                 if q is None:
                     add(quiet[t])
                 elif q.owner != me:
-                    add(Move("move", o, t, pc, None, (t,)))
+                    add(table.capture_on(t))
             if kind == "E":
                 self._promotions(pos, o, pc, moves)
-
-    @staticmethod
-    def _tower_moves(board: list, o: int, pc: Piece, moves: list[Move]) -> None:
-        me, n = pc.owner, pc.height
-        add = moves.append
-        quiet = _tower_quiet(o, pc)
-        for d in GRID_DIRECTIONS:
-            dist = 0
-            for t in RAYS[d][o]:
-                dist += 1
-                if dist > n:
-                    break
-                q = board[t]
-                if q is None:
-                    moves.extend(quiet[t])
-                    continue
-                if q.owner != me:
-                    for k in range(dist, n + 1):
-                        if k == n:
-                            add(Move("move", o, t, pc, None, (t,)))
-                        else:
-                            add(Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k),
-                                     (t,)))
-                elif q.kind == "T":
-                    for k in range(dist, min(n, MAX_TOWER - q.height) + 1):
-                        add(Move("merge", o, t, Piece(me, "T", k + q.height),
-                                 Piece(me, "T", n - k) if k < n else None))
-                break
 
     def _promotions(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
         board = pos.board
@@ -573,26 +653,33 @@ class Luotuoqi(Game):
     def legal_moves(self, pos: Position) -> list[Move]:
         if self.outcome_before_moves(pos):
             return []
-        moves = self._legal_plain(pos)
+        moves, king, checked, own = self._plain(pos)
         holder = pos.tokens.get("cube")
         if holder == pos.turn and not pos.state.get("cube_second"):
-            moves += self._cube_moves(pos, moves)
+            moves += self._cube_moves(pos, moves, king, checked, own)
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
-        """Legal moves without the Cube option (``first_only``: stop at the first one).
+        """Legal moves without the Cube option (``first_only``: stop at the first one)."""
+        return self._plain(pos, first_only)[0]
+
+    def _plain(self, pos: Position, first_only: bool = False
+               ) -> tuple[list[Move], int, bool, list[tuple[int, Piece]]]:
+        """Legal moves without the Cube option, the mover's King, whether it is in check
+        and the mover's pieces (what the Cube options reuse).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
-        does not expose the King can make every move that removes no other piece.
+        does not expose the King can make every move that removes no other piece; in
+        check, only moves that take the checker or land on a cell its attack needs empty
+        can help, and only those are tried.
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
         king = -1
-        for c in range(N_CELLS):
-            p = board[c]
+        for c, p in enumerate(board):
             if p is None:
                 continue
             if p.owner == me:
@@ -602,28 +689,33 @@ class Luotuoqi(Game):
             elif p.kind == "D":
                 enemy_d.append(c)
         attacked = self.attacked
-        checked = attacked(board, king, them, enemy_d)
+        check = self._check_cells(board, king, them, enemy_d)
+        checked = check is not None
         watch = KING_WATCH[king]
         out: list[Move] = []
         add = out.append
+        piece_moves = self._piece_moves
         candidates: list[Move] = []
         for c, pc in own:
-            candidates.clear()
-            self._piece_moves(pos, c, pc, candidates)
-            if not candidates:
-                continue
             if c == king:
+                candidates.clear()
+                piece_moves(pos, c, pc, candidates)
                 board[c] = None
                 for m in candidates:
                     if not attacked(board, m.target, them, enemy_d):
                         add(m)
                 board[c] = pc
             elif checked:
+                candidates.clear()
+                piece_moves(pos, c, pc, candidates)
                 for m in candidates:
-                    if self._safe_after(pos, m, me):
+                    if (m.target in check or m.captures and not check.isdisjoint(m.captures)
+                            ) and self._safe_after(pos, m, me):
                         add(m)
-            else:
-                exposed = c in watch and self.exposes(board, king, c, them)
+            elif (exposed := c in watch and self.exposes(board, king, c, them)
+                  ) or pc.kind == "D":
+                candidates.clear()
+                piece_moves(pos, c, pc, candidates)
                 for m in candidates:
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
@@ -634,11 +726,54 @@ class Luotuoqi(Game):
                         legal = self._safe_after(pos, m, me)
                     if legal:
                         add(m)
+            else:
+                piece_moves(pos, c, pc, out)  # nothing it does can expose the King
             if first_only and out:
-                return out
+                return out, king, checked, own
         if not checked:
             out += self._castling_moves(pos, king, enemy_d)
-        return out
+        return out, king, checked, own
+
+    @staticmethod
+    def _check_cells(board: list, x: int, by: int, bypassers: list[int]) -> set[int] | None:
+        """None if ``by`` does not attack ``x``; else, for one attack on it, the attacker's
+        cell and the cells the attack needs empty (a move that helps must touch one)."""
+        for c in MULE_TARGETS[x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "M":
+                return {c}
+        for c in KING_STEPS[x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "K":
+                return {c}
+        for c in EAGLET_ATTACKERS[by][x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "E":
+                return {c}
+        for d in GRID_DIRECTIONS:
+            orthogonal = d in ORTHOGONAL
+            ray = RAYS[d][x]
+            for dist, c in enumerate(ray, start=1):
+                p = board[c]
+                if p is not None:
+                    if p.owner == by and (p.kind == "R" and orthogonal
+                                          or p.kind == "T" and p.height >= dist):
+                        return set(ray[:dist])
+                    break
+        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+            p = board[s]
+            if (p is not None and p.owner == by and p.kind == "R"
+                    and board[p1] is None and board[p2] is None):
+                return {s, p1, p2}
+        for s in bypassers:
+            need = BYPASS_NEED[s].get(x)
+            if need is None:
+                continue
+            p = board[s]
+            if (p is not None and p.owner == by and p.kind == "D"
+                    and all(board[c] is None for c in need)):
+                return {s, *need}
+        return None
 
     def _safe_after(self, pos: Position, m: Move, me: int) -> bool:
         pos.push(m, record=False)
@@ -646,69 +781,127 @@ class Luotuoqi(Game):
         pos.pop()
         return safe
 
-    def _cube_moves(self, pos: Position, plain: list[Move]) -> list[Move]:
-        """First moves of a Cube turn: quiet, non-checking, with a legal second move."""
-        me, them = pos.turn, 1 - pos.turn
-        out = []
-        my_d = self.bypassers(pos.board, me)
-        enemy_king = self._king(pos.board, them)
-        my_king = self._king(pos.board, me)
-        steppers = [c for c in range(N_CELLS) if (p := pos.board[c]) is not None
-                    and p.owner == me and (p.kind == "M" or p.kind == "E")]
+    def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
+                    own: list[tuple[int, Piece]]) -> list[Move]:
+        """First moves of a Cube turn: quiet, non-checking, with a legal second move.
+
+        Without make/undo for nearly every move: whether the moved piece attacks the enemy
+        King from its target is read from tables; a *witness* proves a second move — a
+        one-step move of another piece to an empty cell, found once per position, which
+        stays legal after any first move that does not touch its two cells and cannot
+        uncover the King.  Everything else (castling, promotion, a move that may uncover
+        an attack on either King, a position in check) is made and tested in full.
+        """
         board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        full = self._cube_option_in_full
+        if checked:
+            return [cube for m in plain if not m.captures and full(pos, cube := _cube_variant(m))]
+        x = self._king(board, them)
+        x_watch = KING_WATCH[x]
+        exposes = self.exposes
+        uncovers = {c for c, _ in own if c in x_watch and exposes(board, x, c, me)}
+        witnesses = self._witnesses(board, own, king, them)
+        my_watch = KING_WATCH[king]
+        eaglet_set = EAGLET_SET[me]
+        out: list[Move] = []
+        add = out.append
         for m in plain:
             if m.captures:
                 continue
-            # Apply the quiet move to the board only (no log): enough for attack tests.
-            o, t = m.origin, m.target
-            saved = [(o, board[o]), (t, board[t])] + [(a, board[a]) for pair in m.also
-                                                      for a in pair]
-            if m.kind == "promote":
-                board[o] = m.piece
-            else:
-                board[o] = m.left
-                board[t] = m.piece
-                for a, b in m.also:
-                    board[b], board[a] = board[a], None
-            after_d = [c for c in my_d if board[c] is not None and board[c].kind == "D"]
-            if m.piece.kind == "D":
-                after_d.append(t)
-            gives_check = self.attacked(board, enemy_king, me, after_d)
-            king = t if m.piece.kind == "K" else my_king
-            easy = not gives_check and self._easy_second_move(board, m, king, steppers)
-            for cell, piece in reversed(saved):
-                board[cell] = piece
-            if gives_check:
+            o, t, pc, left = m.origin, m.target, m.piece, m.left
+            kind = pc.kind
+            vacated = o if left is None else -1
+            if m.also or m.kind == "promote" or vacated in uncovers:
+                if full(pos, cube := _cube_variant(m)):
+                    add(cube)
                 continue
-            cube_move = m._replace(token="cube")
-            if not easy:
-                pos.push(cube_move, record=False)
-                easy = bool(self._legal_plain(pos, first_only=True))
-                pos.pop()
-            if easy:
-                out.append(cube_move)
+            if kind == "K":  # the witness must not expose the King on its new cell
+                board[o], board[t] = None, pc
+                ok = any(c != t and t2 != t and (c not in KING_WATCH[t]
+                                                 or not exposes(board, t, c, them))
+                         for c, t2, _ in witnesses)
+                board[o], board[t] = pc, None
+                cube = _cube_variant(m)
+                if ok or full(pos, cube):
+                    add(cube)
+                continue
+            # does the moved piece attack the enemy King from its target?
+            if kind == "M":
+                if x in MULE_SET[t]:
+                    continue
+            elif kind == "E":
+                if x in eaglet_set[t]:
+                    continue
+            elif kind == "D":
+                need = BYPASS_NEED[t].get(x)
+                if need is not None and all(board[c] is None or c == vacated for c in need):
+                    continue
+            else:
+                line = LINE_TO[t].get(x)
+                if line is not None and (line[2] if kind == "R" else pc.height >= line[0]) \
+                        and all(board[c] is None or c == vacated for c in line[1]):
+                    continue
+                if kind == "R":
+                    passes = CAMEL_PASS[t].get(x)
+                    if passes is not None and all(board[c] is None or c == vacated
+                                                  for c in passes):
+                        continue
+            opened = vacated in my_watch  # the first move may open a line onto the King
+            for c, t2, robust in witnesses:
+                if c != o and c != t and t2 != t and (robust or not opened):
+                    add(_cube_variant(m))
+                    break
+            else:
+                saved = board[o], board[t]  # a merge's target holds a Tower
+                board[o], board[t] = left, pc
+                ok = any(c != o and c != t and t2 != t and not exposes(board, king, c, them)
+                         for c, t2, _ in witnesses)
+                board[o], board[t] = saved
+                cube = _cube_variant(m)
+                if ok or full(pos, cube):
+                    add(cube)
         return out
 
-    def _easy_second_move(self, board: list, first: Move, king: int,
-                          steppers: list[int]) -> bool:
-        """Cheap witness that a legal second move exists after the quiet, legal ``first``:
-        a Mule or Eaglet (not the piece that just moved) with a free target whose removal
-        does not expose the King.  False means "look properly", not "none"."""
-        if first.piece.kind == "K" or first.also:
-            return False
-        me = first.piece.owner
-        them = 1 - me
+    def _cube_option_in_full(self, pos: Position, cube: Move) -> bool:
+        """The Cube rule by make/undo: the first move gives no check and a second exists."""
+        me = pos.turn
+        pos.push(cube, record=False)
+        board = pos.board
+        ok = (not self.attacked(board, self._king(board, 1 - me), me)
+              and bool(self._legal_plain(pos, first_only=True)))
+        pos.pop()
+        return ok
+
+    @staticmethod
+    def _witnesses(board: list, own: list[tuple[int, Piece]], king: int,
+                   them: int) -> list[tuple[int, int, bool]]:
+        """Second-move witnesses: up to six (cell, empty target, robust) one-step moves of
+        pieces other than the King (not in check) whose leaving does not expose the King;
+        robust: the piece stands where no attack on the King can depend on it."""
         watch = KING_WATCH[king]
-        for c in steppers:
-            if c == first.origin or c == first.target:
+        out: list[tuple[int, int, bool]] = []
+        for c, pc in own:
+            kind = pc.kind
+            if kind == "K":
                 continue
-            pc = board[c]
-            table = MULE_TARGETS if pc.kind == "M" else EAGLET_TARGETS[me]
-            for t in table[c]:
-                q = board[t]
-                if q is None or q.owner != me:
-                    return c not in watch or not self.exposes(board, king, c, them)
-        return False
+            robust = c not in watch
+            if not robust and Luotuoqi.exposes(board, king, c, them):
+                continue
+            steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[pc.owner][c]
+                     if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
+                     else DIAGONAL_STEPS[c] if kind == "D" else KING_STEPS[c])
+            found = 0
+            for t in steps:
+                if board[t] is None:
+                    out.append((c, t, robust))
+                    found += 1
+                    if found == 2:
+                        break
+            if len(out) >= 6:
+                break
+        out.sort(key=lambda w: not w[2])
+        return out
 
     def outcome_before_moves(self, pos: Position) -> bool:
         """Repetition and the 50-move rule end the game before any move is listed."""
