@@ -11,7 +11,7 @@ shape; legality avoids make/undo for moves that cannot expose the King.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL, load_shape
 from controller.rules.core import (
@@ -173,6 +173,11 @@ LINE_TO: tuple[dict[int, tuple[int, tuple[int, ...], bool]], ...] = tuple(
     {x: (i + 1, RAYS[d][t][:i], d in ORTHOGONAL)
      for d in GRID_DIRECTIONS for i, x in enumerate(RAYS[d][t])}
     for t in range(N_CELLS))
+EAGLET_ATTACKER_SET = tuple(tuple(frozenset(cs) for cs in EAGLET_ATTACKERS[c])
+                            for c in (WHITE, BLACK))
+# Cells from which a Rook-Camel's camel step, a Bypasser's slide may reach/remove x.
+CAMEL_SOURCES = tuple(frozenset(s for s, _, _ in CAMEL_ATTACKERS[x]) for x in range(N_CELLS))
+BYPASS_SOURCES = tuple(frozenset(s for s, _ in BYPASS_ATTACKERS[x]) for x in range(N_CELLS))
 # CAMEL_PASS[t][x] = the two cells a Rook-Camel on t passes over to reach x by a camel step.
 CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
     {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
@@ -207,6 +212,7 @@ class _Moves:
                          if kind == "R" else ())
 
     def _rays(self, directions, reach: int, moves_to) -> tuple:
+        """Per direction: (cells, prefixes, the prefixes' Cube variants, prefix cell sets)."""
         rays = []
         for d in directions:
             cells = RAYS[d][self.o][:reach]
@@ -214,7 +220,9 @@ class _Moves:
                 prefixes = [()]
                 for t in cells:
                     prefixes.append(prefixes[-1] + moves_to(t))
-                rays.append((cells, tuple(prefixes)))
+                rays.append((cells, tuple(prefixes),
+                             tuple(tuple(_cube_variant(m) for m in ms) for ms in prefixes),
+                             tuple(frozenset(cells[:k]) for k in range(len(cells) + 1))))
         return tuple(rays)
 
     def capture_on(self, t: int) -> Move:
@@ -308,6 +316,18 @@ for _r in "KQkq":
         RIGHTS_LOST_AT[_c] = RIGHTS_LOST_AT.get(_c, "") + _r
 
 PROMOTION_AXES = (("E", "W"), ("N", "S"), ("NE", "SW"), ("NW", "SE"))
+#: per cell, the pairs of cells that flank it on an axis (both on the board)
+FLANKS = tuple(tuple((STEP[a][o], STEP[b][o]) for a, b in PROMOTION_AXES
+                     if STEP[a][o] >= 0 and STEP[b][o] >= 0) for o in range(N_CELLS))
+
+
+class _CubeContext(NamedTuple):
+    """What the Cube test of one position knows about every quiet move."""
+
+    king: int  #: the mover's King
+    enemy_king: int
+    uncovers: set[int]  #: own cells whose emptying would uncover an attack on the enemy King
+    witnesses: list[tuple[int, int, bool]]  #: see :meth:`Luotuoqi._witnesses`
 
 
 class Luotuoqi(Game):
@@ -547,7 +567,7 @@ class Luotuoqi(Game):
         table = _moves_of(o, pc)
         extend = moves.extend
         if kind == "T":
-            for cells, prefixes in table.rays:
+            for cells, prefixes, _, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
@@ -576,7 +596,7 @@ class Luotuoqi(Game):
                             caps += (v,)
                     add(Move("move", o, t, pc, None, caps) if caps else quiet[t])
         elif kind == "R":
-            for cells, prefixes in table.rays:
+            for cells, prefixes, _, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
@@ -611,10 +631,7 @@ class Luotuoqi(Game):
     def _promotions(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
         board = pos.board
         seen = set()
-        for a, b in PROMOTION_AXES:
-            x, y = STEP[a][o], STEP[b][o]
-            if x < 0 or y < 0:
-                continue
+        for x, y in FLANKS[o]:
             p, q = board[x], board[y]
             if p is None or q is None or p.kind != q.kind or p.height != q.height:
                 continue
@@ -653,20 +670,21 @@ class Luotuoqi(Game):
     def legal_moves(self, pos: Position) -> list[Move]:
         if self.outcome_before_moves(pos):
             return []
-        moves, king, checked, own = self._plain(pos)
+        moves, king, checked, own, spans, exposers = self._plain(pos)
         holder = pos.tokens.get("cube")
         if holder == pos.turn and not pos.state.get("cube_second"):
-            moves += self._cube_moves(pos, moves, king, checked, own)
+            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers)
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
         """Legal moves without the Cube option (``first_only``: stop at the first one)."""
         return self._plain(pos, first_only)[0]
 
-    def _plain(self, pos: Position, first_only: bool = False
-               ) -> tuple[list[Move], int, bool, list[tuple[int, Piece]]]:
-        """Legal moves without the Cube option, the mover's King, whether it is in check
-        and the mover's pieces (what the Cube options reuse).
+    def _plain(self, pos: Position, first_only: bool = False) -> tuple:
+        """Legal moves without the Cube option, the mover's King, whether it is in check,
+        the mover's pieces, which moves each made, as (cell, piece, start, end, all its
+        pseudo-legal moves are legal) in the list, and the cells whose emptying would
+        expose the King (what the Cube options reuse).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
@@ -691,12 +709,15 @@ class Luotuoqi(Game):
         attacked = self.attacked
         check = self._check_cells(board, king, them, enemy_d)
         checked = check is not None
-        watch = KING_WATCH[king]
+        exposers = () if checked else self._exposers(board, king, them, enemy_d)
         out: list[Move] = []
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
+        spans: list[tuple[int, Piece, int, int]] = []
         for c, pc in own:
+            start = len(out)
+            free = False  # every pseudo-legal move of the piece is legal
             if c == king:
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
@@ -712,8 +733,7 @@ class Luotuoqi(Game):
                     if (m.target in check or m.captures and not check.isdisjoint(m.captures)
                             ) and self._safe_after(pos, m, me):
                         add(m)
-            elif (exposed := c in watch and self.exposes(board, king, c, them)
-                  ) or pc.kind == "D":
+            elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
                 for m in candidates:
@@ -728,11 +748,50 @@ class Luotuoqi(Game):
                         add(m)
             else:
                 piece_moves(pos, c, pc, out)  # nothing it does can expose the King
+                free = True
+            spans.append((c, pc, start, len(out), free))
             if first_only and out:
-                return out, king, checked, own
+                return out, king, checked, own, spans, exposers
         if not checked:
+            start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
-        return out, king, checked, own
+            spans.append((king, board[king], start, len(out), False))
+        return out, king, checked, own, spans, exposers
+
+    @staticmethod
+    def _exposers(board: list, king: int, them: int, bypassers: list[int]) -> set[int]:
+        """The cells whose emptying alone would let ``them`` attack ``king`` (which is not
+        attacked now): :meth:`exposes` for every cell at once."""
+        out: set[int] = set()
+        for d in GRID_DIRECTIONS:
+            orthogonal = d in ORTHOGONAL
+            first = -1
+            for dist, x in enumerate(RAYS[d][king], start=1):
+                p = board[x]
+                if p is None:
+                    continue
+                if first < 0:
+                    first = x
+                    continue
+                if p.owner == them and (p.kind == "T" and p.height >= dist
+                                        or p.kind == "R" and orthogonal):
+                    out.add(first)
+                break
+        for s, p1, p2 in CAMEL_ATTACKERS[king]:
+            p = board[s]
+            if p is not None and p.owner == them and p.kind == "R":
+                a, b = board[p1], board[p2]
+                if a is None and b is not None:
+                    out.add(p2)
+                elif b is None and a is not None:
+                    out.add(p1)
+        for s in bypassers:
+            need = BYPASS_NEED[s].get(king)
+            if need is not None:
+                occupied = [x for x in need if board[x] is not None]
+                if len(occupied) == 1:
+                    out.add(occupied[0])
+        return out
 
     @staticmethod
     def _check_cells(board: list, x: int, by: int, bypassers: list[int]) -> set[int] | None:
@@ -782,86 +841,186 @@ class Luotuoqi(Game):
         return safe
 
     def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
-                    own: list[tuple[int, Piece]]) -> list[Move]:
+                    own: list[tuple[int, Piece]], spans: list, exposers: Any) -> list[Move]:
         """First moves of a Cube turn: quiet, non-checking, with a legal second move.
 
-        Without make/undo for nearly every move: whether the moved piece attacks the enemy
-        King from its target is read from tables; a *witness* proves a second move — a
+        Without make/undo for nearly every move.  A *witness* proves a second move: a
         one-step move of another piece to an empty cell, found once per position, which
         stays legal after any first move that does not touch its two cells and cannot
-        uncover the King.  Everything else (castling, promotion, a move that may uncover
-        an attack on either King, a position in check) is made and tested in full.
+        uncover the King.  Per piece, the cells from which a piece of its kind could
+        attack the enemy King are known (a superset): moves to other cells give no check,
+        and a Tower's whole ray of such moves is taken at once.  The other moves are
+        checked one by one (:meth:`_cube_option`); castling, promotion, a move that may
+        uncover an attack on either King and a position in check by make/undo.
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
-        full = self._cube_option_in_full
         if checked:
+            full = self._cube_option_in_full
             return [cube for m in plain if not m.captures and full(pos, cube := _cube_variant(m))]
         x = self._king(board, them)
         x_watch = KING_WATCH[x]
         exposes = self.exposes
-        uncovers = {c for c, _ in own if c in x_watch and exposes(board, x, c, me)}
-        witnesses = self._witnesses(board, own, king, them)
+        ctx = _CubeContext(
+            king, x, {c for c, _ in own if c in x_watch and exposes(board, x, c, me)},
+            self._witnesses(board, own, king, them))
         my_watch = KING_WATCH[king]
-        eaglet_set = EAGLET_SET[me]
+        reach, orthogonal = self._visible_from(board, x)
+        danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
+                     "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
+        uncovers = ctx.uncovers
+        option = self._cube_option
         out: list[Move] = []
         add = out.append
-        for m in plain:
-            if m.captures:
+        extend = out.extend
+        for o, pc, i, j, free in spans:
+            if i == j:
                 continue
-            o, t, pc, left = m.origin, m.target, m.piece, m.left
             kind = pc.kind
-            vacated = o if left is None else -1
-            if m.also or m.kind == "promote" or vacated in uncovers:
-                if full(pos, cube := _cube_variant(m)):
-                    add(cube)
+            danger = None
+            if kind != "K" and o not in uncovers and not (
+                    o in reach if kind == "T" else kind in "RD" and o in x_watch):
+                witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
+                                            them)
+                if witness is not None:
+                    danger = danger_of[kind]
+                    wc, wt = witness
+            if danger is None:
+                for m in plain[i:j]:
+                    if not m.captures and option(pos, m, ctx):
+                        add(_cube_variant(m))
                 continue
-            if kind == "K":  # the witness must not expose the King on its new cell
-                board[o], board[t] = None, pc
-                ok = any(c != t and t2 != t and (c not in KING_WATCH[t]
-                                                 or not exposes(board, t, c, them))
-                         for c, t2, _ in witnesses)
-                board[o], board[t] = pc, None
-                cube = _cube_variant(m)
-                if ok or full(pos, cube):
-                    add(cube)
+            if kind == "T":
+                # a Tower (not on a line seen from the enemy King) checks from t only if
+                # its moving part reaches the King along a clear line
+                if not free:
+                    for m in plain[i:j]:
+                        if m.captures:
+                            continue
+                        t = m.target
+                        if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                or option(pos, m, ctx):
+                            add(_cube_variant(m))
+                    continue
+                table = _MOVES[(o, pc)]
+                for cells, prefixes, cube_prefixes, prefix_cells in table.rays:
+                    k = 0
+                    for t in cells:
+                        if board[t] is not None:
+                            break
+                        k += 1
+                    reached = prefix_cells[k]
+                    if danger.isdisjoint(reached) and wc not in reached and wt not in reached:
+                        extend(cube_prefixes[k])
+                    else:
+                        for m in prefixes[k]:
+                            t = m.target
+                            if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                    or option(pos, m, ctx):
+                                add(_cube_variant(m))
+                    if k < len(cells):
+                        t = cells[k]
+                        q = board[t]
+                        if q.owner == me and q.kind == "T":
+                            for m in table.tower_merges(t, k + 1, q.height):
+                                if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                        or option(pos, m, ctx):
+                                    add(_cube_variant(m))
                 continue
-            # does the moved piece attack the enemy King from its target?
-            if kind == "M":
-                if x in MULE_SET[t]:
+            for m in plain[i:j]:
+                if m.captures:
                     continue
-            elif kind == "E":
-                if x in eaglet_set[t]:
-                    continue
-            elif kind == "D":
-                need = BYPASS_NEED[t].get(x)
-                if need is not None and all(board[c] is None or c == vacated for c in need):
-                    continue
-            else:
-                line = LINE_TO[t].get(x)
-                if line is not None and (line[2] if kind == "R" else pc.height >= line[0]) \
-                        and all(board[c] is None or c == vacated for c in line[1]):
-                    continue
-                if kind == "R":
-                    passes = CAMEL_PASS[t].get(x)
-                    if passes is not None and all(board[c] is None or c == vacated
-                                                  for c in passes):
-                        continue
-            opened = vacated in my_watch  # the first move may open a line onto the King
-            for c, t2, robust in witnesses:
-                if c != o and c != t and t2 != t and (robust or not opened):
+                t = m.target
+                if t not in danger and t != wc and t != wt and m.kind != "promote" \
+                        or option(pos, m, ctx):
                     add(_cube_variant(m))
-                    break
-            else:
-                saved = board[o], board[t]  # a merge's target holds a Tower
-                board[o], board[t] = left, pc
-                ok = any(c != o and c != t and t2 != t and not exposes(board, king, c, them)
-                         for c, t2, _ in witnesses)
-                board[o], board[t] = saved
-                cube = _cube_variant(m)
-                if ok or full(pos, cube):
-                    add(cube)
         return out
+
+    def _witness_for(self, board: list, o: int, ctx: _CubeContext, opened: bool,
+                     pinned: bool, them: int) -> tuple[int, int] | None:
+        """A witness (cell, target) that stays good after any legal quiet move of the piece
+        on ``o``; ``opened``: emptying ``o`` may open a line onto the King; ``pinned``: it
+        would expose the King by itself."""
+        checked_empty = pinned  # then only a robust witness will do
+        for c, t2, robust in ctx.witnesses:
+            if c == o:
+                continue
+            if robust or not opened:
+                return c, t2
+            if not checked_empty:
+                board_o, board[o] = board[o], None
+                ok = not self.exposes(board, ctx.king, c, them)
+                board[o] = board_o
+                if ok:
+                    return c, t2
+                checked_empty = True
+        return None
+
+    def _cube_option(self, pos: Position, m: Move, ctx: _CubeContext) -> bool:
+        """May the quiet, legal ``m`` be the first move of a Cube turn (not in check)?"""
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        king, x, witnesses = ctx.king, ctx.enemy_king, ctx.witnesses
+        o, t, pc, left = m.origin, m.target, m.piece, m.left
+        kind = pc.kind
+        vacated = o if left is None else -1
+        if m.also or m.kind == "promote" or vacated in ctx.uncovers:
+            return self._cube_option_in_full(pos, _cube_variant(m))
+        exposes = self.exposes
+        if kind == "K":  # the witness must not expose the King on its new cell
+            board[o], board[t] = None, pc
+            ok = any(c != t and t2 != t and (c not in KING_WATCH[t]
+                                             or not exposes(board, t, c, them))
+                     for c, t2, _ in witnesses)
+            board[o], board[t] = pc, None
+            return ok or self._cube_option_in_full(pos, _cube_variant(m))
+        # does the moved piece attack the enemy King from its target?
+        if kind == "M":
+            if x in MULE_SET[t]:
+                return False
+        elif kind == "E":
+            if x in EAGLET_SET[me][t]:
+                return False
+        elif kind == "D":
+            need = BYPASS_NEED[t].get(x)
+            if need is not None and all(board[c] is None or c == vacated for c in need):
+                return False
+        else:
+            line = LINE_TO[t].get(x)
+            if line is not None and (line[2] if kind == "R" else pc.height >= line[0]) \
+                    and all(board[c] is None or c == vacated for c in line[1]):
+                return False
+            if kind == "R":
+                passes = CAMEL_PASS[t].get(x)
+                if passes is not None and all(board[c] is None or c == vacated
+                                              for c in passes):
+                    return False
+        opened = vacated in KING_WATCH[king]  # the first move may open a line onto the King
+        for c, t2, robust in witnesses:
+            if c != o and c != t and t2 != t and (robust or not opened):
+                return True
+        saved = board[o], board[t]  # a merge's target holds a Tower
+        board[o], board[t] = left, pc
+        ok = any(c != o and c != t and t2 != t and not exposes(board, king, c, them)
+                 for c, t2, _ in witnesses)
+        board[o], board[t] = saved
+        return ok or self._cube_option_in_full(pos, _cube_variant(m))
+
+    @staticmethod
+    def _visible_from(board: list, x: int) -> tuple[dict[int, int], set[int]]:
+        """Cells on ``x``'s lines up to and including the first piece, with their distance
+        (where a Tower may attack ``x`` from), and the orthogonal ones (a Rook-Camel)."""
+        lines: dict[int, int] = {}
+        orthogonal: set[int] = set()
+        for d in GRID_DIRECTIONS:
+            straight = d in ORTHOGONAL
+            for dist, c in enumerate(RAYS[d][x], start=1):
+                lines[c] = dist
+                if straight:
+                    orthogonal.add(c)
+                if board[c] is not None:
+                    break
+        return lines, orthogonal
 
     def _cube_option_in_full(self, pos: Position, cube: Move) -> bool:
         """The Cube rule by make/undo: the first move gives no check and a second exists."""
