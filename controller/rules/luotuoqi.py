@@ -696,6 +696,7 @@ class Luotuoqi(Game):
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
+        enemy: list[tuple[int, Piece]] = []
         king = -1
         for c, p in enumerate(board):
             if p is None:
@@ -704,9 +705,10 @@ class Luotuoqi(Game):
                 own.append((c, p))
                 if p.kind == "K":
                     king = c
-            elif p.kind == "D":
-                enemy_d.append(c)
-        attacked = self.attacked
+            else:
+                enemy.append((c, p))
+                if p.kind == "D":
+                    enemy_d.append(c)
         check = self._check_cells(board, king, them, enemy_d)
         checked = check is not None
         exposers = () if checked else self._exposers(board, king, them, enemy_d)
@@ -721,12 +723,15 @@ class Luotuoqi(Game):
             if c == king:
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
-                board[c] = None
-                for m in candidates:
-                    if not attacked(board, m.target, them, enemy_d):
-                        add(m)
-                board[c] = pc
+                if candidates:
+                    board[c] = None
+                    safe = self._safe_cells(board, [m.target for m in candidates], enemy)
+                    board[c] = pc
+                    out += [m for m in candidates if m.target in safe]
             elif checked:
+                if not self._may_help(c, pc, check):
+                    spans.append((c, pc, start, start, False))
+                    continue
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
                 for m in candidates:
@@ -757,6 +762,67 @@ class Luotuoqi(Game):
             out += self._castling_moves(pos, king, enemy_d)
             spans.append((king, board[king], start, len(out), False))
         return out, king, checked, own, spans, exposers
+
+    @staticmethod
+    def _safe_cells(board: list, cells: list[int], enemy: list[tuple[int, Piece]]) -> set[int]:
+        """Those of ``cells`` no piece of ``enemy`` (the other side's pieces) attacks:
+        :meth:`attacked` by the attackers' list, for a King's few targets at once."""
+        them = enemy[0][1].owner
+        leapers: set[int] = set()  # cells attacked by Mules, Eaglets, the King
+        sliders = []
+        for s, p in enemy:
+            kind = p.kind
+            if kind == "M":
+                leapers |= MULE_SET[s]
+            elif kind == "E":
+                leapers |= EAGLET_SET[them][s]
+            elif kind == "K":
+                leapers |= KING_SET[s]
+            else:
+                sliders.append((s, p))
+        safe = set()
+        for x in cells:
+            if x in leapers:
+                continue
+            for s, p in sliders:
+                kind = p.kind
+                if kind == "D":
+                    need = BYPASS_NEED[s].get(x)
+                    if need is not None and all(board[c] is None for c in need):
+                        break
+                    continue
+                line = LINE_TO[x].get(s)
+                if line is not None and (line[2] if kind == "R" else p.height >= line[0]) \
+                        and all(board[c] is None for c in line[1]):
+                    break
+                if kind == "R":
+                    passes = CAMEL_PASS[s].get(x)
+                    if passes is not None and board[passes[0]] is None \
+                            and board[passes[1]] is None:
+                        break
+            else:
+                safe.add(x)
+        return safe
+
+    @staticmethod
+    def _may_help(c: int, pc: Piece, cells: set[int]) -> bool:
+        """Could the piece ``pc`` on ``c`` reach one of ``cells`` on some board (a
+        Bypasser always may: it captures to the side)?  Saves listing what cannot help."""
+        kind = pc.kind
+        if kind == "D":
+            return True
+        if kind == "M":
+            return not MULE_SET[c].isdisjoint(cells)
+        if kind == "E":
+            return not EAGLET_SET[pc.owner][c].isdisjoint(cells)
+        lines = LINE_TO[c]
+        for r in cells:
+            line = lines.get(r)
+            if line is not None and (line[2] if kind == "R" else line[0] <= pc.height):
+                return True
+            if kind == "R" and r in CAMEL_PASS[c]:
+                return True
+        return False
 
     @staticmethod
     def _exposers(board: list, king: int, them: int, bypassers: list[int]) -> set[int]:
