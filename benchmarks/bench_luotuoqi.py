@@ -102,7 +102,8 @@ def listing(n: int, rounds: int, repeat: int) -> dict:
         rows.append({"kind": kind, "title": KIND_TITLES[kind], "positions": len(mine),
                      "moves": moves, "ours_us": statistics.median(ours_us),
                      "their_positions": len(ref), "their_moves": their_moves,
-                     "theirs_us": statistics.median(theirs_us), "ratios": ratios})
+                     "theirs_us": statistics.median(theirs_us), "ratios": ratios,
+                     "per_move": [r * moves / their_moves for r in ratios]})
     best = [min(ours_t[r][i] for r in range(rounds)) for i in range(n)]
     worst = max(range(n), key=best.__getitem__)
     return {"rows": rows, "worst_us": best[worst] * 1e6, "worst_text": ours_texts[worst],
@@ -126,7 +127,8 @@ def perft(rounds: int, quick: bool) -> dict:
         ours_rate.append(nodes / (t1 - t0))
         their_rate.append(cnodes / (t2 - t1))
         ratios.append(ours_rate[-1] / their_rate[-1])
-    return {"ours_depth": ours_depth, "ours_nodes": nodes, "ours_rate": statistics.median(ours_rate),
+    return {"ours_depth": ours_depth, "ours_nodes": nodes,
+            "ours_rate": statistics.median(ours_rate),
             "their_depth": their_depth, "their_nodes": cnodes,
             "their_rate": statistics.median(their_rate), "ratios": ratios}
 
@@ -142,17 +144,18 @@ def report(result: dict) -> None:
     print(f"legal-move listing, CPU time, {lst['rounds']} interleaved rounds; ratio = "
           "python-chess time per position / ours, median (min–max) over rounds")
     print(f"  {'kind':<26} {'positions':>9} {'moves':>6} {'ours µs':>8} "
-          f"{'chess moves':>11} {'chess µs':>8}  ratio")
+          f"{'chess moves':>11} {'chess µs':>8}  {'ratio':<18} per listed move")
     for row in lst["rows"]:
         print(f"  {row['title']:<26} {row['positions']:>9} {row['moves']:>6.1f} "
               f"{row['ours_us']:>8.1f} {row['their_moves']:>11.1f} {row['theirs_us']:>8.1f}  "
-              f"{spread(row['ratios'])}")
+              f"{spread(row['ratios']):<18} {spread(row['per_move'])}")
     print(f"  slowest position: {lst['worst_us']:.0f} µs, {lst['worst_moves']} moves: "
           f"{lst['worst_text']}")
     p = result["perft"]
     print(f"perft({p['ours_depth']}) from the start: {p['ours_nodes']} leaves, "
           f"{p['ours_rate']:,.0f} leaves/s; python-chess perft({p['their_depth']}): "
-          f"{p['their_nodes']} leaves, {p['their_rate']:,.0f} leaves/s; ratio {spread(p['ratios'])}")
+          f"{p['their_nodes']} leaves, {p['their_rate']:,.0f} leaves/s; "
+          f"ratio {spread(p['ratios'])}")
 
 
 def main() -> None:
