@@ -273,11 +273,12 @@ class PositionIndex:
             # The Move spells out every cell it changes (origin, target, captures, further
             # displacements): the expected picture after it differs from this one there
             # and on the pads only.
+            _, origin, target, piece, _, captures, also, _, _ = m
             cells = here_cells.copy()
             A = E
             touch = 0
-            captures = m.captures
-            for c in (m.origin, m.target, *captures, *(c for pair in m.also for c in pair)):
+            for c in ((origin, target, *captures, *(c for pair in also for c in pair)) if also
+                      else (origin, target, *captures)):
                 if c < 0:
                     continue
                 a = after[c]
@@ -321,9 +322,7 @@ class PositionIndex:
             else:
                 detail = ()
             pos.pop()
-            target = m.target
             target_bit = 1 << target if target >= 0 else 0
-            origin = m.origin
             # a cell occupied before and after must be seen empty once: the target of a
             # capture or merge, the cell of an in-place promotion (its gesture) — not the
             # King's cell of a castling that moves only the Rook (Chess960)
@@ -343,7 +342,7 @@ class PositionIndex:
             # (a KaleidoChess player giving up his last castle is out): every such move
             # ends in the same picture, so it counts only once its piece was seen put
             # down on its target (``landed``)
-            landing = (target_bit if m.piece is None and origin >= 0 and target >= 0
+            landing = (target_bit if piece is None and origin >= 0 and target >= 0
                        and target in captures else 0)
             if landing:
                 self.landing[i] = landing
@@ -356,11 +355,7 @@ class PositionIndex:
                 if source & ~gesture:
                     self.silent.setdefault(gesture | source, []).append(i)
                 continue
-            group = by_key.get(key)
-            if group is None:
-                by_key[key] = [i]
-            else:
-                group.append(i)
+            by_key.setdefault(key, []).append(i)  # one hash of the long key
             spots = vacate | touch | arrive | landing
             while spots:
                 low = spots & -spots
@@ -402,13 +397,19 @@ class PositionIndex:
                 reach.setdefault((m.origin, m.left, m.token), set()).add(m.target)
         # the rules say whether a target lies on the way to another (straight rays by
         # default; KaleidoChess's paths are no straight lines)
+        passes: dict[tuple[int, int, int], bool] = {}  # the split sizes share their answer
         for i, m in enumerate(self.moves):
             if m.origin < 0 or m.target < 0 or m.origin == m.target:
                 continue
             targets = reach[(m.origin, m.left, m.token)]
             if len(targets) < 2:
                 continue
-            if game.slide_passes(self.board, m.origin, m.target, targets):
+            known = (m.origin, m.target, id(targets))
+            slides = passes.get(known)
+            if slides is None:
+                slides = passes[known] = game.slide_passes(self.board, m.origin, m.target,
+                                                           targets)
+            if slides:
                 self.effects[i] = self.effects[i]._replace(extendable=True)
 
     # -- queries ---------------------------------------------------------------------
