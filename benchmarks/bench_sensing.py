@@ -6,24 +6,21 @@
   pseudo-terminal, decoded and turned into frames by the real host link;
 * simulated time per wall second of the whole simulated rig (board + firmware + link).
 
-Run: ``python benchmarks/bench_sensing.py``
+Run: ``python -m benchmarks.bench_sensing``
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 import tty
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from controller.layout import load_layout  # noqa: E402
-from controller.sensing.serial_link import SerialConfig, SerialLink  # noqa: E402
-from controller.sensing.sim import SimulatedBoard, SimulatedSensing  # noqa: E402
-from controller.sensing.sim.mcu import load_firmware  # noqa: E402
+from controller.layout import load_layout
+from controller.sensing.serial_link import SerialConfig, SerialLink
+from controller.sensing.sim import SimulatedBoard, SimulatedSensing
+from controller.sensing.sim.mcu import load_firmware
 
 
 def scan_rate(layout_name: str, backend: str, seconds: float = 1.0) -> float:
