@@ -80,7 +80,7 @@ def _check(pos):
     board = pos.board
     king = GAME._king(board, me)
     if not GAME.attacked(board, king, 1 - me):
-        exposers = GAME._exposers(board, king, 1 - me, GAME.bypassers(board, 1 - me))
+        _, exposers = GAME._threats(board, king, 1 - me, GAME.bypassers(board, 1 - me))
         for c, p in enumerate(board):
             if p is not None and p.owner == me and p.kind != "K":
                 assert (c in exposers) == GAME.exposes(board, king, c, 1 - me), (

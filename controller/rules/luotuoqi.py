@@ -564,7 +564,7 @@ class Luotuoqi(Game):
         board = pos.board
         me = pc.owner
         kind = pc.kind
-        table = _moves_of(o, pc)
+        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
         extend = moves.extend
         if kind == "T":
             for cells, prefixes, _, _ in table.rays:
@@ -626,7 +626,12 @@ class Luotuoqi(Game):
                 elif q.owner != me:
                     add(table.capture_on(t))
             if kind == "E":
-                self._promotions(pos, o, pc, moves)
+                for x, y in FLANKS[o]:  # two equal pieces flanking it: promotions
+                    p = board[x]
+                    if p is not None and (q := board[y]) is not None and p.kind == q.kind \
+                            and p.height == q.height and p.kind not in NO_PROMOTION:
+                        self._promotions(pos, o, pc, moves)
+                        break
 
     def _promotions(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
         board = pos.board
@@ -709,9 +714,8 @@ class Luotuoqi(Game):
                 enemy.append((c, p))
                 if p.kind == "D":
                     enemy_d.append(c)
-        check = self._check_cells(board, king, them, enemy_d)
+        check, exposers = self._threats(board, king, them, enemy_d)
         checked = check is not None
-        exposers = () if checked else self._exposers(board, king, them, enemy_d)
         out: list[Move] = []
         add = out.append
         piece_moves = self._piece_moves
@@ -762,6 +766,66 @@ class Luotuoqi(Game):
             out += self._castling_moves(pos, king, enemy_d)
             spans.append((king, board[king], start, len(out), False))
         return out, king, checked, own, spans, exposers
+
+    @staticmethod
+    def _threats(board: list, x: int, by: int, bypassers: list[int]
+                 ) -> tuple[set[int] | None, set[int]]:
+        """What ``by`` threatens on ``x``, in one walk along ``x``'s lines: (None if ``by``
+        does not attack ``x``, else for one attack on it the attacker's cell and the cells
+        the attack needs empty — a move that helps must touch one; when ``x`` is not
+        attacked, the cells whose emptying alone would let ``by`` attack it — every cell
+        :meth:`exposes` says yes for)."""
+        for c in MULE_TARGETS[x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "M":
+                return {c}, set()
+        for c in KING_STEPS[x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "K":
+                return {c}, set()
+        for c in EAGLET_ATTACKERS[by][x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "E":
+                return {c}, set()
+        exposers: set[int] = set()
+        for d in GRID_DIRECTIONS:
+            orthogonal = d in ORTHOGONAL
+            ray = RAYS[d][x]
+            first = -1
+            for dist, c in enumerate(ray, start=1):
+                p = board[c]
+                if p is None:
+                    continue
+                attacks = p.owner == by and (p.kind == "R" and orthogonal
+                                             or p.kind == "T" and p.height >= dist)
+                if first < 0:
+                    if attacks:
+                        return set(ray[:dist]), set()
+                    first = c
+                    continue
+                if attacks:
+                    exposers.add(first)
+                break
+        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+            p = board[s]
+            if p is not None and p.owner == by and p.kind == "R":
+                a, b = board[p1], board[p2]
+                if a is None:
+                    if b is None:
+                        return {s, p1, p2}, set()
+                    exposers.add(p2)
+                elif b is None:
+                    exposers.add(p1)
+        for s in bypassers:
+            need = BYPASS_NEED[s].get(x)
+            if need is None:
+                continue
+            occupied = [c for c in need if board[c] is not None]
+            if not occupied:
+                return {s, *need}, set()
+            if len(occupied) == 1:
+                exposers.add(occupied[0])
+        return None, exposers
 
     @staticmethod
     def _safe_cells(board: list, cells: list[int], enemy: list[tuple[int, Piece]]) -> set[int]:
@@ -824,82 +888,6 @@ class Luotuoqi(Game):
                 return True
         return False
 
-    @staticmethod
-    def _exposers(board: list, king: int, them: int, bypassers: list[int]) -> set[int]:
-        """The cells whose emptying alone would let ``them`` attack ``king`` (which is not
-        attacked now): :meth:`exposes` for every cell at once."""
-        out: set[int] = set()
-        for d in GRID_DIRECTIONS:
-            orthogonal = d in ORTHOGONAL
-            first = -1
-            for dist, x in enumerate(RAYS[d][king], start=1):
-                p = board[x]
-                if p is None:
-                    continue
-                if first < 0:
-                    first = x
-                    continue
-                if p.owner == them and (p.kind == "T" and p.height >= dist
-                                        or p.kind == "R" and orthogonal):
-                    out.add(first)
-                break
-        for s, p1, p2 in CAMEL_ATTACKERS[king]:
-            p = board[s]
-            if p is not None and p.owner == them and p.kind == "R":
-                a, b = board[p1], board[p2]
-                if a is None and b is not None:
-                    out.add(p2)
-                elif b is None and a is not None:
-                    out.add(p1)
-        for s in bypassers:
-            need = BYPASS_NEED[s].get(king)
-            if need is not None:
-                occupied = [x for x in need if board[x] is not None]
-                if len(occupied) == 1:
-                    out.add(occupied[0])
-        return out
-
-    @staticmethod
-    def _check_cells(board: list, x: int, by: int, bypassers: list[int]) -> set[int] | None:
-        """None if ``by`` does not attack ``x``; else, for one attack on it, the attacker's
-        cell and the cells the attack needs empty (a move that helps must touch one)."""
-        for c in MULE_TARGETS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "M":
-                return {c}
-        for c in KING_STEPS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "K":
-                return {c}
-        for c in EAGLET_ATTACKERS[by][x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "E":
-                return {c}
-        for d in GRID_DIRECTIONS:
-            orthogonal = d in ORTHOGONAL
-            ray = RAYS[d][x]
-            for dist, c in enumerate(ray, start=1):
-                p = board[c]
-                if p is not None:
-                    if p.owner == by and (p.kind == "R" and orthogonal
-                                          or p.kind == "T" and p.height >= dist):
-                        return set(ray[:dist])
-                    break
-        for s, p1, p2 in CAMEL_ATTACKERS[x]:
-            p = board[s]
-            if (p is not None and p.owner == by and p.kind == "R"
-                    and board[p1] is None and board[p2] is None):
-                return {s, p1, p2}
-        for s in bypassers:
-            need = BYPASS_NEED[s].get(x)
-            if need is None:
-                continue
-            p = board[s]
-            if (p is not None and p.owner == by and p.kind == "D"
-                    and all(board[c] is None for c in need)):
-                return {s, *need}
-        return None
-
     def _safe_after(self, pos: Position, m: Move, me: int) -> bool:
         pos.push(m, record=False)
         safe = not self.attacked(pos.board, self._king(pos.board, me), 1 - me)
@@ -926,10 +914,10 @@ class Luotuoqi(Game):
             return [cube for m in plain if not m.captures and full(pos, cube := _cube_variant(m))]
         x = self._king(board, them)
         x_watch = KING_WATCH[x]
-        exposes = self.exposes
         ctx = _CubeContext(
-            king, x, {c for c, _ in own if c in x_watch and exposes(board, x, c, me)},
-            self._witnesses(board, own, king, them))
+            king, x,
+            self._threats(board, x, me, [c for c, p in own if p.kind == "D"])[1],
+            self._witnesses(board, own, king, exposers))
         my_watch = KING_WATCH[king]
         reach, orthogonal = self._visible_from(board, x)
         danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
@@ -1100,7 +1088,7 @@ class Luotuoqi(Game):
 
     @staticmethod
     def _witnesses(board: list, own: list[tuple[int, Piece]], king: int,
-                   them: int) -> list[tuple[int, int, bool]]:
+                   exposers: Any) -> list[tuple[int, int, bool]]:
         """Second-move witnesses: up to six (cell, empty target, robust) one-step moves of
         pieces other than the King (not in check) whose leaving does not expose the King;
         robust: the piece stands where no attack on the King can depend on it."""
@@ -1111,7 +1099,7 @@ class Luotuoqi(Game):
             if kind == "K":
                 continue
             robust = c not in watch
-            if not robust and Luotuoqi.exposes(board, king, c, them):
+            if not robust and c in exposers:
                 continue
             steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[pc.owner][c]
                      if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
