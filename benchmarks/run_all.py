@@ -149,6 +149,42 @@ def board_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def goals_table(results: dict) -> str:
+    """The goals of issue #20 against this run's figures (medians of the ratio spreads)."""
+    import statistics
+
+    rows = []
+
+    def goal(text: str, figure: str, met: bool) -> None:
+        rows.append(f"| {text} | {figure} | {'met' if met else '**not met**'} |")
+
+    rules = results["rules"]
+    for label, r in rules.items():
+        ratio = statistics.median(r["listing"]["ratios"])
+        goal(f"listing, per position, {label} ≥ 1.0 × python-chess", f"{ratio:.2f}",
+             ratio >= 1.0)
+    for label, r in rules.items():
+        ratio = statistics.median(r["perft"]["ratios"])
+        goal(f"perft, {label} ≥ 1.0 × python-chess", f"{ratio:.2f}", ratio >= 1.0)
+    lu = results["luotuoqi"]["listing"]
+    for row in lu["rows"]:
+        ratio = statistics.median(row["ratios"])
+        goal(f"Lùotuoqí listing, {row['title']} ≥ 1.0 × python-chess", f"{ratio:.2f}",
+             ratio >= 1.0)
+    goal("Lùotuoqí slowest position ≤ 1 ms", f"{lu['worst_us'] / 1e3:.2f} ms",
+         lu["worst_us"] <= 1000)
+    boards = [("Lùotuoqí, busy positions", results["reconcile"])] + [
+        (r["game"], r) for r in results["board"]]
+    for name, r in boards:
+        b = r["build"]
+        goal(f"index build p99 ≤ 5 ms, max ≤ 10 ms: {name}",
+             f"{b['p99']:.2f} / {b['max']:.2f} ms", b["p99"] <= 5 and b["max"] <= 10)
+    for name, r in boards:
+        f = r["feed"]
+        goal(f"Board.feed p99 ≤ 0.2 ms: {name}", f"{f['p99']:.3f} ms", f["p99"] <= 0.2)
+    return "\n".join(["| goal | this run | |", "|---|---|---|", *rows])
+
+
 def script_output(module: str, args: list[str]) -> str:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
@@ -161,6 +197,21 @@ def script_output(module: str, args: list[str]) -> str:
         out += f"\n(exit status {done.returncode})\n" + done.stderr.strip()[-2000:]
     command = " ".join(["python -m", f"benchmarks.{module}", *args])
     return f"`{command}` ({spent:.0f} s):\n\n```\n{out}\n```"
+
+
+def pi_section() -> str:
+    """The rules benchmark natively and under an emulated Cortex-A72 (pi_emulated.sh)."""
+    t0 = time.perf_counter()
+    done = subprocess.run(["sh", str(ROOT / "benchmarks" / "pi_emulated.sh"), "--quick"],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    spent = time.perf_counter() - t0
+    if done.returncode:
+        return (f"Emulation not available on the machine of this run (`sh "
+                f"benchmarks/pi_emulated.sh` exit status {done.returncode}: "
+                f"{done.stderr.strip()[-300:]}).")
+    native = script_output("bench_rules", ["--quick"])
+    return (f"`sh benchmarks/pi_emulated.sh --quick` ({spent:.0f} s):\n\n```\n"
+            f"{done.stdout.rstrip()}\n```\n\nThe same natively, {native}")
 
 
 def replace_section(text: str, name: str, body: str) -> tuple[str, bool]:
@@ -191,13 +242,22 @@ def main() -> int:
         print(body, flush=True)
         print(f"({time.perf_counter() - t0:.0f} s)\n", flush=True)
 
+    results: dict = {}
+
+    def keep(name: str, result):
+        results[name] = result
+        return result
+
     section("environment", environment)
-    section("rules", lambda: rules_table(bench_rules.run(quick)))
-    section("luotuoqi", lambda: luotuoqi_table(bench_luotuoqi.run(quick)))
+    section("rules", lambda: rules_table(keep("rules", bench_rules.run(quick))))
+    section("luotuoqi", lambda: luotuoqi_table(keep("luotuoqi", bench_luotuoqi.run(quick))))
     section("reconcile", lambda: reconcile_table(
-        bench_reconcile.run(quick, say=lambda s: None)))
-    section("board", lambda: board_table(
-        [bench_board.run(g, quick, say=lambda s: None) for g in sorted(bench_board.GAMES)]))
+        keep("reconcile", bench_reconcile.run(quick, say=lambda s: None))))
+    section("board", lambda: board_table(keep("board", [
+        bench_board.run(g, quick, say=lambda s: None) for g in sorted(bench_board.GAMES)])))
+    if {"rules", "luotuoqi", "reconcile", "board"} <= results.keys():
+        section("goals", lambda: goals_table(results))
+    section("pi", pi_section)
     for module, full, short in SCRIPTS:
         section(f"script:{module}", lambda m=module, a=short if quick else full:
                 script_output(m, a))
