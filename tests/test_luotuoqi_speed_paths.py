@@ -107,3 +107,12 @@ def test_every_start_is_checked_as_it_stands():
     for start in STARTS:
         pos = GAME.parse_position(start) if start else GAME.start()
         assert _check(pos)
+
+
+def test_no_cube_when_the_only_evasion_pins_the_blocker():
+    # White in check along the first rank; the only answer is the Eaglet stepping back
+    # to e1, where it is pinned and cannot move again; the King has no move either: so no
+    # Cube turn may start with it, although the Eaglet has empty cells to step to.
+    pos = GAME.parse_position("k5t81/8/8/8/8/5m2/4E3/r6K w - w 0 30")
+    moves = _check(pos)
+    assert [GAME.move_text(pos, m) for m in moves] == ["Ee2-e1"]

@@ -909,10 +909,12 @@ class Luotuoqi(Game):
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
-        if checked:
-            full = self._cube_option_in_full
-            return [cube for m in plain if not m.captures and full(pos, cube := _cube_variant(m))]
         x = self._king(board, them)
+        if checked:
+            enemy_d = [c for c, p in enumerate(board) if p is not None and p.owner == them
+                       and p.kind == "D"]
+            return [_cube_variant(m) for m in plain
+                    if not m.captures and self._cube_option_in_check(pos, m, x, own, enemy_d)]
         x_watch = KING_WATCH[x]
         ctx = _CubeContext(
             king, x,
@@ -1075,6 +1077,42 @@ class Luotuoqi(Game):
                 if board[c] is not None:
                     break
         return lines, orthogonal
+
+    def _cube_option_in_check(self, pos: Position, m: Move, x: int,
+                              own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
+        """The Cube option of the quiet evasion ``m``: made on the board alone, then no
+        check on the enemy King ``x``, and a second move found as a one-step move of a
+        piece whose leaving does not expose the King (else searched in full)."""
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        o, t = m.origin, m.target
+        saved = [(o, board[o]), (t, board[t])]
+        if m.kind == "promote":
+            board[o] = m.piece
+        else:
+            board[o], board[t] = m.left, m.piece
+        try:
+            my_d = [c for c, _ in own if c != o and board[c] is not None
+                    and board[c].kind == "D"] + ([t] if m.piece.kind == "D" else [])
+            if self.attacked(board, x, me, my_d):
+                return False
+            king = t if m.piece.kind == "K" else next(c for c, p in own if p.kind == "K")
+            check, exposers = self._threats(board, king, them, enemy_d)
+            if check is None:
+                for c in [c for c, _ in own] + [t]:
+                    p = board[c]
+                    if p is None or p.owner != me or p.kind == "K" or c in exposers:
+                        continue
+                    kind = p.kind
+                    steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]
+                             if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
+                             else DIAGONAL_STEPS[c] if kind == "D" else KING_STEPS[c])
+                    if any(board[s] is None for s in steps):
+                        return True
+        finally:
+            for cell, piece in reversed(saved):
+                board[cell] = piece
+        return self._cube_option_in_full(pos, _cube_variant(m))
 
     def _cube_option_in_full(self, pos: Position, cube: Move) -> bool:
         """The Cube rule by make/undo: the first move gives no check and a second exists."""
