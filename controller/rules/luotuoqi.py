@@ -6,7 +6,11 @@ off-board token (``pos.tokens["cube"]`` = holder); using it is part of a first m
 (``Move.token == "cube"``) and the same player then makes the next ply.
 
 Speed: every table a move generator needs is built once at import from the ``square8``
-shape; legality avoids make/undo for moves that cannot expose the King.
+shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
+legality avoids make/undo for moves that cannot expose the King, and the Cube option for
+moves whose check test and second move can be read from tables (``_cube_moves``).
+``tests/test_luotuoqi_speed_paths.py`` holds every shortcut against the literal rules;
+``docs/performance.md`` has the figures.
 """
 
 from __future__ import annotations
@@ -266,12 +270,9 @@ def _moves_of(o: int, piece: Piece) -> _Moves:
     return table
 
 
-def _quiet(o: int, piece: Piece) -> dict[int, Move]:
-    """Quiet (non-capturing) moves of ``piece`` from ``o``, by target."""
-    return _moves_of(o, piece).quiet
-
-
 class _QuietMoves(dict):
+    """A piece's quiet moves from one cell by target, each built the first time asked."""
+
     def __init__(self, o: int, piece: Piece):
         super().__init__()
         self.o, self.piece = o, piece
