@@ -215,9 +215,9 @@ def pi_section() -> str:
 
 
 def replace_section(text: str, name: str, body: str) -> tuple[str, bool]:
-    pattern = re.compile(rf"(<!-- run_all: {re.escape(name)} -->\n).*?(\n<!-- /run_all: "
-                         rf"{re.escape(name)} -->)", re.S)
-    new, count = pattern.subn(lambda m: m.group(1) + body + m.group(2), text)
+    pattern = re.compile(rf"(<!-- run_all: {re.escape(name)} -->\n)(?:.*?\n)?"
+                         rf"(<!-- /run_all: {re.escape(name)} -->)", re.S)
+    new, count = pattern.subn(lambda m: m.group(1) + body + "\n" + m.group(2), text)
     return new, bool(count)
 
 
