@@ -1,6 +1,6 @@
 """Gnu Qi move generation speed, with python-chess timed in the same run for scale.
 
-    python3 benchmarks/bench_gnuqi.py [--quick]
+    python -m benchmarks.bench_gnuqi [--quick]
 
 Prints, for Gnu Qi and for python-chess on chess positions with a similar number of
 legal moves: microseconds per legal-move list, nanoseconds per move listed, perft time
@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import chess
 
-import chess  # noqa: E402
-
-from controller.rules import get_game  # noqa: E402
+from controller.rules import get_game
 
 GAME = get_game("gnuqi")
 

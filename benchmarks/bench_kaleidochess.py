@@ -1,6 +1,6 @@
 """KaleidoChess move generation speed.
 
-Run: ``python benchmarks/bench_kaleidochess.py``.  Prints the time to list the legal moves
+Run: ``python -m benchmarks.bench_kaleidochess``.  Prints the time to list the legal moves
 of the start positions (2, 3, 4 players), of busy middle games (seeded random games and a
 crowded centre where most pieces have their full reach), the same for a literal depth-first
 search as in kaleidochess.md §4.6 (the ratio shows what the precomputed path tables buy),
@@ -10,16 +10,11 @@ and perft nodes per second from the start position.
 from __future__ import annotations
 
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchtools import per_call  # noqa: E402
-
-from controller.rules.core import Piece, Position  # noqa: E402
-from controller.rules.kaleidochess import (  # noqa: E402
+from benchmarks.benchtools import per_call
+from controller.rules.core import Piece, Position
+from controller.rules.kaleidochess import (
     PIECE_TYPES,
     TWO_PLAYER_ARMY,
     G,

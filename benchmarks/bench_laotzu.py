@@ -1,6 +1,6 @@
 """Lao Tzu Chess speed against python-chess on the same Chess960 positions, in one run.
 
-Run: ``python3 benchmarks/bench_laotzu.py``.  Prints per-position legal-move listing
+Run: ``python -m benchmarks.bench_laotzu``.  Prints per-position legal-move listing
 times, perft times and the ratios python-chess time / our time (≥ 1.0 means we are at
 least as fast).  python-chess is a test/benchmark-only dependency (GPL); the product never
 imports it.
@@ -17,14 +17,11 @@ import random
 import re
 import sys
 import time
-from pathlib import Path
 
 import chess
 import chess.variant
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from controller.rules.laotzu import LaoTzu  # noqa: E402
+from controller.rules.laotzu import LaoTzu
 
 SEED = 2024
 POSITIONS = 200

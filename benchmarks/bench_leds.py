@@ -1,21 +1,17 @@
 """LED figures: scene rendering, blink re-evaluation, rate limiter, pictures.
 
-Run ``python3 benchmarks/bench_leds.py``; it prints figures, it asserts nothing.  The
+Run ``python -m benchmarks.bench_leds``; it prints figures, it asserts nothing.  The
 reaction budget is well under 100 ms from a sensed change to light (interaction.md), and
 a 30 fps blink loop leaves 33 ms per frame.
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from controller.interaction import ChoiceOption, Interaction  # noqa: E402
-from controller.layout import load_layout  # noqa: E402
-from controller.leds import (  # noqa: E402
+from controller.interaction import ChoiceOption, Interaction
+from controller.layout import load_layout
+from controller.leds import (
     LedFrame,
     LedSettings,
     LinkLeds,
@@ -24,8 +20,8 @@ from controller.leds import (  # noqa: E402
     board_svg,
     encode_led_frame,
 )
-from controller.leds.emulation import emulated_hardware  # noqa: E402
-from controller.leds.simulated import write_png  # noqa: E402
+from controller.leds.emulation import emulated_hardware
+from controller.leds.simulated import write_png
 
 
 def per_call(fn, n: int) -> float:

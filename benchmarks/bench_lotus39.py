@@ -1,20 +1,16 @@
 """Lotus-39 speed figures: legal-move listing and perft (prints, never asserts).
 
-Run: ``python3 benchmarks/bench_lotus39.py``.  Middle-game positions come from seeded
+Run: ``python -m benchmarks.bench_lotus39``.  Middle-game positions come from seeded
 random play, so the figures are repeatable on one machine.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from controller.rules import get_game  # noqa: E402
-from controller.rules.core import Position, legal_by_king_safety  # noqa: E402
+from controller.rules import get_game
+from controller.rules.core import Position, legal_by_king_safety
 
 
 def middle_games(game, count: int, plies: int, seed: int = 39) -> list[Position]:

@@ -1,84 +1,167 @@
-"""Lùotuoqí move generation speed, compared with python-chess on chess positions of similar size.
+"""Lùotuoqí move generation speed against python-chess, interleaved, on process CPU time.
 
-Run: ``python benchmarks/bench_luotuoqi.py``.  Prints, in one run: legal-move listing time
-for the start position and five busy middle games, perft nodes per second, and python-chess's
-time for the same job on comparable chess positions, as a ratio (>1 means we are faster).
+Run: ``python -m benchmarks.bench_luotuoqi [--quick]``.  Positions come from seeded random
+play (the same seed and ply range as python-chess's comparison set).  Each position's
+legal-move listing is timed alternately with a python-chess listing of a random chess
+position, over several rounds; the ratio *python-chess time per position ÷ ours* is
+printed per round as median (min–max), for every kind of position: all, the mover holds
+the Cube, in check (against python-chess positions in check), many Towers (≥ 3 of the
+mover's), none of these.  Also the slowest position and perft leaves per second.
 python-chess is a benchmark-only comparison; the product never imports it.
 """
 
 from __future__ import annotations
 
+import argparse
+import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.benchtools import chess_perft, chess_random_positions, cpu_per_call, spread
+from controller.rules.luotuoqi import Luotuoqi
 
-from benchtools import chess_perft, per_call  # noqa: E402
+SEED = 2024
+MAX_PLIES = 80
+GAME = Luotuoqi()
 
-from controller.rules.luotuoqi import Luotuoqi  # noqa: E402
 
-POSITIONS = {
-    "start": "rmdt8kdmr/eeeeeeee/8/8/8/8/EEEEEEEE/RMDT8KDMR w KQkq b 0 1",
-    "towers": "r1d1k2r/e1et32e1/1eT22m2/3e1E2/2D1T32e/1E3t22/E1E1E1E1/R3K1MR w KQkq b 0 12",
-    "open": "r3k2r/8/2t21t33/8/3D4/8/2T21T33/R3K2R w KQkq b* 0 20",
-    "bypassers": "r3k2r/e1e2e1e/2m2m2/1D4d1/1d4D1/2M2M2/E1E2E1E/R3K2R w KQkq w 0 15",
-    "cube-turn": "r1d1k2r/eee2eee/2m1t33/3e4/3E4/2M1T33/EEE2EEE/R1D1K2R w KQkq w 0 10",
-    "endgame": "4k3/2e2e2/1t44T11/3D4/4d3/1T44t21/2E2E2/4K3 w - - 0 40",
+def random_positions(n: int, seed: int = SEED) -> list[str]:
+    """Position texts of ``n`` positions of seeded random Lùotuoqí play (the game not over)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = GAME.start()
+        for _ in range(rng.randrange(2, MAX_PLIES)):
+            moves = GAME.legal_moves(pos)
+            if not moves or GAME.outcome(pos):
+                break
+            pos.push(rng.choice(moves))
+        if GAME.legal_moves(pos):
+            out.append(GAME.position_text(pos))
+    return out
+
+
+def kinds_of(text: str) -> list[str]:
+    """The kinds of position a Lùotuoqí position belongs to (for the per-kind ratios)."""
+    pos = GAME.parse_position(text)
+    me = pos.turn
+    kinds = ["all"]
+    if pos.tokens.get("cube") == me and not pos.state.get("cube_second"):
+        kinds.append("cube")
+    if GAME.in_check(pos):
+        kinds.append("check")
+    if sum(1 for p in pos.board if p is not None and p.owner == me and p.kind == "T") >= 3:
+        kinds.append("towers")
+    if len(kinds) == 1:
+        kinds.append("plain")
+    return kinds
+
+
+KIND_TITLES = {
+    "all": "every position",
+    "cube": "the mover holds the Cube",
+    "check": "in check",
+    "towers": "≥ 3 Towers of the mover",
+    "plain": "none of these",
 }
-# Chess positions with a similar number of moves (python-chess, for the ratio).
-CHESS = {
-    "start": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "towers": "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8",
-    "open": "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "bypassers": "r2q1rk1/pp2ppbp/2p2np1/6B1/3PP1b1/Q1P2N2/P4PPP/3RKB1R b K - 0 13",
-    "cube-turn": "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
-    "endgame": "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-}
 
 
+def listing(n: int, rounds: int, repeat: int) -> dict:
+    """Interleaved listing times: per position our best CPU time and python-chess's."""
+    import chess
+
+    ours_texts = random_positions(n)
+    theirs_fens = chess_random_positions(n, SEED, MAX_PLIES)
+    ours_pos = [GAME.parse_position(t) for t in ours_texts]
+    boards = [chess.Board(f) for f in theirs_fens]
+    ours_t = [[0.0] * n for _ in range(rounds)]
+    theirs_t = [[0.0] * n for _ in range(rounds)]
+    legal = GAME.legal_moves
+    for r in range(rounds):
+        for i in range(n):
+            pos, board = ours_pos[i], boards[i]
+            ours_t[r][i] = cpu_per_call(lambda pos=pos: legal(pos), repeat)
+            theirs_t[r][i] = cpu_per_call(lambda b=board: list(b.legal_moves), repeat)
+    kinds = [kinds_of(t) for t in ours_texts]
+    their_check = [i for i, b in enumerate(boards) if b.is_check()]
+    rows = []
+    for kind in KIND_TITLES:
+        mine = [i for i in range(n) if kind in kinds[i]]
+        if not mine:
+            continue
+        ref = their_check if kind == "check" and their_check else list(range(n))
+        ratios, ours_us, theirs_us = [], [], []
+        for r in range(rounds):
+            o = statistics.fmean(ours_t[r][i] for i in mine)
+            t = statistics.fmean(theirs_t[r][i] for i in ref)
+            ratios.append(t / o)
+            ours_us.append(o * 1e6)
+            theirs_us.append(t * 1e6)
+        moves = statistics.fmean(len(legal(ours_pos[i])) for i in mine)
+        their_moves = statistics.fmean(boards[i].legal_moves.count() for i in ref)
+        rows.append({"kind": kind, "title": KIND_TITLES[kind], "positions": len(mine),
+                     "moves": moves, "ours_us": statistics.median(ours_us),
+                     "their_positions": len(ref), "their_moves": their_moves,
+                     "theirs_us": statistics.median(theirs_us), "ratios": ratios,
+                     "per_move": [r * moves / their_moves for r in ratios]})
+    best = [min(ours_t[r][i] for r in range(rounds)) for i in range(n)]
+    worst = max(range(n), key=best.__getitem__)
+    return {"rows": rows, "worst_us": best[worst] * 1e6, "worst_text": ours_texts[worst],
+            "worst_moves": len(legal(ours_pos[worst])), "rounds": rounds}
+
+
+def perft(rounds: int, quick: bool) -> dict:
+    """Leaves per second: perft(3) from our start vs python-chess perft(4) from its start,
+    interleaved; the ratio per round."""
+    import chess
+
+    ours_depth, their_depth = (2, 3) if quick else (3, 4)
+    ratios, ours_rate, their_rate = [], [], []
+    for _ in range(rounds):
+        pos = GAME.start()
+        t0 = time.process_time()
+        nodes = GAME.perft(pos, ours_depth)
+        t1 = time.process_time()
+        cnodes = chess_perft(chess.Board(), their_depth)
+        t2 = time.process_time()
+        ours_rate.append(nodes / (t1 - t0))
+        their_rate.append(cnodes / (t2 - t1))
+        ratios.append(ours_rate[-1] / their_rate[-1])
+    return {"ours_depth": ours_depth, "ours_nodes": nodes,
+            "ours_rate": statistics.median(ours_rate),
+            "their_depth": their_depth, "their_nodes": cnodes,
+            "their_rate": statistics.median(their_rate), "ratios": ratios}
+
+
+def run(quick: bool = False) -> dict:
+    """Every figure of this benchmark (``benchmarks.run_all`` writes them to the docs)."""
+    n, rounds, repeat = (60, 3, 2) if quick else (180, 5, 5)
+    return {"listing": listing(n, rounds, repeat), "perft": perft(3 if not quick else 2, quick)}
+
+
+def report(result: dict) -> None:
+    lst = result["listing"]
+    print(f"legal-move listing, CPU time, {lst['rounds']} interleaved rounds; ratio = "
+          "python-chess time per position / ours, median (min–max) over rounds")
+    print(f"  {'kind':<26} {'positions':>9} {'moves':>6} {'ours µs':>8} "
+          f"{'chess moves':>11} {'chess µs':>8}  {'ratio':<18} per listed move")
+    for row in lst["rows"]:
+        print(f"  {row['title']:<26} {row['positions']:>9} {row['moves']:>6.1f} "
+              f"{row['ours_us']:>8.1f} {row['their_moves']:>11.1f} {row['theirs_us']:>8.1f}  "
+              f"{spread(row['ratios']):<18} {spread(row['per_move'])}")
+    print(f"  slowest position: {lst['worst_us']:.0f} µs, {lst['worst_moves']} moves: "
+          f"{lst['worst_text']}")
+    p = result["perft"]
+    print(f"perft({p['ours_depth']}) from the start: {p['ours_nodes']} leaves, "
+          f"{p['ours_rate']:,.0f} leaves/s; python-chess perft({p['their_depth']}): "
+          f"{p['their_nodes']} leaves, {p['their_rate']:,.0f} leaves/s; "
+          f"ratio {spread(p['ratios'])}")
 
 
 def main() -> None:
-    import chess  # benchmark-only comparison
-
-    game = Luotuoqi()
-    print(f"{'position':<10} {'moves':>5} {'ours µs':>9} {'chess moves':>11} "
-          f"{'python-chess µs':>15} {'ratio':>6} {'per-move ratio':>14}")
-    ratios, per_move = [], []
-    for name, text in POSITIONS.items():
-        pos = game.parse_position(text)
-        n = len(game.legal_moves(pos))
-        ours = per_call(lambda pos=pos: game.legal_moves(pos))
-        board = chess.Board(CHESS[name])
-        cn = board.legal_moves.count()
-        theirs = per_call(lambda board=board: list(board.legal_moves))
-        ratio = theirs / ours
-        ratios.append(ratio)
-        pm = (theirs / cn) / (ours / n)
-        per_move.append(pm)
-        print(f"{name:<10} {n:>5} {ours * 1e6:>9.1f} {cn:>11} {theirs * 1e6:>15.1f} {ratio:>6.2f}"
-              f" {pm:>14.2f}")
-    print(f"geometric-mean ratio (python-chess time / ours): "
-          f"{statistics.geometric_mean(ratios):.2f}; per listed move: "
-          f"{statistics.geometric_mean(per_move):.2f}")
-    print("(cube-turn and bypassers: the side to move holds the Cube, so every quiet move is"
-          " also checked for check and for a legal second move)")
-
-    pos = game.start()
-    t0 = time.perf_counter()
-    nodes = game.perft(pos, 3)
-    ours = time.perf_counter() - t0
-    board = chess.Board()
-
-
-    t0 = time.perf_counter()
-    cnodes = chess_perft(board, 4)
-    theirs = time.perf_counter() - t0
-    print(f"perft(3) luotuoqi start: {nodes} nodes in {ours:.2f} s = {nodes / ours:,.0f} nodes/s")
-    print(f"perft(4) chess start (python-chess): {cnodes} nodes in {theirs:.2f} s = "
-          f"{cnodes / theirs:,.0f} nodes/s; ratio {(nodes / ours) / (cnodes / theirs):.2f}")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer positions and rounds")
+    report(run(parser.parse_args().quick))
 
 
 if __name__ == "__main__":

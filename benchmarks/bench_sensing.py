@@ -6,24 +6,21 @@
   pseudo-terminal, decoded and turned into frames by the real host link;
 * simulated time per wall second of the whole simulated rig (board + firmware + link).
 
-Run: ``python benchmarks/bench_sensing.py``
+Run: ``python -m benchmarks.bench_sensing``
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 import tty
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from controller.layout import load_layout  # noqa: E402
-from controller.sensing.serial_link import SerialConfig, SerialLink  # noqa: E402
-from controller.sensing.sim import SimulatedBoard, SimulatedSensing  # noqa: E402
-from controller.sensing.sim.mcu import load_firmware  # noqa: E402
+from controller.layout import load_layout
+from controller.sensing.serial_link import SerialConfig, SerialLink
+from controller.sensing.sim import SimulatedBoard, SimulatedSensing
+from controller.sensing.sim.mcu import load_firmware
 
 
 def scan_rate(layout_name: str, backend: str, seconds: float = 1.0) -> float:
@@ -56,15 +53,17 @@ def link_frames_per_second(count: int = 20000) -> float:
         link = SerialLink(layout, SerialConfig(by_id_dir=d), clock=clock)
         link.update()  # opens the port, sends HELLO_REQUEST
         os.read(master, 100)
+        session = 1  # the firmware's boot session: in its HELLO and in every frame
         os.write(master, proto.encode_packet(proto.HELLO, 0, proto.pack_hello(
-            1, "matrix", "reed", 88, 11, 8, 82, 0, "bench", "square8")))
+            session, "matrix", "reed", 88, 11, 8, 82, 0, "bench", "square8"), session))
         link.update(0.05)
         os.read(master, 100)  # the snapshot request
         os.write(master, proto.encode_packet(proto.SNAPSHOT, 0,
-                                             proto.pack_bits_snapshot(0, [False] * 88)))
+                                             proto.pack_bits_snapshot(0, [False] * 88), session))
         link.update(0.05)
         packets = [proto.encode_packet(proto.CHANGE, seq, proto.pack_change(
-            seq & 0xFFFFF, [(seq % 64, seq % 128 < 64)])) for seq in range(1, count + 1)]
+            seq & 0xFFFFF, [(seq % 64, seq % 128 < 64)]), session)
+            for seq in range(1, count + 1)]
         frames = 0
         t0 = time.perf_counter()
         for k in range(0, count, 50):

@@ -1,6 +1,6 @@
 """Figures of the board service with the simulated board (prints; asserts nothing).
 
-    python3 benchmarks/bench_service.py
+    python -m benchmarks.bench_service
 
 * start-up of the service object;
 * cost of one poll (``tick``) when nothing happens and when a frame is processed, in
@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from controller.config import Config  # noqa: E402
-from controller.journal import Journal  # noqa: E402
-from controller.service import BoardService  # noqa: E402
-from controller.web.simulator import move_actions  # noqa: E402
+from controller.config import Config
+from controller.journal import Journal
+from controller.service import BoardService
+from controller.web.simulator import move_actions
 
 MATE_GAME = ["Ee2-d3", "Ec7-b6+cube", "Eg7-f6", "T6d1-f3", "Ef7-e6", "T6f3-h5", "Ef6-f7",
              "T2h5xf7"]

@@ -1,29 +1,42 @@
-"""Timing helpers shared by the benchmark scripts (run as ``python benchmarks/<name>.py``)."""
+"""Timing helpers shared by the benchmarks (run as ``python -m benchmarks.<name>``).
+
+Times are **process CPU time** (``time.process_time``): on a shared machine wall time
+counts other processes' work too and flips verdicts from one run to the next.
+"""
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Callable
 
 
 def per_call(fn: Callable[[], object], min_time: float = 0.3) -> float:
-    """Median seconds per call of ``fn`` over five batches of at least ``min_time / 5`` s."""
+    """Median CPU seconds per call of ``fn`` over five batches of at least ``min_time / 5`` s."""
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(n):
             fn()
-        if time.perf_counter() - t0 > min_time / 5:
+        if time.process_time() - t0 > min_time / 5:
             break
         n *= 2
     samples = []
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(n):
             fn()
-        samples.append((time.perf_counter() - t0) / n)
+        samples.append((time.process_time() - t0) / n)
     return statistics.median(samples)
+
+
+def cpu_per_call(fn: Callable[[], object], repeat: int) -> float:
+    """Mean CPU seconds per call over ``repeat`` calls."""
+    t0 = time.process_time()
+    for _ in range(repeat):
+        fn()
+    return (time.process_time() - t0) / repeat
 
 
 def chess_perft(board, depth: int) -> int:
@@ -36,6 +49,29 @@ def chess_perft(board, depth: int) -> int:
         total += chess_perft(board, depth - 1)
         board.pop()
     return total
+
+
+def chess_random_positions(n: int, seed: int, max_plies: int = 80) -> list[str]:
+    """FENs of ``n`` positions of seeded random chess play (python-chess, for the ratio)."""
+    import chess  # benchmark-only comparison
+
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        board = chess.Board()
+        for _ in range(rng.randrange(2, max_plies)):
+            moves = list(board.legal_moves)
+            if not moves or board.is_game_over():
+                break
+            board.push(rng.choice(moves))
+        if board.legal_moves.count():
+            out.append(board.fen())
+    return out
+
+
+def spread(values: list[float]) -> str:
+    """``median (min–max)`` of repeated measurements."""
+    return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -5,7 +5,8 @@ SIGKILL at its N-th fsync; two moves, the Cube handed over, a move, a takeback, 
 resignation and a new game from the page, a move), repeated ``--rounds`` times: the page's
 timing differs from run to run, the kill points do not.  Prints kills, lost shown moves.
 
-Run: ``python3 benchmarks/killpoints.py [--rounds 5]``.
+Run: ``PYTHONPATH=tests python -m benchmarks.killpoints [--rounds 5]`` (the sweep's
+helpers are the test's own; ``tests`` is not a package yet).
 """
 
 from __future__ import annotations
@@ -17,11 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_journal_kill_points import FSYNCS, SCRIPT_STATES, _kill_and_resume  # noqa: E402
+from test_journal_kill_points import FSYNCS, SCRIPT_STATES, _kill_and_resume
 
 
 def main() -> int:

@@ -7,7 +7,8 @@ all kept; a game file whose folder entry was never synced vanishing or staying â
 service is cut off, the disk left as described, the service restarted, and the resumed game
 compared with what the page showed.  Prints runs, lost shown moves and quarantined files.
 
-Run: ``python3 benchmarks/powercut.py``.
+Run: ``PYTHONPATH=tests python -m benchmarks.powercut`` (the helpers are the test's own;
+``tests`` is not a package yet).
 """
 
 from __future__ import annotations
@@ -18,11 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_journal_powercut import FSYNCS, STATES, check, cut_and_resume  # noqa: E402
+from test_journal_powercut import FSYNCS, STATES, check, cut_and_resume
 
 
 def main() -> int:

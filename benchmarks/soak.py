@@ -12,35 +12,31 @@ otherwise).  Every failure prints its game and seed, so it can be replayed.
     python -m benchmarks.soak --minutes 10
     python -m benchmarks.soak --games 200 --seed 1000 --only gnuqi
 
-The simulated humans live with the tests (``tests/test_board_*.py``), which this script
-imports from the repository's ``tests`` folder.
+The simulated humans live with the tests (``tests/test_board_*.py``); until they are an
+importable package the ``tests`` folder goes on the path from outside (``run_all`` does)::
+
+    PYTHONPATH=tests python -m benchmarks.soak --minutes 10
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
-TESTS = Path(__file__).resolve().parents[1] / "tests"
-if str(TESTS) not in sys.path:  # the simulated humans are the tests' own
-    sys.path.insert(0, str(TESTS))
+from test_board_gnuqi import GnuQiHuman
+from test_board_gnuqi import choose as gnuqi_choose
+from test_board_kaleidochess import KRig, play_to_the_end
+from test_board_laotzu import LaoHuman, LaoRig
+from test_board_lotus39 import LotusHuman, LotusRig
+from test_board_lotus39 import choose as lotus_choose
+from test_board_properties import BUSY, _special
+from test_board_rig import Human, Rig
 
-from test_board_gnuqi import GnuQiHuman  # noqa: E402
-from test_board_gnuqi import choose as gnuqi_choose  # noqa: E402
-from test_board_kaleidochess import KRig, play_to_the_end  # noqa: E402
-from test_board_laotzu import LaoHuman, LaoRig  # noqa: E402
-from test_board_lotus39 import LotusHuman, LotusRig  # noqa: E402
-from test_board_lotus39 import choose as lotus_choose  # noqa: E402
-from test_board_properties import BUSY, _special  # noqa: E402
-from test_board_rig import Human, Rig  # noqa: E402
-
-from controller.rules import get_game  # noqa: E402
+from controller.rules import get_game
 
 
 class WrongCommit(AssertionError):

@@ -146,6 +146,10 @@ class SensorView:
         cells = tuple([p is not None for p in pos.board])
         if not self._pads:
             return cells
+        return cells + self.pads_expected(pos)
+
+    def pads_expected(self, pos: Position) -> Key:
+        """What the tracked pads read in ``pos`` (the end of :meth:`expected`)."""
         holder = pos.tokens.get(CUBE)
         hands, reserves = pos.hands, pos.reserves
         pads = []
@@ -156,7 +160,7 @@ class SensorView:
                 pads.append(owner < len(hands) and hands[owner].get(piece, 0) > 0)
             else:
                 pads.append(owner < len(reserves) and reserves[owner].get(piece, 0) > 0)
-        return cells + tuple(pads)
+        return tuple(pads)
 
     def detail(self, pos: Position, j: int) -> tuple[int | None, int | None]:
         """Expected (stack class, polarity) of tracked spot ``j``; None where unknowable."""
@@ -251,66 +255,117 @@ class PositionIndex:
         self._here_detail: dict[int, tuple[int | None, int | None]] = {}
         before_hands = [dict(h) for h in pos.hands]
         before_res = [dict(r) for r in pos.reserves]
+        before_tokens = dict(pos.tokens)
         pads_tracked = bool(view.hand_pads or view.reserve_pads)
         E = self.emask
         here = self.expected
         board = self.board
-        cells_mask = (1 << view.n_cells) - 1
-        expected_of = view.expected
+        n_cells = view.n_cells
+        cells_mask = (1 << n_cells) - 1
+        here_cells = list(here[:n_cells])
+        here_pads = here[n_cells:]
+        pads_of = view.pads_expected if here_pads else None
+        detail_of = view.detail
+        effects, by_key, by_bit = self.effects, self.by_key, self.by_bit
         for i, m in enumerate(self.moves):
             pos.push(m, record=False)
-            key = expected_of(pos)
-            A = mask_of(key)
             after = pos.board
+            # The Move spells out every cell it changes (origin, target, captures, further
+            # displacements): the expected picture after it differs from this one there
+            # and on the pads only.
+            _, origin, target, piece, _, captures, also, _, _ = m
+            cells = here_cells.copy()
+            A = E
             touch = 0
-            for c in (m.origin, m.target, *m.captures, *(c for pair in m.also for c in pair)):
+            for c in ((origin, target, *captures, *(c for pair in also for c in pair)) if also
+                      else (origin, target, *captures)):
+                if c < 0:
+                    continue
+                a = after[c]
+                if a is None:
+                    cells[c] = False
+                    A &= ~(1 << c)
+                    continue
+                cells[c] = True
+                A |= 1 << c
                 # a captured piece replaced by one of the same kind and colour (an own
                 # capture, KaleidoChess) is a change the sensors cannot see either
-                if c >= 0 and board[c] is not None and after[c] is not None \
-                        and (after[c] != board[c] or c in m.captures):
+                b = board[c]
+                if b is not None and (a != b or c in captures):
                     touch |= 1 << c
+            if pads_of is not None:
+                # the pads follow the tokens, hands and reserves: most moves change none
+                pads = (pads_of(pos) if pos.tokens != before_tokens or pos.hands != before_hands
+                        or pos.reserves != before_res else here_pads)
+                if pads != here_pads:
+                    for jj, on in enumerate(pads, start=n_cells):
+                        A = A | 1 << jj if on else A & ~(1 << jj)
+                key = tuple(cells) + pads
+            else:
+                key = tuple(cells)
             if pads_tracked and (pos.hands != before_hands or pos.reserves != before_res):
                 touch |= self._pad_touch(pos, before_hands, before_res)
             vacate, arrive = E & ~A, A & ~E
             shown = touch | arrive
-            detail = tuple((j, *view.detail(pos, j)) for j in bits(shown)) if shown else ()
+            if shown:
+                detail = []
+                while shown:
+                    low = shown & -shown
+                    j = low.bit_length() - 1
+                    shown ^= low
+                    if j < n_cells:
+                        p = after[j]
+                        detail.append((j, min(p.height, 3) if p else 0, piece_polarity(p)))
+                    else:
+                        detail.append((j, *detail_of(pos, j)))
+                detail = tuple(detail)
+            else:
+                detail = ()
             pos.pop()
-            target_bit = _cell_bit(m.target)
+            target_bit = 1 << target if target >= 0 else 0
             # a cell occupied before and after must be seen empty once: the target of a
             # capture or merge, the cell of an in-place promotion (its gesture) — not the
             # King's cell of a castling that moves only the Rook (Chess960)
-            must = (touch & target_bit if m.origin != m.target or (E ^ A) & cells_mask
+            must = (touch & target_bit if origin != target or (E ^ A) & cells_mask
                     else target_bit)
-            source = _cell_bit(m.origin) if m.origin != m.target else 0
-            if m.origin == OFF_BOARD:
+            source = (1 << origin if origin >= 0 else 0) if origin != target else 0
+            if origin == OFF_BOARD:
                 source = self._pad_source(vacate | touch)
             victims = 0
-            for c in m.captures:
+            for c in captures:
                 victims |= 1 << c
-            silent = key == here
+            silent = A == E
             # silent: confirmed after lifting its landing cell
-            gesture = _cell_bit(m.target if m.target >= 0 else m.origin) if silent else 0
+            gesture = _cell_bit(target if target >= 0 else origin) if silent else 0
             pads_only = not silent and not (E ^ A) & cells_mask
             # a piece that lands and then leaves the board with its owner's other pieces
             # (a KaleidoChess player giving up his last castle is out): every such move
             # ends in the same picture, so it counts only once its piece was seen put
             # down on its target (``landed``)
-            landing = (target_bit if m.piece is None and m.origin >= 0 and m.target >= 0
-                       and m.target in m.captures else 0)
+            landing = (target_bit if piece is None and origin >= 0 and target >= 0
+                       and target in captures else 0)
             if landing:
                 self.landing[i] = landing
-            self.effects.append(Effect(key, vacate, arrive, touch, must, source,
-                                       arrive | (touch & target_bit) | landing, victims,
-                                       gesture, False, pads_only, detail))
+            effects.append(Effect(key, vacate, arrive, touch, must, source,
+                                  arrive | (touch & target_bit) | landing, victims,
+                                  gesture, False, pads_only, detail))
             if silent:
                 # confirmed once its landing cell was lifted (and maybe its source too)
                 self.silent.setdefault(gesture, []).append(i)
                 if source & ~gesture:
                     self.silent.setdefault(gesture | source, []).append(i)
                 continue
-            self.by_key.setdefault(key, []).append(i)
-            for j in bits(vacate | shown | landing):
-                self.by_bit.setdefault(j, []).append(i)
+            by_key.setdefault(key, []).append(i)  # one hash of the long key
+            spots = vacate | touch | arrive | landing
+            while spots:
+                low = spots & -spots
+                j = low.bit_length() - 1
+                spots ^= low
+                group = by_bit.get(j)
+                if group is None:
+                    by_bit[j] = [i]
+                else:
+                    group.append(i)
         self._mark_extendable(game)
         self.all_silent = bool(self.moves) and len(self.by_key) == 0
 
@@ -342,13 +397,19 @@ class PositionIndex:
                 reach.setdefault((m.origin, m.left, m.token), set()).add(m.target)
         # the rules say whether a target lies on the way to another (straight rays by
         # default; KaleidoChess's paths are no straight lines)
+        passes: dict[tuple[int, int, int], bool] = {}  # the split sizes share their answer
         for i, m in enumerate(self.moves):
             if m.origin < 0 or m.target < 0 or m.origin == m.target:
                 continue
             targets = reach[(m.origin, m.left, m.token)]
             if len(targets) < 2:
                 continue
-            if game.slide_passes(self.board, m.origin, m.target, targets):
+            known = (m.origin, m.target, id(targets))
+            slides = passes.get(known)
+            if slides is None:
+                slides = passes[known] = game.slide_passes(self.board, m.origin, m.target,
+                                                           targets)
+            if slides:
                 self.effects[i] = self.effects[i]._replace(extendable=True)
 
     # -- queries ---------------------------------------------------------------------

@@ -6,12 +6,16 @@ off-board token (``pos.tokens["cube"]`` = holder); using it is part of a first m
 (``Move.token == "cube"``) and the same player then makes the next ply.
 
 Speed: every table a move generator needs is built once at import from the ``square8``
-shape; legality avoids make/undo for moves that cannot expose the King.
+shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
+legality avoids make/undo for moves that cannot expose the King, and the Cube option for
+moves whose check test and second move can be read from tables (``_cube_moves``).
+``tests/test_luotuoqi_speed_paths.py`` holds every shortcut against the literal rules;
+``docs/performance.md`` has the figures.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL, load_shape
 from controller.rules.core import (
@@ -45,6 +49,8 @@ STEP = G.steps
 FWD = (1, -1)  # rank direction of each colour
 
 KING_STEPS = G.leap_table(tuple(GRID_DIRECTIONS.values()))
+ORTHOGONAL_STEPS = G.leap_table(tuple(GRID_DIRECTIONS[d] for d in ORTHOGONAL))
+DIAGONAL_STEPS = G.leap_table(tuple(GRID_DIRECTIONS[d] for d in DIAGONAL))
 MULE_TARGETS = G.leap_table(
     ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2),
      (0, 1), (1, 0), (0, -1), (-1, 0)))
@@ -107,6 +113,12 @@ def _bypass_victim_cells(c: int, d: str) -> tuple[tuple[int, ...], ...]:
 
 
 BYPASS_VICTIMS = {d: tuple(_bypass_victim_cells(c, d) for c in range(N_CELLS)) for d in DIAGONAL}
+# Per cell: for each diagonal, (path cells, victim cells added by each further step).
+BYPASS_STEPS = tuple(
+    tuple((RAYS[d][c], tuple(v[len(BYPASS_VICTIMS[d][c][i - 1]) if i else 0:]
+                             for i, v in enumerate(BYPASS_VICTIMS[d][c])))
+          for d in DIAGONAL)
+    for c in range(N_CELLS))
 
 
 def _build_bypass_attackers() -> tuple:
@@ -156,39 +168,111 @@ for _x in range(N_CELLS):
         for _c in _need:
             BYPASS_VIA[_x].setdefault(_c, []).append((_s, _need))
 
-_TOWER_QUIET: dict[tuple[int, Piece], dict[int, tuple[Move, ...]]] = {}
+# Static reach tables for "does a piece arriving on t attack x" (the Cube's check test).
+MULE_SET = tuple(frozenset(ts) for ts in MULE_TARGETS)
+KING_SET = tuple(frozenset(ts) for ts in KING_STEPS)
+EAGLET_SET = tuple(tuple(frozenset(ts) for ts in EAGLET_TARGETS[c]) for c in (WHITE, BLACK))
+# LINE_TO[t][x] = (distance, cells strictly between, orthogonal?) for x on one of t's lines.
+LINE_TO: tuple[dict[int, tuple[int, tuple[int, ...], bool]], ...] = tuple(
+    {x: (i + 1, RAYS[d][t][:i], d in ORTHOGONAL)
+     for d in GRID_DIRECTIONS for i, x in enumerate(RAYS[d][t])}
+    for t in range(N_CELLS))
+EAGLET_ATTACKER_SET = tuple(tuple(frozenset(cs) for cs in EAGLET_ATTACKERS[c])
+                            for c in (WHITE, BLACK))
+# Cells from which a Rook-Camel's camel step, a Bypasser's slide may reach/remove x.
+CAMEL_SOURCES = tuple(frozenset(s for s, _, _ in CAMEL_ATTACKERS[x]) for x in range(N_CELLS))
+BYPASS_SOURCES = tuple(frozenset(s for s, _ in BYPASS_ATTACKERS[x]) for x in range(N_CELLS))
+# CAMEL_PASS[t][x] = the two cells a Rook-Camel on t passes over to reach x by a camel step.
+CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
+    {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
 
 
-def _tower_quiet(o: int, tower: Piece) -> dict[int, tuple[Move, ...]]:
-    """The moves of ``tower`` on ``o`` to each empty cell it reaches (whole move and every
-    split that gets there), built once per origin and Tower: they never depend on the board."""
-    table = _TOWER_QUIET.get((o, tower))
+class _Moves:
+    """Every move one piece on one cell can make, built on demand and kept: a Move is an
+    immutable value, so one object serves every position (no Move built per listing).
+
+    ``quiet[t]``/``capture[t]``: the move to an empty / enemy-held ``t`` (Tower: all the
+    whole and split moves that get there, as a tuple); ``rays``: per direction, the cells
+    within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
+    """
+
+    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays")
+
+    def __init__(self, o: int, piece: Piece):
+        self.o, self.piece = o, piece
+        self.capture: dict = {}
+        self.merge: dict = {}
+        me, n, kind = piece.owner, piece.height, piece.kind
+        if kind == "T":
+            self.quiet = {
+                t: tuple(Move("move", o, t, piece) if k == n
+                         else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
+                         for k in range(dist, n + 1))
+                for d in GRID_DIRECTIONS for dist, t in enumerate(RAYS[d][o][:n], start=1)}
+            self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
+        else:
+            self.quiet = _QuietMoves(o, piece)
+            self.rays = (self._rays(ORTHOGONAL, MAX_TOWER, lambda t: (self.quiet[t],))
+                         if kind == "R" else ())
+
+    def _rays(self, directions, reach: int, moves_to) -> tuple:
+        """Per direction: (cells, prefixes, the prefixes' Cube variants, prefix cell sets)."""
+        rays = []
+        for d in directions:
+            cells = RAYS[d][self.o][:reach]
+            if cells:
+                prefixes = [()]
+                for t in cells:
+                    prefixes.append(prefixes[-1] + moves_to(t))
+                rays.append((cells, tuple(prefixes),
+                             tuple(tuple(_cube_variant(m) for m in ms) for ms in prefixes),
+                             tuple(frozenset(cells[:k]) for k in range(len(cells) + 1))))
+        return tuple(rays)
+
+    def capture_on(self, t: int) -> Move:
+        """The plain capture on ``t`` (not for Towers)."""
+        move = self.capture.get(t)
+        if move is None:
+            move = self.capture[t] = Move("move", self.o, t, self.piece, None, (t,))
+        return move
+
+    def tower_captures(self, t: int, dist: int) -> tuple[Move, ...]:
+        """A Tower's captures on ``t`` at ``dist``: whole, and every split part that gets there."""
+        moves = self.capture.get(t)
+        if moves is None:
+            o, pc = self.o, self.piece
+            me, n = pc.owner, pc.height
+            moves = self.capture[t] = tuple(
+                Move("move", o, t, pc, None, (t,)) if k == n
+                else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k), (t,))
+                for k in range(dist, n + 1))
+        return moves
+
+    def tower_merges(self, t: int, dist: int, height: int) -> tuple[Move, ...]:
+        """A Tower's merges onto an own Tower of ``height`` on ``t`` at ``dist``."""
+        moves = self.merge.get((t, height))
+        if moves is None:
+            o, me, n = self.o, self.piece.owner, self.piece.height
+            moves = self.merge[(t, height)] = tuple(
+                Move("merge", o, t, Piece(me, "T", k + height),
+                     Piece(me, "T", n - k) if k < n else None)
+                for k in range(dist, min(n, MAX_TOWER - height) + 1))
+        return moves
+
+
+_MOVES: dict[tuple[int, Piece], _Moves] = {}
+
+
+def _moves_of(o: int, piece: Piece) -> _Moves:
+    table = _MOVES.get((o, piece))
     if table is None:
-        me, n = tower.owner, tower.height
-        table = {}
-        for d in GRID_DIRECTIONS:
-            for dist, t in enumerate(RAYS[d][o][:n], start=1):
-                table[t] = tuple(
-                    Move("move", o, t, tower) if k == n
-                    else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
-                    for k in range(dist, n + 1))
-        _TOWER_QUIET[(o, tower)] = table
-    return table
-
-
-_QUIET: dict[tuple[int, Piece], dict[int, Move]] = {}
-
-
-def _quiet(o: int, piece: Piece) -> dict[int, Move]:
-    """Quiet (non-capturing) moves of ``piece`` from ``o``, by target, made on demand and
-    kept: a Move is an immutable value, so one object serves every position."""
-    table = _QUIET.get((o, piece))
-    if table is None:
-        table = _QUIET[(o, piece)] = _QuietMoves(o, piece)
+        table = _MOVES[(o, piece)] = _Moves(o, piece)
     return table
 
 
 class _QuietMoves(dict):
+    """A piece's quiet moves from one cell by target, each built the first time asked."""
+
     def __init__(self, o: int, piece: Piece):
         super().__init__()
         self.o, self.piece = o, piece
@@ -196,6 +280,21 @@ class _QuietMoves(dict):
     def __missing__(self, t: int) -> Move:
         move = self[t] = Move("move", self.o, t, self.piece)
         return move
+
+
+# The Cube variant of a kept quiet move, by the move's id (the entry holds the move, so
+# the id is never reused while the entry exists; only kept moves are entered).
+_CUBE_OF: dict[int, tuple[Move, Move]] = {}
+
+
+def _cube_variant(m: Move) -> Move:
+    entry = _CUBE_OF.get(id(m))
+    if entry is not None and entry[0] is m:
+        return entry[1]
+    cube = m._replace(token="cube")
+    if m.kind != "promote" and m.kind != "castle":  # the others are kept in _MOVES
+        _CUBE_OF[id(m)] = (m, cube)
+    return cube
 
 
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
@@ -218,6 +317,18 @@ for _r in "KQkq":
         RIGHTS_LOST_AT[_c] = RIGHTS_LOST_AT.get(_c, "") + _r
 
 PROMOTION_AXES = (("E", "W"), ("N", "S"), ("NE", "SW"), ("NW", "SE"))
+#: per cell, the pairs of cells that flank it on an axis (both on the board)
+FLANKS = tuple(tuple((STEP[a][o], STEP[b][o]) for a, b in PROMOTION_AXES
+                     if STEP[a][o] >= 0 and STEP[b][o] >= 0) for o in range(N_CELLS))
+
+
+class _CubeContext(NamedTuple):
+    """What the Cube test of one position knows about every quiet move."""
+
+    king: int  #: the mover's King
+    enemy_king: int
+    uncovers: set[int]  #: own cells whose emptying would uncover an attack on the enemy King
+    witnesses: list[tuple[int, int, bool]]  #: see :meth:`Luotuoqi._witnesses`
 
 
 class Luotuoqi(Game):
@@ -453,33 +564,51 @@ class Luotuoqi(Game):
         """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``."""
         board = pos.board
         me = pc.owner
-        add = moves.append
         kind = pc.kind
+        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
+        extend = moves.extend
         if kind == "T":
-            self._tower_moves(board, o, pc, moves)
+            for cells, prefixes, _, _ in table.rays:
+                k = 0
+                for t in cells:
+                    q = board[t]
+                    if q is not None:
+                        extend(prefixes[k])
+                        if q.owner != me:
+                            extend(table.tower_captures(t, k + 1))
+                        elif q.kind == "T":
+                            extend(table.tower_merges(t, k + 1, q.height))
+                        break
+                    k += 1
+                else:
+                    extend(prefixes[k])
             return
-        quiet = _quiet(o, pc)
+        add = moves.append
+        quiet = table.quiet
         if kind == "D":
-            for d in DIAGONAL:
-                victims = BYPASS_VICTIMS[d][o]
-                n = 0
-                for t in RAYS[d][o]:
+            for cells, new_victims in BYPASS_STEPS[o]:
+                caps: tuple[int, ...] = ()
+                for t, fresh in zip(cells, new_victims, strict=True):
                     if board[t] is not None:
                         break
-                    caps = tuple(v for v in victims[n] if (q := board[v]) is not None
-                                 and q.owner != me)
-                    n += 1
+                    for v in fresh:
+                        q = board[v]
+                        if q is not None and q.owner != me:
+                            caps += (v,)
                     add(Move("move", o, t, pc, None, caps) if caps else quiet[t])
         elif kind == "R":
-            for d in ORTHOGONAL:
-                for t in RAYS[d][o]:
+            for cells, prefixes, _, _ in table.rays:
+                k = 0
+                for t in cells:
                     q = board[t]
-                    if q is None:
-                        add(quiet[t])
-                        continue
-                    if q.owner != me:
-                        add(Move("move", o, t, pc, None, (t,)))
-                    break
+                    if q is not None:
+                        extend(prefixes[k])
+                        if q.owner != me:
+                            add(table.capture_on(t))
+                        break
+                    k += 1
+                else:
+                    extend(prefixes[k])
             for p1, p2, targets in CAMEL[o]:
                 if board[p1] is None and board[p2] is None:
                     for t in targets:
@@ -487,54 +616,28 @@ class Luotuoqi(Game):
                         if q is None:
                             add(quiet[t])
                         elif q.owner != me:
-                            add(Move("move", o, t, pc, None, (t,)))
+                            add(table.capture_on(t))
         else:
-            table = (MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
-                     else EAGLET_TARGETS[me])
-            for t in table[o]:
+            targets = (MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
+                       else EAGLET_TARGETS[me])[o]
+            for t in targets:
                 q = board[t]
                 if q is None:
                     add(quiet[t])
                 elif q.owner != me:
-                    add(Move("move", o, t, pc, None, (t,)))
+                    add(table.capture_on(t))
             if kind == "E":
-                self._promotions(pos, o, pc, moves)
-
-    @staticmethod
-    def _tower_moves(board: list, o: int, pc: Piece, moves: list[Move]) -> None:
-        me, n = pc.owner, pc.height
-        add = moves.append
-        quiet = _tower_quiet(o, pc)
-        for d in GRID_DIRECTIONS:
-            dist = 0
-            for t in RAYS[d][o]:
-                dist += 1
-                if dist > n:
-                    break
-                q = board[t]
-                if q is None:
-                    moves.extend(quiet[t])
-                    continue
-                if q.owner != me:
-                    for k in range(dist, n + 1):
-                        if k == n:
-                            add(Move("move", o, t, pc, None, (t,)))
-                        else:
-                            add(Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k),
-                                     (t,)))
-                elif q.kind == "T":
-                    for k in range(dist, min(n, MAX_TOWER - q.height) + 1):
-                        add(Move("merge", o, t, Piece(me, "T", k + q.height),
-                                 Piece(me, "T", n - k) if k < n else None))
-                break
+                for x, y in FLANKS[o]:  # two equal pieces flanking it: promotions
+                    p = board[x]
+                    if p is not None and (q := board[y]) is not None and p.kind == q.kind \
+                            and p.height == q.height and p.kind not in NO_PROMOTION:
+                        self._promotions(pos, o, pc, moves)
+                        break
 
     def _promotions(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
         board = pos.board
         seen = set()
-        for a, b in PROMOTION_AXES:
-            x, y = STEP[a][o], STEP[b][o]
-            if x < 0 or y < 0:
-                continue
+        for x, y in FLANKS[o]:
             p, q = board[x], board[y]
             if p is None or q is None or p.kind != q.kind or p.height != q.height:
                 continue
@@ -573,57 +676,76 @@ class Luotuoqi(Game):
     def legal_moves(self, pos: Position) -> list[Move]:
         if self.outcome_before_moves(pos):
             return []
-        moves = self._legal_plain(pos)
+        moves, king, checked, own, spans, exposers = self._plain(pos)
         holder = pos.tokens.get("cube")
         if holder == pos.turn and not pos.state.get("cube_second"):
-            moves += self._cube_moves(pos, moves)
+            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers)
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
-        """Legal moves without the Cube option (``first_only``: stop at the first one).
+        """Legal moves without the Cube option (``first_only``: stop at the first one)."""
+        return self._plain(pos, first_only)[0]
+
+    def _plain(self, pos: Position, first_only: bool = False) -> tuple:
+        """Legal moves without the Cube option, the mover's King, whether it is in check,
+        the mover's pieces, which moves each made, as (cell, piece, start, end, all its
+        pseudo-legal moves are legal) in the list, and the cells whose emptying would
+        expose the King (what the Cube options reuse).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
-        does not expose the King can make every move that removes no other piece.
+        does not expose the King can make every move that removes no other piece; in
+        check, only moves that take the checker or land on a cell its attack needs empty
+        can help, and only those are tried.
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
+        enemy: list[tuple[int, Piece]] = []
         king = -1
-        for c in range(N_CELLS):
-            p = board[c]
+        for c, p in enumerate(board):
             if p is None:
                 continue
             if p.owner == me:
                 own.append((c, p))
                 if p.kind == "K":
                     king = c
-            elif p.kind == "D":
-                enemy_d.append(c)
-        attacked = self.attacked
-        checked = attacked(board, king, them, enemy_d)
-        watch = KING_WATCH[king]
+            else:
+                enemy.append((c, p))
+                if p.kind == "D":
+                    enemy_d.append(c)
+        check, exposers = self._threats(board, king, them, enemy_d)
+        checked = check is not None
         out: list[Move] = []
         add = out.append
+        piece_moves = self._piece_moves
         candidates: list[Move] = []
+        spans: list[tuple[int, Piece, int, int]] = []
         for c, pc in own:
-            candidates.clear()
-            self._piece_moves(pos, c, pc, candidates)
-            if not candidates:
-                continue
+            start = len(out)
+            free = False  # every pseudo-legal move of the piece is legal
             if c == king:
-                board[c] = None
-                for m in candidates:
-                    if not attacked(board, m.target, them, enemy_d):
-                        add(m)
-                board[c] = pc
+                candidates.clear()
+                piece_moves(pos, c, pc, candidates)
+                if candidates:
+                    board[c] = None
+                    safe = self._safe_cells(board, [m.target for m in candidates], enemy)
+                    board[c] = pc
+                    out += [m for m in candidates if m.target in safe]
             elif checked:
+                if not self._may_help(c, pc, check):
+                    spans.append((c, pc, start, start, False))
+                    continue
+                candidates.clear()
+                piece_moves(pos, c, pc, candidates)
                 for m in candidates:
-                    if self._safe_after(pos, m, me):
+                    if (m.target in check or m.captures and not check.isdisjoint(m.captures)
+                            ) and self._safe_after(pos, m, me):
                         add(m)
-            else:
-                exposed = c in watch and self.exposes(board, king, c, them)
+            elif (exposed := c in exposers) or pc.kind == "D":
+                candidates.clear()
+                piece_moves(pos, c, pc, candidates)
                 for m in candidates:
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
@@ -634,11 +756,138 @@ class Luotuoqi(Game):
                         legal = self._safe_after(pos, m, me)
                     if legal:
                         add(m)
+            else:
+                piece_moves(pos, c, pc, out)  # nothing it does can expose the King
+                free = True
+            spans.append((c, pc, start, len(out), free))
             if first_only and out:
-                return out
+                return out, king, checked, own, spans, exposers
         if not checked:
+            start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
-        return out
+            spans.append((king, board[king], start, len(out), False))
+        return out, king, checked, own, spans, exposers
+
+    @staticmethod
+    def _threats(board: list, x: int, by: int, bypassers: list[int]
+                 ) -> tuple[set[int] | None, set[int]]:
+        """What ``by`` threatens on ``x``, in one walk along ``x``'s lines: (None if ``by``
+        does not attack ``x``, else for one attack on it the attacker's cell and the cells
+        the attack needs empty — a move that helps must touch one; when ``x`` is not
+        attacked, the cells whose emptying alone would let ``by`` attack it — every cell
+        :meth:`exposes` says yes for)."""
+        for c in MULE_TARGETS[x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "M":
+                return {c}, set()
+        for c in KING_STEPS[x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "K":
+                return {c}, set()
+        for c in EAGLET_ATTACKERS[by][x]:
+            p = board[c]
+            if p is not None and p.owner == by and p.kind == "E":
+                return {c}, set()
+        exposers: set[int] = set()
+        for d in GRID_DIRECTIONS:
+            orthogonal = d in ORTHOGONAL
+            ray = RAYS[d][x]
+            first = -1
+            for dist, c in enumerate(ray, start=1):
+                p = board[c]
+                if p is None:
+                    continue
+                attacks = p.owner == by and (p.kind == "R" and orthogonal
+                                             or p.kind == "T" and p.height >= dist)
+                if first < 0:
+                    if attacks:
+                        return set(ray[:dist]), set()
+                    first = c
+                    continue
+                if attacks:
+                    exposers.add(first)
+                break
+        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+            p = board[s]
+            if p is not None and p.owner == by and p.kind == "R":
+                a, b = board[p1], board[p2]
+                if a is None:
+                    if b is None:
+                        return {s, p1, p2}, set()
+                    exposers.add(p2)
+                elif b is None:
+                    exposers.add(p1)
+        for s in bypassers:
+            need = BYPASS_NEED[s].get(x)
+            if need is None:
+                continue
+            occupied = [c for c in need if board[c] is not None]
+            if not occupied:
+                return {s, *need}, set()
+            if len(occupied) == 1:
+                exposers.add(occupied[0])
+        return None, exposers
+
+    @staticmethod
+    def _safe_cells(board: list, cells: list[int], enemy: list[tuple[int, Piece]]) -> set[int]:
+        """Those of ``cells`` no piece of ``enemy`` (the other side's pieces) attacks:
+        :meth:`attacked` by the attackers' list, for a King's few targets at once."""
+        them = enemy[0][1].owner
+        leapers: set[int] = set()  # cells attacked by Mules, Eaglets, the King
+        sliders = []
+        for s, p in enemy:
+            kind = p.kind
+            if kind == "M":
+                leapers |= MULE_SET[s]
+            elif kind == "E":
+                leapers |= EAGLET_SET[them][s]
+            elif kind == "K":
+                leapers |= KING_SET[s]
+            else:
+                sliders.append((s, p))
+        safe = set()
+        for x in cells:
+            if x in leapers:
+                continue
+            for s, p in sliders:
+                kind = p.kind
+                if kind == "D":
+                    need = BYPASS_NEED[s].get(x)
+                    if need is not None and all(board[c] is None for c in need):
+                        break
+                    continue
+                line = LINE_TO[x].get(s)
+                if line is not None and (line[2] if kind == "R" else p.height >= line[0]) \
+                        and all(board[c] is None for c in line[1]):
+                    break
+                if kind == "R":
+                    passes = CAMEL_PASS[s].get(x)
+                    if passes is not None and board[passes[0]] is None \
+                            and board[passes[1]] is None:
+                        break
+            else:
+                safe.add(x)
+        return safe
+
+    @staticmethod
+    def _may_help(c: int, pc: Piece, cells: set[int]) -> bool:
+        """Could the piece ``pc`` on ``c`` reach one of ``cells`` on some board (a
+        Bypasser always may: it captures to the side)?  Saves listing what cannot help."""
+        kind = pc.kind
+        if kind == "D":
+            return True
+        if kind == "M":
+            return not MULE_SET[c].isdisjoint(cells)
+        if kind == "E":
+            return not EAGLET_SET[pc.owner][c].isdisjoint(cells)
+        lines = LINE_TO[c]
+        for r in cells:
+            line = lines.get(r)
+            if line is not None and (line[2] if kind == "R" else line[0] <= pc.height):
+                return True
+            if kind == "R" and r in CAMEL_PASS[c]:
+                return True
+        return False
 
     def _safe_after(self, pos: Position, m: Move, me: int) -> bool:
         pos.push(m, record=False)
@@ -646,69 +895,265 @@ class Luotuoqi(Game):
         pos.pop()
         return safe
 
-    def _cube_moves(self, pos: Position, plain: list[Move]) -> list[Move]:
-        """First moves of a Cube turn: quiet, non-checking, with a legal second move."""
-        me, them = pos.turn, 1 - pos.turn
-        out = []
-        my_d = self.bypassers(pos.board, me)
-        enemy_king = self._king(pos.board, them)
-        my_king = self._king(pos.board, me)
-        steppers = [c for c in range(N_CELLS) if (p := pos.board[c]) is not None
-                    and p.owner == me and (p.kind == "M" or p.kind == "E")]
+    def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
+                    own: list[tuple[int, Piece]], spans: list, exposers: Any) -> list[Move]:
+        """First moves of a Cube turn: quiet, non-checking, with a legal second move.
+
+        Without make/undo for nearly every move.  A *witness* proves a second move: a
+        one-step move of another piece to an empty cell, found once per position, which
+        stays legal after any first move that does not touch its two cells and cannot
+        uncover the King.  Per piece, the cells from which a piece of its kind could
+        attack the enemy King are known (a superset): moves to other cells give no check,
+        and a Tower's whole ray of such moves is taken at once.  The other moves are
+        checked one by one (:meth:`_cube_option`); castling, promotion, a move that may
+        uncover an attack on either King and a position in check by make/undo.
+        """
         board = pos.board
-        for m in plain:
-            if m.captures:
+        me, them = pos.turn, 1 - pos.turn
+        x = self._king(board, them)
+        if checked:
+            enemy_d = [c for c, p in enumerate(board) if p is not None and p.owner == them
+                       and p.kind == "D"]
+            return [_cube_variant(m) for m in plain
+                    if not m.captures and self._cube_option_in_check(pos, m, x, own, enemy_d)]
+        x_watch = KING_WATCH[x]
+        ctx = _CubeContext(
+            king, x,
+            self._threats(board, x, me, [c for c, p in own if p.kind == "D"])[1],
+            self._witnesses(board, own, king, exposers))
+        my_watch = KING_WATCH[king]
+        reach, orthogonal = self._visible_from(board, x)
+        danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
+                     "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
+        uncovers = ctx.uncovers
+        option = self._cube_option
+        out: list[Move] = []
+        add = out.append
+        extend = out.extend
+        for o, pc, i, j, free in spans:
+            if i == j:
                 continue
-            # Apply the quiet move to the board only (no log): enough for attack tests.
-            o, t = m.origin, m.target
-            saved = [(o, board[o]), (t, board[t])] + [(a, board[a]) for pair in m.also
-                                                      for a in pair]
-            if m.kind == "promote":
-                board[o] = m.piece
-            else:
-                board[o] = m.left
-                board[t] = m.piece
-                for a, b in m.also:
-                    board[b], board[a] = board[a], None
-            after_d = [c for c in my_d if board[c] is not None and board[c].kind == "D"]
-            if m.piece.kind == "D":
-                after_d.append(t)
-            gives_check = self.attacked(board, enemy_king, me, after_d)
-            king = t if m.piece.kind == "K" else my_king
-            easy = not gives_check and self._easy_second_move(board, m, king, steppers)
-            for cell, piece in reversed(saved):
-                board[cell] = piece
-            if gives_check:
+            kind = pc.kind
+            danger = None
+            if kind != "K" and o not in uncovers and not (
+                    o in reach if kind == "T" else kind in "RD" and o in x_watch):
+                witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
+                                            them)
+                if witness is not None:
+                    danger = danger_of[kind]
+                    wc, wt = witness
+            if danger is None:
+                for m in plain[i:j]:
+                    if not m.captures and option(pos, m, ctx):
+                        add(_cube_variant(m))
                 continue
-            cube_move = m._replace(token="cube")
-            if not easy:
-                pos.push(cube_move, record=False)
-                easy = bool(self._legal_plain(pos, first_only=True))
-                pos.pop()
-            if easy:
-                out.append(cube_move)
+            if kind == "T":
+                # a Tower (not on a line seen from the enemy King) checks from t only if
+                # its moving part reaches the King along a clear line
+                if not free:
+                    for m in plain[i:j]:
+                        if m.captures:
+                            continue
+                        t = m.target
+                        if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                or option(pos, m, ctx):
+                            add(_cube_variant(m))
+                    continue
+                table = _MOVES[(o, pc)]
+                for cells, prefixes, cube_prefixes, prefix_cells in table.rays:
+                    k = 0
+                    for t in cells:
+                        if board[t] is not None:
+                            break
+                        k += 1
+                    reached = prefix_cells[k]
+                    if danger.isdisjoint(reached) and wc not in reached and wt not in reached:
+                        extend(cube_prefixes[k])
+                    else:
+                        for m in prefixes[k]:
+                            t = m.target
+                            if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                    or option(pos, m, ctx):
+                                add(_cube_variant(m))
+                    if k < len(cells):
+                        t = cells[k]
+                        q = board[t]
+                        if q.owner == me and q.kind == "T":
+                            for m in table.tower_merges(t, k + 1, q.height):
+                                if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                        or option(pos, m, ctx):
+                                    add(_cube_variant(m))
+                continue
+            for m in plain[i:j]:
+                if m.captures:
+                    continue
+                t = m.target
+                if t not in danger and t != wc and t != wt and m.kind != "promote" \
+                        or option(pos, m, ctx):
+                    add(_cube_variant(m))
         return out
 
-    def _easy_second_move(self, board: list, first: Move, king: int,
-                          steppers: list[int]) -> bool:
-        """Cheap witness that a legal second move exists after the quiet, legal ``first``:
-        a Mule or Eaglet (not the piece that just moved) with a free target whose removal
-        does not expose the King.  False means "look properly", not "none"."""
-        if first.piece.kind == "K" or first.also:
-            return False
-        me = first.piece.owner
-        them = 1 - me
-        watch = KING_WATCH[king]
-        for c in steppers:
-            if c == first.origin or c == first.target:
+    def _witness_for(self, board: list, o: int, ctx: _CubeContext, opened: bool,
+                     pinned: bool, them: int) -> tuple[int, int] | None:
+        """A witness (cell, target) that stays good after any legal quiet move of the piece
+        on ``o``; ``opened``: emptying ``o`` may open a line onto the King; ``pinned``: it
+        would expose the King by itself."""
+        checked_empty = pinned  # then only a robust witness will do
+        for c, t2, robust in ctx.witnesses:
+            if c == o:
                 continue
-            pc = board[c]
-            table = MULE_TARGETS if pc.kind == "M" else EAGLET_TARGETS[me]
-            for t in table[c]:
-                q = board[t]
-                if q is None or q.owner != me:
-                    return c not in watch or not self.exposes(board, king, c, them)
-        return False
+            if robust or not opened:
+                return c, t2
+            if not checked_empty:
+                board_o, board[o] = board[o], None
+                ok = not self.exposes(board, ctx.king, c, them)
+                board[o] = board_o
+                if ok:
+                    return c, t2
+                checked_empty = True
+        return None
+
+    def _cube_option(self, pos: Position, m: Move, ctx: _CubeContext) -> bool:
+        """May the quiet, legal ``m`` be the first move of a Cube turn (not in check)?"""
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        king, x, witnesses = ctx.king, ctx.enemy_king, ctx.witnesses
+        o, t, pc, left = m.origin, m.target, m.piece, m.left
+        kind = pc.kind
+        vacated = o if left is None else -1
+        if m.also or m.kind == "promote" or vacated in ctx.uncovers:
+            return self._cube_option_in_full(pos, _cube_variant(m))
+        exposes = self.exposes
+        if kind == "K":  # the witness must not expose the King on its new cell
+            board[o], board[t] = None, pc
+            ok = any(c != t and t2 != t and (c not in KING_WATCH[t]
+                                             or not exposes(board, t, c, them))
+                     for c, t2, _ in witnesses)
+            board[o], board[t] = pc, None
+            return ok or self._cube_option_in_full(pos, _cube_variant(m))
+        # does the moved piece attack the enemy King from its target?
+        if kind == "M":
+            if x in MULE_SET[t]:
+                return False
+        elif kind == "E":
+            if x in EAGLET_SET[me][t]:
+                return False
+        elif kind == "D":
+            need = BYPASS_NEED[t].get(x)
+            if need is not None and all(board[c] is None or c == vacated for c in need):
+                return False
+        else:
+            line = LINE_TO[t].get(x)
+            if line is not None and (line[2] if kind == "R" else pc.height >= line[0]) \
+                    and all(board[c] is None or c == vacated for c in line[1]):
+                return False
+            if kind == "R":
+                passes = CAMEL_PASS[t].get(x)
+                if passes is not None and all(board[c] is None or c == vacated
+                                              for c in passes):
+                    return False
+        opened = vacated in KING_WATCH[king]  # the first move may open a line onto the King
+        for c, t2, robust in witnesses:
+            if c != o and c != t and t2 != t and (robust or not opened):
+                return True
+        saved = board[o], board[t]  # a merge's target holds a Tower
+        board[o], board[t] = left, pc
+        ok = any(c != o and c != t and t2 != t and not exposes(board, king, c, them)
+                 for c, t2, _ in witnesses)
+        board[o], board[t] = saved
+        return ok or self._cube_option_in_full(pos, _cube_variant(m))
+
+    @staticmethod
+    def _visible_from(board: list, x: int) -> tuple[dict[int, int], set[int]]:
+        """Cells on ``x``'s lines up to and including the first piece, with their distance
+        (where a Tower may attack ``x`` from), and the orthogonal ones (a Rook-Camel)."""
+        lines: dict[int, int] = {}
+        orthogonal: set[int] = set()
+        for d in GRID_DIRECTIONS:
+            straight = d in ORTHOGONAL
+            for dist, c in enumerate(RAYS[d][x], start=1):
+                lines[c] = dist
+                if straight:
+                    orthogonal.add(c)
+                if board[c] is not None:
+                    break
+        return lines, orthogonal
+
+    def _cube_option_in_check(self, pos: Position, m: Move, x: int,
+                              own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
+        """The Cube option of the quiet evasion ``m``: made on the board alone, then no
+        check on the enemy King ``x``, and a second move found as a one-step move of a
+        piece whose leaving does not expose the King (else searched in full)."""
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        o, t = m.origin, m.target
+        saved = [(o, board[o]), (t, board[t])]
+        if m.kind == "promote":
+            board[o] = m.piece
+        else:
+            board[o], board[t] = m.left, m.piece
+        try:
+            my_d = [c for c, _ in own if c != o and board[c] is not None
+                    and board[c].kind == "D"] + ([t] if m.piece.kind == "D" else [])
+            if self.attacked(board, x, me, my_d):
+                return False
+            king = t if m.piece.kind == "K" else next(c for c, p in own if p.kind == "K")
+            check, exposers = self._threats(board, king, them, enemy_d)
+            if check is None:
+                for c in [c for c, _ in own] + [t]:
+                    p = board[c]
+                    if p is None or p.owner != me or p.kind == "K" or c in exposers:
+                        continue
+                    kind = p.kind
+                    steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]
+                             if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
+                             else DIAGONAL_STEPS[c] if kind == "D" else KING_STEPS[c])
+                    if any(board[s] is None for s in steps):
+                        return True
+        finally:
+            for cell, piece in reversed(saved):
+                board[cell] = piece
+        return self._cube_option_in_full(pos, _cube_variant(m))
+
+    def _cube_option_in_full(self, pos: Position, cube: Move) -> bool:
+        """The Cube rule by make/undo: the first move gives no check and a second exists."""
+        me = pos.turn
+        pos.push(cube, record=False)
+        board = pos.board
+        ok = (not self.attacked(board, self._king(board, 1 - me), me)
+              and bool(self._legal_plain(pos, first_only=True)))
+        pos.pop()
+        return ok
+
+    @staticmethod
+    def _witnesses(board: list, own: list[tuple[int, Piece]], king: int,
+                   exposers: Any) -> list[tuple[int, int, bool]]:
+        """Second-move witnesses: up to six (cell, empty target, robust) one-step moves of
+        pieces other than the King (not in check) whose leaving does not expose the King;
+        robust: the piece stands where no attack on the King can depend on it."""
+        watch = KING_WATCH[king]
+        out: list[tuple[int, int, bool]] = []
+        for c, pc in own:
+            kind = pc.kind
+            if kind == "K":
+                continue
+            robust = c not in watch
+            if not robust and c in exposers:
+                continue
+            steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[pc.owner][c]
+                     if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
+                     else DIAGONAL_STEPS[c] if kind == "D" else KING_STEPS[c])
+            found = 0
+            for t in steps:
+                if board[t] is None:
+                    out.append((c, t, robust))
+                    found += 1
+                    if found == 2:
+                        break
+            if len(out) >= 6:
+                break
+        out.sort(key=lambda w: not w[2])
+        return out
 
     def outcome_before_moves(self, pos: Position) -> bool:
         """Repetition and the 50-move rule end the game before any move is listed."""
