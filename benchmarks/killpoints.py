@@ -5,7 +5,7 @@ SIGKILL at its N-th fsync; two moves, the Cube handed over, a move, a takeback, 
 resignation and a new game from the page, a move), repeated ``--rounds`` times: the page's
 timing differs from run to run, the kill points do not.  Prints kills, lost shown moves.
 
-Run: ``PYTHONPATH=tests python -m benchmarks.killpoints [--rounds 5]`` (the sweep's
+Run: ``python -m benchmarks.killpoints [--rounds 5]`` (the sweep's
 helpers are the test's own; ``tests`` is not a package yet).
 """
 
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from test_journal_kill_points import FSYNCS, SCRIPT_STATES, _kill_and_resume
+from tests.support.killpoints import FSYNCS, SCRIPT_STATES, _kill_and_resume
 
 
 def main() -> int:

@@ -7,7 +7,7 @@ all kept; a game file whose folder entry was never synced vanishing or staying â
 service is cut off, the disk left as described, the service restarted, and the resumed game
 compared with what the page showed.  Prints runs, lost shown moves and quarantined files.
 
-Run: ``PYTHONPATH=tests python -m benchmarks.powercut`` (the helpers are the test's own;
+Run: ``python -m benchmarks.powercut`` (the helpers are the test's own;
 ``tests`` is not a package yet).
 """
 
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from test_journal_powercut import FSYNCS, STATES, check, cut_and_resume
+from tests.support.powercut import FSYNCS, STATES, check, cut_and_resume
 
 
 def main() -> int:

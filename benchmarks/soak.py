@@ -15,7 +15,7 @@ otherwise).  Every failure prints its game and seed, so it can be replayed.
 The simulated humans live with the tests (``tests/test_board_*.py``); until they are an
 importable package the ``tests`` folder goes on the path from outside (``run_all`` does)::
 
-    PYTHONPATH=tests python -m benchmarks.soak --minutes 10
+    python -m benchmarks.soak --minutes 10
 """
 
 from __future__ import annotations
@@ -27,16 +27,15 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 
-from test_board_gnuqi import GnuQiHuman
-from test_board_gnuqi import choose as gnuqi_choose
-from test_board_kaleidochess import KRig, play_to_the_end
-from test_board_laotzu import LaoHuman, LaoRig
-from test_board_lotus39 import LotusHuman, LotusRig
-from test_board_lotus39 import choose as lotus_choose
-from test_board_properties import BUSY, _special
-from test_board_rig import Human, Rig
-
 from controller.rules import get_game
+from tests.support.gnuqi import GnuQiHuman
+from tests.support.gnuqi import choose as gnuqi_choose
+from tests.support.kaleidochess import KRig, play_to_the_end
+from tests.support.laotzu import LaoHuman, LaoRig
+from tests.support.lotus39 import LotusHuman, LotusRig
+from tests.support.lotus39 import choose as lotus_choose
+from tests.support.properties import BUSY, _special
+from tests.support.rig import Human, Rig
 
 
 class WrongCommit(AssertionError):
