@@ -8,6 +8,7 @@ when the engine fails.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -127,8 +128,9 @@ def test_a_whole_game_against_stockfish_on_the_simulated_board(tmp_path):
             play(svc, svc.game.move_text(svc.position, rng.choice(moves)))
             if svc.game.outcome(svc.position) is not None:
                 break
-            wait_for(svc, lambda n=ply: len(svc.position.moves) == n + 2
-                     and svc.interaction.phase in ("turn", "game_over"), seconds=10)
+            # the answer committed and the simulated hand done (castling: the Rook too)
+            wait_for(svc, lambda n=ply: len(svc.position.moves) == n + 2 and not svc.busy
+                     and svc.interaction.phase in ("turn", "game_over"))
             assert ply < 600, "no end in sight"
         outcome = svc.game.outcome(svc.position)
         assert outcome.winners == (1,)  # Stockfish mates the random mover
@@ -136,3 +138,22 @@ def test_a_whole_game_against_stockfish_on_the_simulated_board(tmp_path):
         assert len(record.moves) == len(svc.position.moves)
     finally:
         svc.close()
+
+
+def test_the_worker_gives_way_to_the_board_loop():
+    """The search (and Stockfish, which the worker starts) run nicer than the service."""
+    from controller.opponent import WORKER_NICENESS, Computer, Opponent
+
+    opponent = Opponent(Computer(frozenset({1}), 1))
+    try:
+        game = get_game("chess")
+        pos = game.start()
+        opponent.poll(game, {}, game.position_text(pos), [], pos)  # White: nothing asked
+        pos.push(game.legal_moves(pos)[0])
+        opponent.poll(game, {}, game.position_text(game.start()),
+                      [game.long_move_text(game.start(), pos.moves[0])], pos)
+        assert opponent._pool is not None
+        worker = opponent._pool.submit(os.nice, 0).result(timeout=30)
+        assert worker >= min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        opponent.close()
