@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.util
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,13 @@ class ExternalAnswer:
     failure: str = ""
 
 
+def close_external() -> None:
+    """In the worker, as it ends: quit every external engine it started."""
+    for player in _EXTERNAL.values():
+        player.close()
+    _EXTERNAL.clear()
+
+
 def think_external(program: str, engine_options: tuple, game_name: str,
                    options: dict[str, Any], setup: str, moves: list[str], level: int,
                    seed: int, movetime: float | None = None) -> ExternalAnswer:
@@ -83,6 +91,8 @@ def think_external(program: str, engine_options: tuple, game_name: str,
     key = (program, engine_options)
     player = _EXTERNAL.get(key)
     if player is None:
+        if not _EXTERNAL:  # the worker ends: quit the engines and reap them (no zombies)
+            multiprocessing.util.Finalize(None, close_external, exitpriority=10)
         player = _EXTERNAL[key] = ExternalPlayer(program, engine_options)
     try:
         move = player.move(game, setup, moves, level, budget)
