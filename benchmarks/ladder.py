@@ -7,8 +7,9 @@ and the rating of each level over the lowest one (the differences added up, thei
 intervals added in quadrature).  Independent matches run in ``--jobs`` processes.
 
 Each finished pair is appended to ``--results`` (JSON lines), so a long ladder can be
-stopped and continued: pairs already there are not played again, and ``--write-docs``
-writes the table of every pair in the file.
+stopped and continued: pairs already there are not played again (a pair found twice, from
+two runs, counts all its games), and ``--write-docs`` writes the table of every pair in
+the file.
 
     python -m benchmarks.ladder --games 8 --high 6 --results ladder.jsonl --write-docs
     python -m benchmarks.ladder --game gnuqi --low 5 --high 8 --games 20
@@ -78,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.results is not None and args.results.exists():
         for line in args.results.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
+            seen = results.get((r["game"], r["low"]))
+            if seen is not None:  # the same pair played again: its games add up
+                for key in ("wins", "draws", "losses", "seconds"):
+                    r[key] += seen[key]
+                r["max_plies"] = max(r["max_plies"], seen["max_plies"])
             results[(r["game"], r["low"])] = r
     jobs = [(g, low, args.games, args.max_plies, args.seed)
             for g in args.game for low in range(args.low, args.high)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.util
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,20 @@ def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
     return game.long_move_text(pos, result.move)
 
 
+#: how much nicer than the service the worker (and an external engine it starts) runs
+WORKER_NICENESS = 10
+
+
+def lower_priority() -> None:
+    """In the worker, at its start: give way to the board loop when a core is contended
+    (an external engine started by the worker inherits it)."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(AttributeError, OSError):  # not here: the worker still works
+        os.nice(WORKER_NICENESS)
+
+
 @dataclass(frozen=True)
 class ExternalAnswer:
     """The worker's answer for an external engine's game: the move (long notation) and,
@@ -55,6 +70,13 @@ class ExternalAnswer:
 
     text: str
     failure: str = ""
+
+
+def close_external() -> None:
+    """In the worker, as it ends: quit every external engine it started."""
+    for player in _EXTERNAL.values():
+        player.close()
+    _EXTERNAL.clear()
 
 
 def think_external(program: str, engine_options: tuple, game_name: str,
@@ -69,6 +91,8 @@ def think_external(program: str, engine_options: tuple, game_name: str,
     key = (program, engine_options)
     player = _EXTERNAL.get(key)
     if player is None:
+        if not _EXTERNAL:  # the worker ends: quit the engines and reap them (no zombies)
+            multiprocessing.util.Finalize(None, close_external, exitpriority=10)
         player = _EXTERNAL[key] = ExternalPlayer(program, engine_options)
     try:
         move = player.move(game, setup, moves, level, budget)
@@ -152,7 +176,8 @@ class Opponent:
         if q is None or q.key != key:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=lower_priority)
             if game.hidden_information:  # the worker sees what the player sees, no more
                 view = game.player_view(pos, game.ply_mover(pos))
                 public = {k: v for k, v in options.items() if k not in game.hidden_options}

@@ -8,6 +8,7 @@ when the engine fails.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -126,8 +127,9 @@ def test_a_whole_game_against_stockfish_on_the_simulated_board(tmp_path):
             play(svc, svc.game.move_text(svc.position, rng.choice(moves)))
             if svc.game.outcome(svc.position) is not None:
                 break
-            wait_for(svc, lambda n=ply: len(svc.position.moves) == n + 2
-                     and svc.interaction.phase in ("turn", "game_over"), seconds=10)
+            # the answer committed and the simulated hand done (castling: the Rook too)
+            wait_for(svc, lambda n=ply: len(svc.position.moves) == n + 2 and not svc.busy
+                     and svc.interaction.phase in ("turn", "game_over"))
             assert ply < 600, "no end in sight"
         outcome = svc.game.outcome(svc.position)
         assert outcome.winners == (1,)  # Stockfish mates the random mover
@@ -135,3 +137,79 @@ def test_a_whole_game_against_stockfish_on_the_simulated_board(tmp_path):
         assert len(record.moves) == len(svc.position.moves)
     finally:
         svc.close()
+
+
+def test_the_worker_gives_way_to_the_board_loop():
+    """The search (and Stockfish, which the worker starts) run nicer than the service."""
+    from controller.opponent import WORKER_NICENESS, Computer, Opponent
+
+    opponent = Opponent(Computer(frozenset({1}), 1))
+    try:
+        game = get_game("chess")
+        pos = game.start()
+        opponent.poll(game, {}, game.position_text(pos), [], pos)  # White: nothing asked
+        pos.push(game.legal_moves(pos)[0])
+        opponent.poll(game, {}, game.position_text(game.start()),
+                      [game.long_move_text(game.start(), pos.moves[0])], pos)
+        assert opponent._pool is not None
+        worker = opponent._pool.submit(os.nice, 0).result(timeout=30)
+        assert worker >= min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        opponent.close()
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    from pathlib import Path
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter (Z: a zombie nobody reaped), None when it is gone."""
+    from pathlib import Path
+
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_closing_the_board_quits_stockfish_and_reaps_it():
+    """The worker that started Stockfish quits and waits for it as it ends, so no engine
+    is left behind — running, or dead but unreaped under an init that reaps late."""
+    import time
+
+    from controller.config import EngineSettings
+    from controller.opponent import Computer, Opponent
+
+    engine = EngineSettings(uci_engine=stockfish())
+    opponent = Opponent(Computer(frozenset({0}), 1), engine=engine)
+    game = get_game("chess")
+    pos = game.start()
+    setup = game.position_text(pos)
+    try:
+        deadline = time.monotonic() + 30
+        while opponent.poll(game, {}, setup, [], pos) is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        (worker,) = list(opponent._pool._processes)
+        engines = _children(worker)
+        assert len(engines) == 1
+    finally:
+        opponent.close()
+    deadline = time.monotonic() + 10
+    while _state(worker) not in (None, "Z"):
+        assert time.monotonic() < deadline, "the worker did not end"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert _state(engines[0]) is None
