@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import random
@@ -1278,6 +1279,11 @@ def run_service(args: Any) -> int:
             return 1
         except STARTUP_ERRORS as exc:
             return _fail(_message(exc))
+        # what start-up built (rules tables, layouts, the page) lives as long as the
+        # service: moved out of the collector's sight, a full collection no longer walks it
+        # — those walks were the 40–60 ms pauses after a move (docs/performance.md)
+        gc.collect()
+        gc.freeze()
         try:
             status = asyncio.run(_serve(service, sock))
         finally:

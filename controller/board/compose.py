@@ -306,13 +306,30 @@ def _exchange_prompt(s: Snapshot, base: dict[str, Any], frame: FrameLike | None)
     return f"exchange the piece on {name} for a {what}"
 
 
+#: facts of the last position index that _active_pads asks on every frame (one entry:
+#: frames come in runs on one position, and the index is immutable)
+_index_facts: list = [None, None]
+
+
+def _facts(index: Any) -> tuple[bool, int, bool]:
+    """Whether a move uses the Cube, the sources of all moves (a mask of tracked spots),
+    whether a die roll is due — once per position index, not per frame."""
+    if _index_facts[0] is not index:
+        sources = 0
+        for e in index.effects:
+            sources |= e.source
+        _index_facts[:] = [index, (any(m.token == CUBE for m in index.moves), sources,
+                                   any(m.kind == "roll" for m in index.moves))]
+    return _index_facts[1]
+
+
 def _active_pads(s: Snapshot) -> frozenset[int]:
     """Pads that may be used now: the Cube's holder's pad (or both while the last move
     may still take the Cube), reserve pads with a piece to place, the die pad."""
     view = s.view
-    index = s.picture.index
+    cube_move, sources, roll = _facts(s.picture.index)
     pads = set()
-    if any(m.token == CUBE for m in index.moves):
+    if cube_move:
         holder = s.position.tokens.get(CUBE)
         if holder in view.cube_pads:
             pads.add(view.tracked[view.cube_pads[holder]])
@@ -322,9 +339,9 @@ def _active_pads(s: Snapshot) -> frozenset[int]:
             pads.add(view.tracked[j])
     if s.progress.started and s.progress.outcome is None:  # a reserve piece may be placed now
         for j in view.reserve_pads.values():
-            if any(e.source >> j & 1 for e in index.effects):
+            if sources >> j & 1:
                 pads.add(view.tracked[j])
-        if view.die_pad is not None and any(m.kind == "roll" for m in index.moves):
+        if view.die_pad is not None and roll:
             pads.add(view.die_pad)  # a die roll is due
     return frozenset(pads)
 
