@@ -8,7 +8,8 @@ Every board is its own MQTT client (paho, its own network thread, persistent ses
 as on a Pi; here all of them share one Python process, so the latency includes queueing
 behind the other boards' threads — an upper bound for one board on its own Pi.  Moves are
 random legal Lùotuoqí moves with the real message format; a board answers as soon as the
-other's move arrives (no thinking time), which loads the broker far more than people do.
+other's move arrives after ``--think`` seconds on average (0: at once, which loads the
+broker and this one process far more than people do).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Pair:
     pos: object
     sent: dict[int, float] = field(default_factory=dict)
     done: bool = False
+    due: float | None = None  #: when the board to move answers
 
 
 def _cpu_ticks(pid: int) -> float:
@@ -47,7 +49,7 @@ def _cpu_ticks(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(boards: int, seconds: float, seed: int = 1) -> dict:
+def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1) -> dict:
     game = get_game("luotuoqi")
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="bench-link-"))
@@ -102,7 +104,12 @@ def run(boards: int, seconds: float, seed: int = 1) -> dict:
                                 latencies.append(time.perf_counter() - p.sent[action.ply])
                                 p.sides[side].remote_made(action.move, action.digest)
                                 idle = False
-                                move(p)  # the other board answers at once
+                                p.due = time.monotonic() + rng.uniform(0.5, 1.5) * think
+            now = time.monotonic()
+            for p in pairs:
+                if p.due is not None and p.due <= now:
+                    p.due = None
+                    move(p)
             if all(p.done for p in pairs):
                 for p in pairs:  # the next game on the same boards
                     p.start = replace(p.start, game_id=p.start.game_id + "n")
@@ -127,7 +134,8 @@ def run(boards: int, seconds: float, seed: int = 1) -> dict:
         broker.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lat = sorted(latencies)
-    q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
+    q = (statistics.quantiles(lat, n=100, method="inclusive") if len(lat) >= 2
+         else [float("nan")] * 99)
     return {"boards": boards, "moves": len(lat), "moves_per_s": len(lat) / wall,
             "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000, "max_ms": lat[-1] * 1000,
             "boards_cpu_s": cpu, "boards_cpu_per_board_ms_per_s": cpu / wall / boards * 1000,
@@ -138,12 +146,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", type=int, nargs="+", default=[10, 50, 200])
     ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--think", type=float, default=2.0,
+                    help="seconds a board takes to answer, on average (0: at once)")
     args = ap.parse_args()
+    print(f"think {args.think:g} s per move on average, {args.seconds:g} s per run")
     print("| boards | moves | moves/s | p50 ms | p99 ms | max ms | boards' CPU per board "
           "(ms/s) | broker CPU % | boards' RSS MiB |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.boards:
-        r = run(n, args.seconds)
+        r = run(n, args.seconds, args.think)
         print(f"| {r['boards']} | {r['moves']} | {r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | "
               f"{r['p99_ms']:.1f} | {r['max_ms']:.1f} | "
               f"{r['boards_cpu_per_board_ms_per_s']:.2f} | {r['broker_cpu_pct']:.1f} | "
