@@ -165,9 +165,10 @@ class Opponent:
         return (game.name, len(pos.moves), game.position_text(pos))
 
     def poll(self, game: Game, options: dict[str, Any], setup: str, moves: list[str],
-             pos: Position) -> Move | None:
+             pos: Position, movetime: float | None = None) -> Move | None:
         """The computer's move for ``pos`` once it is ready (None meanwhile, or when the
-        computer is not to move).  ``moves`` is the game's record in long notation."""
+        computer is not to move).  ``moves`` is the game's record in long notation;
+        ``movetime`` caps the level's time for this move (the clock's share)."""
         if not self.to_move(game, pos) or not game.legal_moves(pos):
             self._question = None
             return None
@@ -182,15 +183,16 @@ class Opponent:
                 view = game.player_view(pos, game.ply_mover(pos))
                 public = {k: v for k, v in options.items() if k not in game.hidden_options}
                 future = self._pool.submit(think_from_view, game.name, public, view,
-                                           self.computer.level, self.seed)
+                                           self.computer.level, self.seed, movetime)
             elif self.engine.uci_engine and game.name in self.engine.uci_games:
                 future = self._pool.submit(think_external, self.engine.uci_engine,
                                            tuple(self.engine.uci_options.items()), game.name,
                                            dict(options), setup, list(moves),
-                                           self.computer.level, self.seed)
+                                           self.computer.level, self.seed, movetime)
             else:
                 future = self._pool.submit(think, game.name, dict(options), setup,
-                                           list(moves), self.computer.level, self.seed)
+                                           list(moves), self.computer.level, self.seed,
+                                           movetime)
             self._question = _Question(key, future, len(moves))
             return None
         if not q.future.done():

@@ -807,7 +807,8 @@ class BoardService:
         s = self.session
         pos = board.position
         thinking = self.opponent.thinking
-        move = self.opponent.poll(s.game, s.options, s.setup, self._record(), pos)
+        move = self.opponent.poll(s.game, s.options, s.setup, self._record(), pos,
+                                  self._computer_movetime(now))
         if move is None:
             if self.opponent.thinking != thinking:
                 self._changed()  # the page shows that the computer thinks
@@ -821,6 +822,26 @@ class BoardService:
             self._hand = move_actions(s.game, before, move, self.layout)
             self._hand_at = now
         self._changed()
+
+    def _computer_movetime(self, now: float) -> float | None:
+        """On a clock the computer spends its share of what it has left (more when moves
+        are due at a time control, the increment mostly spent); None: the level's time."""
+        s = self.session
+        clock = s.game_clock
+        if clock is None:
+            return None
+        from controller.engine import clock_budget
+
+        seat = s.game.ply_mover(self.position)
+        control = clock.control
+        state = clock.seats[seat]
+        period = control.periods[state.period]
+        to_go = None
+        if period.moves is not None:
+            made_before = sum(p.moves or 0 for p in control.periods[:state.period])
+            to_go = max(1, made_before + period.moves - state.moves)
+        return clock_budget(clock.remaining(seat, now), control.increment + control.delay,
+                            to_go)
 
     @property
     def busy(self) -> bool:

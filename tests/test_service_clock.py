@@ -151,3 +151,22 @@ def test_a_bad_clock_in_the_configuration_names_the_setting(tmp_path):
     with pytest.raises(ConfigError, match="board.clock: time control '3\\+x'"):
         config_from_dict({"board": {"clock": "3+x"}})
     assert json.dumps(config_from_dict({"board": {"clock": "3+2"}}).board.clock) == '"3+2"'
+
+
+def test_the_computer_thinks_for_its_share_of_the_clock(tmp_path):
+    from controller.engine import LEVELS, clock_budget
+    from controller.opponent import Computer
+    from tests.support.service import wait_for
+
+    svc = clocked(tmp_path, "40/2:1+1")  # 40 moves in 2 minutes, then 1, 1 s increment
+    try:
+        svc.new_game("luotuoqi", computer=Computer(frozenset({1}), 10), time_control="40/2:1+1")
+        set_up(svc)
+        play(svc, "Mb1-c3")
+        black = svc.clock_json()["remaining"][1]
+        share = svc._computer_movetime(svc.clock())
+        assert share == pytest.approx(clock_budget(black, 1.0, 40), rel=0.02)
+        assert share < LEVELS[10].movetime  # the clock, not the level, sets the time
+        wait_for(svc, lambda: len(svc.plies) == 2)  # it answers, shown and made
+    finally:
+        svc.close()
