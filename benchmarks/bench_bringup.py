@@ -38,14 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             # the builder's hands: lifting one piece is part of moving it to the next spot
             if action != "lift" or len(spots) > 1:
                 board.advance(args.move * max(1, len(spots)))
-            if action == "clear":
-                board.clear()
-            elif action == "place":
-                for s in spots:
-                    board.put(s, "white-pawn")
-            else:
-                for s in spots:
-                    board.clear(s)
+            board.follow(action, spots)
 
         def see(question: str) -> str:
             board.advance(args.move)

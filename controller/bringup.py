@@ -216,14 +216,7 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
 
     def instruct(action: str, spots: tuple[int, ...]) -> None:
         if board is not None:  # the simulated builder does it at once
-            if action == "clear":
-                board.clear()
-            elif action == "place":
-                for s in spots:
-                    board.put(s, "white-pawn")
-            else:
-                for s in spots:
-                    board.clear(s)
+            board.follow(action, spots)
             return
         names = ", ".join(layout.spots[s].name for s in spots)
         if action == "clear":

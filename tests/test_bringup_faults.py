@@ -89,17 +89,7 @@ def test_the_led_walk_shows_every_led_through_the_throttle(monkeypatch):
 
 
 def walk(rig, board, layout, **options):
-    def instruct(action, spots):
-        if action == "clear":
-            board.clear()
-        elif action == "place":
-            for s in spots:
-                board.put(s, "white-pawn")
-        else:
-            for s in spots:
-                board.clear(s)
-
-    return self_test(layout, lambda: rig.stable, lambda colours: None, instruct,
+    return self_test(layout, lambda: rig.stable, lambda colours: None, board.follow,
                      board.advance, walk_s=0.001, settle_s=0.05, **options)
 
 

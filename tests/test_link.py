@@ -23,7 +23,7 @@ from controller.link.messages import (
 )
 from controller.service import BoardService
 from controller.web.simulator import move_actions
-from tests.support.service import set_up
+from tests.support.service import play, set_up
 
 START = Start("alpha-1", "luotuoqi", {}, "setup", ("alpha", "beta"))
 
@@ -92,16 +92,6 @@ def until(condition, *services, timeout: float = 10.0) -> None:
         time.sleep(0.005)
 
 
-def make(svc: BoardService, text: str) -> None:
-    """The person at ``svc`` makes ``text`` (their own move or the shown remote one)."""
-    game, pos = svc.game, svc.position
-    move = game.parse_move(pos, text)
-    for action in move_actions(game, pos, move, svc.layout):
-        svc.sim_action(action)
-        svc.step(0.03)
-    svc.step(0.2)
-
-
 def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):
     alpha = linked(tmp_path, "alpha", broker.port)
     beta = linked(tmp_path, "beta", broker.port)
@@ -116,10 +106,10 @@ def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):
         texts = ["Mb1-c3", "Eb7-a6", "Ec2-d3", "Mg8-f6"]
         for ply, text in enumerate(texts, start=1):
             here, there = (alpha, beta) if ply % 2 else (beta, alpha)
-            make(here, text)
+            play(here, text)
             assert len(here.plies) == ply
             until(lambda t=there: t.interaction.phase == "execute", alpha, beta)
-            make(there, text)  # the person at the other board makes the shown move
+            play(there, text)  # the person at the other board makes the shown move
             until(lambda t=there, p=ply: len(t.plies) == p, alpha, beta)
         assert [t for _, t in alpha.plies] == [t for _, t in beta.plies]
         assert alpha.game.position_text(alpha.position) == \
@@ -158,10 +148,10 @@ def test_a_move_sent_while_the_broker_was_down_arrives_after_it_restarts(tmp_pat
         set_up(beta)
         broker.stop()
         until(lambda: not alpha.remote.connected, alpha, beta)
-        make(alpha, "Mb1-c3")  # journalled here; paho keeps it until the broker is back
+        play(alpha, "Mb1-c3")  # journalled here; paho keeps it until the broker is back
         broker.start()
         until(lambda: beta.interaction.phase == "execute", alpha, beta, timeout=40)
-        make(beta, "Mb1-c3")
+        play(beta, "Mb1-c3")
         until(lambda: len(beta.plies) == 1, alpha, beta)
     finally:
         alpha.close()
@@ -230,12 +220,17 @@ def test_the_documented_broker_set_up_with_passwords_and_acl_works(tmp_path):
         until(lambda: beta.link_json()["game_id"] is not None, alpha, beta)
         set_up(alpha)
         set_up(beta)
-        make(beta, "Mb1-c3")  # Black's player at beta tries White's move: not his to make
+        # Black's player at beta tries White's move: not his to make
+        for action in move_actions(beta.game, beta.position,
+                                   beta.game.parse_move(beta.position, "Mb1-c3"), beta.layout):
+            beta.sim_action(action)
+            beta.step(0.03)
+        beta.step(0.2)
         assert beta.plies == [] and "White moves on the other board" in beta.interaction.message
         for action in ({"action": "lift", "spot": "c3"}, {"action": "place", "spot": "b1"}):
             beta.sim_action(action)
             beta.step(0.05)
-        make(alpha, "Mb1-c3")
+        play(alpha, "Mb1-c3")
         until(lambda: beta.interaction.phase == "execute", alpha, beta)
         assert not intruder.remote.connected
         bad = client.post("/api/new-game", json={"game": "luotuoqi", "remote": {"x": 1}})

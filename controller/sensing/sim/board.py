@@ -269,6 +269,18 @@ class SimulatedBoard:
         self._unlean(i)
         self._changed(f"clear {self.name(i)}")
 
+    def follow(self, action: str, spots: tuple[int, ...] = ()) -> None:
+        """What a builder does when the self-test asks (``instruct``): "clear" the board,
+        "place" a test magnet on each of ``spots``, or take them off again."""
+        if action == "clear":
+            self.clear()
+        elif action == "place":
+            for s in spots:
+                self.put(s, "white-pawn")
+        else:
+            for s in spots:
+                self.clear(s)
+
     def _unlean(self, i: int) -> None:
         self.leaning.pop(i, None)
 
