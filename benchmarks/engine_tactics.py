@@ -110,10 +110,12 @@ class Exhaustive:
             raise TooLong
         pos.push(move)
 
-    def forced_win(self, pos, root: int, turns: int, in_turn: bool = False) -> bool:
+    def forced_win(self, pos, root: int, turns: int, in_turn: bool = False,
+                   waited: int = 0) -> bool:
         """Whether ``root`` wins within ``turns`` of its own turns whatever the others
         play.  ``in_turn``: ``root`` made the ply before, so its next ply continues that
-        turn (a turn is all the consecutive plies of one player)."""
+        turn (a turn is all the consecutive plies of one player).  ``waited``: plies of
+        the others since; past two rounds ``root`` is taken to be out (no win)."""
         game = self.game
         outcome = game.outcome(pos)
         if outcome is not None:
@@ -132,9 +134,11 @@ class Exhaustive:
                 if won:
                     return True
             return False
+        if waited >= 2 * game.players:
+            return False
         for move in moves:
             self._push(pos, move)
-            won = self.forced_win(pos, root, turns, False)
+            won = self.forced_win(pos, root, turns, False, waited + 1)
             pos.pop()
             if not won:
                 return False

@@ -35,8 +35,9 @@ def problems(name: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-def wins(game, pos, root: int, turns: int, same_turn: bool) -> bool:
-    """``root`` wins within ``turns`` more of its turns (plies in a row are one turn)."""
+def wins(game, pos, root: int, turns: int, same_turn: bool, others: int = 0) -> bool:
+    """``root`` wins within ``turns`` more of its turns (plies in a row are one turn);
+    after two rounds of the others' plies without ``root`` it is out: no win."""
     outcome = game.outcome(pos)
     if outcome is not None:
         return outcome.winners == (root,)
@@ -49,7 +50,9 @@ def wins(game, pos, root: int, turns: int, same_turn: bool) -> bool:
             return False
         return any(_after(game, pos, m, lambda: wins(game, pos, root, left, True))
                    for m in moves)
-    return all(_after(game, pos, m, lambda: wins(game, pos, root, turns, False))
+    if others >= 2 * game.players:
+        return False
+    return all(_after(game, pos, m, lambda: wins(game, pos, root, turns, False, others + 1))
                for m in moves)
 
 
@@ -88,7 +91,9 @@ def test_the_sample_is_a_forced_mate_in_two_and_no_mate_in_one(name):
         root = game.ply_mover(pos)
         assert not wins(game, pos, root, 1, False), f"mate in one: {text}"
         first = _move(game, pos, solutions[0])
-        assert _after(game, pos, first, lambda: wins(game, pos, root, 1, True)), text
+        pos.push(first)
+        assert wins(game, pos, root, 1, True), text
+        pos.pop()
 
 
 @pytest.mark.parametrize("name", NAMES)
