@@ -20,13 +20,18 @@ from controller.rules import get_game
 
 MATE2 = Path(__file__).resolve().parent / "data" / "tactics" / "mate2"
 SETS = {"kaleidochess-3": ("kaleidochess", {"players": 3})}
-#: positions checked per set: the first ones of the file (the whole sets are the benchmark's)
-SAMPLE = 2
+
+def sample(name: str) -> list[tuple[str, list[str]]]:
+    """The positions checked here: the first and the last of the file (the whole sets
+    are the benchmark's)."""
+    found = problems(name)
+    return found[:1] + found[-1:] if len(found) > 1 else found
 #: the engine's limits for the sample: deterministic, no clock
 ENGINE_NODES = 200_000
 
 
 def problems(name: str) -> list[tuple[str, list[str]]]:
+    """(position text, every first move forcing the mate) per line; ``#`` lines are notes."""
     out = []
     for line in (MATE2 / f"{name}.txt").read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
@@ -79,14 +84,16 @@ def test_a_set_for_every_game():
     for name in NAMES:
         header = (MATE2 / f"{name}.txt").read_text(encoding="utf-8").splitlines()[0]
         assert header.startswith(f"# {name}: mate in two") and "--seed" in header
-        assert problems(name), name
+        # a set may hold fewer than 50 (KaleidoChess with two players: none found yet);
+        # the header says how many and how much CPU went into the search
+        assert f"mate in two, {len(problems(name))} positions" in header
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_sample_is_a_forced_mate_in_two_and_no_mate_in_one(name):
     game_name, options = SETS.get(name, (name, {}))
     game = get_game(game_name, **options)
-    for text, solutions in problems(name)[:SAMPLE]:
+    for text, solutions in sample(name):
         pos = game.parse_position(text)
         root = game.ply_mover(pos)
         assert not wins(game, pos, root, 1, False), f"mate in one: {text}"
@@ -100,7 +107,7 @@ def test_the_sample_is_a_forced_mate_in_two_and_no_mate_in_one(name):
 def test_the_engine_solves_the_sample(name):
     game_name, options = SETS.get(name, (name, {}))
     game = get_game(game_name, **options)
-    for text, solutions in problems(name)[:SAMPLE]:
+    for text, solutions in sample(name):
         pos = game.parse_position(text)
         result = Search(game).best_move(pos, Limits(depth=2 * game.players + 2,
                                                     nodes=ENGINE_NODES))
