@@ -1,23 +1,49 @@
-"""Find mate-in-one positions for every game by exhaustive search and store them as data.
+"""Find mate-in-one and mate-in-two positions for every game by exhaustive search, store
+them as data, and measure the engine solving them.
 
-Random seeded games are played; in every position each legal move is tried and the
-position is kept when at least one move ends the game with the mover winning.  The file
-``tests/data/tactics/GAME.txt`` gets one line per position: the position text, a tab, and
-every mating move in the game's notation (space separated).  The engine tests and the
-tactics benchmark read these files.
+Mate in one: random seeded games are played; in every position each legal move is tried
+and the position is kept when at least one move ends the game with the mover winning.
+The file ``tests/data/tactics/GAME.txt`` gets one line per position: the position text, a
+tab, and every mating move in the game's notation (space separated).
 
-    python -m benchmarks.engine_tactics [--count 50] [--seed 1]
+Mate in two (``--mate 2``): the same seeded random play; where the mover has a mate in
+one, the position at that player's previous turn is examined (random play rarely walks
+into a forced mate elsewhere).  It is kept when the mover has no mate in one and a first
+move after which *every* reply of every other player (three players: both opponents,
+the "paranoid" meaning of forced) leaves a mate in one — all exhaustively over the game's
+legal moves, through the ``Game`` contract only.  A "turn" is all the consecutive plies of
+one player (Lùotuoqí's Cube gives two).  ``tests/data/tactics/mate2/GAME.txt`` has the same
+line format as the mate-in-one files, after ``#`` header lines saying how it was made;
+every first move that forces the mate is listed.  The position text is the whole position:
+Lao Tzu's set is a perfect-information puzzle, like its mate-in-one set.
+
+``--solve`` runs the engine at level 10 with a 2 s budget on every position of every set
+and writes the table into ``docs/engine.md`` (between the ``tactics-table`` markers).
+
+    python -m benchmarks.engine_tactics [--count 50] [--seed 1] [--mate 2] [--cpu 600]
+    python -m benchmarks.engine_tactics --solve
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import random
+import re
+import time
 from pathlib import Path
 
+from controller.engine import Engine
 from controller.rules import GAMES, get_game
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "tactics"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "tests" / "data" / "tactics"
+OUT_MATE2 = OUT / "mate2"
+DOCS = ROOT / "docs" / "engine.md"
+#: seconds per move when solving, and the level
+SOLVE_MOVETIME, SOLVE_LEVEL = 2.0, 10
+#: plies one mate-in-two check may try before its position is dropped
+MAX_PLIES = 200_000
 #: the games and options the tactics sets cover (file name → game, options)
 SETS = {name: (name, {}) for name in GAMES}
 SETS["kaleidochess-3"] = ("kaleidochess", {"players": 3})
@@ -64,12 +90,225 @@ def collect(name: str, count: int, seed: int) -> list[str]:
     return lines
 
 
+class TooLong(Exception):
+    """An exhaustive check went past its ply budget: the position is not used."""
+
+
+class Exhaustive:
+    """Forced wins by trying every legal move (``Game`` contract only), with a budget of
+    plies per check so that one huge tree (Lùotuoqí's Cube on both sides) cannot eat the
+    whole run; a check over budget drops the position, it never guesses."""
+
+    def __init__(self, game, max_plies: int | None = None) -> None:
+        self.game = game
+        self.max_plies = max_plies
+        self.plies = 0
+
+    def _push(self, pos, move) -> None:
+        self.plies += 1
+        if self.max_plies is not None and self.plies > self.max_plies:
+            raise TooLong
+        pos.push(move)
+
+    def forced_win(self, pos, root: int, turns: int, in_turn: bool = False,
+                   waited: int = 0) -> bool:
+        """Whether ``root`` wins within ``turns`` of its own turns whatever the others
+        play.  ``in_turn``: ``root`` made the ply before, so its next ply continues that
+        turn (a turn is all the consecutive plies of one player).  ``waited``: plies of
+        the others since; past two rounds ``root`` is taken to be out (no win)."""
+        game = self.game
+        outcome = game.outcome(pos)
+        if outcome is not None:
+            return outcome.winners == (root,)
+        moves = game.legal_moves(pos)
+        if not moves or moves[0].kind == "roll":
+            return False
+        if game.ply_mover(pos) == root:
+            left = turns if in_turn else turns - 1
+            if left < 0:
+                return False
+            for move in moves:
+                self._push(pos, move)
+                won = self.forced_win(pos, root, left, True)
+                pos.pop()
+                if won:
+                    return True
+            return False
+        if waited >= 2 * game.players:
+            return False
+        for move in moves:
+            self._push(pos, move)
+            won = self.forced_win(pos, root, turns, False, waited + 1)
+            pos.pop()
+            if not won:
+                return False
+        return True
+
+    def mates_in_two(self, pos) -> list:
+        """Every first move of the mover that forces a mate at its next turn; empty when
+        there is a mate in one already (then it is no mate-in-two problem).  Raises
+        :class:`TooLong` past the budget (``pos`` is then left part-way: use a copy)."""
+        self.plies = 0
+        game = self.game
+        root = game.ply_mover(pos)
+        if game.outcome(pos) is not None or self.forced_win(pos, root, 1):
+            return []
+        found = []
+        for move in game.legal_moves(pos):
+            if move.kind == "roll":
+                return []
+            self._push(pos, move)
+            won = self.forced_win(pos, root, 1, True)  # the rest of this turn, the next
+            pos.pop()
+            if won:
+                found.append(move)
+        return found
+
+
+def _previous_turn(history: list[tuple[int, str]], player: int) -> str | None:
+    """The position text at the start of ``player``'s turn before the last other ply."""
+    j = len(history) - 1
+    while j >= 0 and history[j][0] != player:
+        j -= 1
+    while j >= 1 and history[j - 1][0] == player:
+        j -= 1  # the first ply of that turn
+    return history[j][1] if j >= 0 else None
+
+
+def collect_mate2(name: str, count: int, seed: int, cpu: float,
+                  max_plies: int = MAX_PLIES) -> tuple[list[str], int, int]:
+    """Mate-in-two lines for ``name`` (at most ``cpu`` seconds of CPU), games played and
+    positions dropped because their check went past ``max_plies``."""
+    game_name, options = SETS[name]
+    game = get_game(game_name, **options)
+    exhaustive = Exhaustive(game, max_plies)
+    dropped = 0
+    rng = random.Random(seed)
+    lines: list[str] = []
+    seen: set[str] = set()
+    games = 0
+    ends = time.process_time() + cpu
+    while len(lines) < count and time.process_time() < ends:
+        games += 1
+        pos = game.start()
+        history: list[tuple[int, str]] = []  # (who plies, position text) before each ply
+        for _ in range(rng.randint(10, 200)):
+            moves = game.legal_moves(pos)
+            if not moves or moves[0].kind == "roll" or game.outcome(pos) is not None:
+                break
+            mover = game.ply_mover(pos)
+            if mates(game, pos):
+                text = _previous_turn(history, mover)
+                if text is not None and text not in seen:
+                    seen.add(text)
+                    problem = game.parse_position(text)
+                    try:
+                        found = exhaustive.mates_in_two(problem)
+                    except TooLong:
+                        found, dropped = [], dropped + 1
+                    if found:
+                        lines.append(text + "\t" + " ".join(
+                            game.move_text(problem, m) for m in found))
+                break
+            history.append((mover, game.position_text(pos)))
+            captures = [m for m in moves if m.captures]
+            move = rng.choice(captures if captures and rng.random() < 0.5 else moves)
+            pos.push(move)
+    return lines, games, dropped
+
+
+def read_set(path: Path) -> list[tuple[str, list[str]]]:
+    """(position text, solving moves) per line of a tactics file; ``#`` lines are notes."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            text, moves = line.split("\t")
+            out.append((text, moves.split()))
+    return out
+
+
+def solve(name: str, path: Path) -> tuple[int, int, float, float]:
+    """Solved, total, slowest wall-clock and slowest CPU seconds of the engine on a set."""
+    game_name, options = SETS[name]
+    game = get_game(game_name, **options)
+    engine = Engine(game, level=SOLVE_LEVEL)
+    solved, total, wall, cpu = 0, 0, 0.0, 0.0
+    for text, moves in read_set(path):
+        pos = game.parse_position(text)
+        t, c = time.monotonic(), time.process_time()
+        move = engine.choose(pos, movetime=SOLVE_MOVETIME).move
+        wall = max(wall, time.monotonic() - t)
+        cpu = max(cpu, time.process_time() - c)
+        total += 1
+        ok = move is not None and game.move_text(pos, move) in moves
+        solved += ok
+        if not ok:
+            print(f"  not solved: {name} {text} played {move and game.move_text(pos, move)}")
+    return solved, total, wall, cpu
+
+
+def solve_all(names: list[str]) -> str:
+    """The tactics table (markdown) for every set found, mate in one then mate in two."""
+    rows = ["| tactics set | mate in | solved | of | slowest answer (s, wall) "
+            "| slowest answer (s, CPU) |", "|---|---|---|---|---|---|"]
+    for mate, folder in ((1, OUT), (2, OUT_MATE2)):
+        for name in names:
+            path = folder / f"{name}.txt"
+            if not path.exists():
+                continue
+            solved, total, wall, cpu = solve(name, path)
+            rows.append(f"| {name} | {mate} | {solved} | {total} | {wall:.2f} | {cpu:.2f} |")
+            print(rows[-1], flush=True)
+    return "\n".join(rows)
+
+
+def write_table(table: str) -> None:
+    """Replace the table between the ``tactics-table`` markers of docs/engine.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    pattern = re.compile(r"(<!-- tactics-table -->\n).*?(\n<!-- /tactics-table -->)", re.S)
+    if not pattern.search(text):
+        raise SystemExit("docs/engine.md has no <!-- tactics-table --> markers")
+    DOCS.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text),
+                    encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", nargs="*", default=list(SETS))
+    parser.add_argument("--mate", type=int, choices=(1, 2), default=1)
+    parser.add_argument("--cpu", type=float, default=600.0,
+                        help="mate in two: CPU seconds at most per set")
+    parser.add_argument("--solve", action="store_true",
+                        help="solve every set with the engine; write docs/engine.md's table")
     args = parser.parse_args(argv)
+    if args.solve:
+        write_table(solve_all(args.games))
+        return 0
+    if args.mate == 2:
+        OUT_MATE2.mkdir(parents=True, exist_ok=True)
+        for name in args.games:
+            started = time.process_time()
+            lines, games, dropped = collect_mate2(name, args.count, args.seed, args.cpu)
+            spent = time.process_time() - started
+            header = [
+                f"# {name}: mate in two, {len(lines)} positions; made by "
+                f"`python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
+                f"--count {args.count} --cpu {args.cpu:g}` on {datetime.date.today()}",
+                f"# {games} seeded random-play games (captures preferred half the time); "
+                "where the mover had a mate in one, the position at its previous turn was",
+                "# searched exhaustively: no mate in one, and after each listed first move "
+                "every reply of every other player allows a mate.",
+                f"# {dropped} positions dropped: their check went past {MAX_PLIES:,} plies.",
+                f"# CPU: {spent:.0f} s.  Line: position text, a tab, every first move that "
+                "forces the mate.",
+            ]
+            (OUT_MATE2 / f"{name}.txt").write_text("\n".join(header + lines) + "\n",
+                                                   encoding="utf-8")
+            print(f"{name}: {len(lines)} mate-in-two positions, {games} games, {dropped} dropped, "
+                  f"{spent:.0f} s CPU", flush=True)
+        return 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name in args.games:
         lines = collect(name, args.count, args.seed)
