@@ -277,8 +277,9 @@ function renderState() {
     if (!first) {
       ui.viewer = "auto";
       if (ui.ws && ui.ws.readyState === WebSocket.OPEN) setViewer("auto");
+      // (not on the first state: a turn made before it arrived is the person's own)
+      if (ui.flipped && !(S.viewers && S.viewer === 1)) { ui.flipped = false; buildBoard(); return; }
     }
-    if (ui.flipped && !(S.viewers && S.viewer === 1)) { ui.flipped = false; buildBoard(); return; }
   }
   if (S.viewers && S.viewer !== lastViewer) {
     // a hidden-information game: turn the board to the player whose view it is
