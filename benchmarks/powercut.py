@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.powercut import FSYNCS, STATES, check, cut_and_resume
+from tests.support.killpoints import FSYNCS
+from tests.support.powercut import STATES, check, cut_and_resume
 
 
 def main() -> int:

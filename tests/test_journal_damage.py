@@ -12,24 +12,16 @@ import os
 import pytest
 
 from controller.cli import main as cli_main
-from controller.config import Config
 from controller.journal import Journal, JournalError, read_game
 from controller.rules import get_game
 from controller.service import BoardService, ServiceError, _serve
 from controller.web.simulator import move_actions
+from tests.support.service import make_config
 
 OPENING = ["Mb1-c3", "Mb8-c6", "Mc3-b1", "Mc6-b8", "Ee2-d3", "Ef7-e6"]
 
 
-def _config(tmp_path, **board) -> Config:
-    config = Config()
-    config.journal.path = str(tmp_path / "journal")
-    config.sensing.settle_ms = 50.0
-    config.sensing.debounce_ms = 5.0
-    config.timing.correction_s = 1.0
-    for key, value in board.items():
-        setattr(config.board, key, value)
-    return config
+_config = make_config  # the tests' service configuration
 
 
 def _service(tmp_path) -> BoardService:

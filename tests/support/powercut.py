@@ -13,23 +13,11 @@ from controller.config import Config
 from controller.journal import Journal
 from controller.service import BoardService
 from controller.web.simulator import move_actions
+from tests.support.killpoints import SCRIPT_STATES
 
 #: page state after each step: (games started, moves of the newest game, its result)
-STATES = [
-    (0, (), None),                                          # nothing yet
-    (1, (), None),                                          # started
-    (1, ("Mb1-c3",), None),
-    (1, ("Mb1-c3", "Eb7-a6"), None),
-    (1, ("Mb1-c3", "Eb7-a6+cube"), None),                   # the Cube handed over: amend
-    (1, ("Mb1-c3", "Eb7-a6+cube", "Mg8-f6"), None),
-    (1, ("Mb1-c3", "Eb7-a6+cube"), None),                   # taken back
-    (1, ("Mb1-c3", "Eb7-a6+cube"), "1-0"),                  # Black resigns from the page
-    (2, (), None),                                          # a new game from the page
-    (2, ("Mb1-c3",), None),
-]
-
-
-FSYNCS = 2 + 5 + 1 + 2 + 1
+#: page state after each step of the kill-point script, from before anything started
+STATES = [(0, (), None), *SCRIPT_STATES]
 
 
 class PowerCut(BaseException):
