@@ -108,18 +108,14 @@ class Rig:
             stable = self.debouncer.feed(sim.expected_frame(self.analog))
             if stable is not None:
                 self.gate.feed(stable)
-        for frame in self.gate.release(now):
-            self.board.feed(frame)
-        if self.gate.queue and self.gate.queue[0] is not self._previewed:
-            self._previewed = self.gate.queue[0]
-            self.board.preview(self._previewed)
-        if now >= self._next_tick:
-            self._next_tick = now + TICK_S
-            self.board.tick(now)
+        self._deliver(self.gate.release(now), now)
 
     def _drain(self) -> None:
-        now = self.sim.now
-        for frame in self.sensing.frames():
+        self._deliver(self.sensing.frames(), self.sim.now)
+
+    def _deliver(self, frames, now: float) -> None:
+        """Settled frames to the board, the held one as a preview, the board's clock."""
+        for frame in frames:
             self.board.feed(frame)
         if self.gate.queue and self.gate.queue[0] is not self._previewed:
             self._previewed = self.gate.queue[0]
