@@ -237,6 +237,24 @@ def _destinations(kind: str, origin: int, occ: int) -> list[int]:
     return out
 
 
+#: per (origin, piece): (target, target bit, the minimal sets of fields passed or None for
+#: a flyer, the quiet move, the capture) for every destination on an empty board; built
+#: on demand and kept (a Move is an immutable value: one object serves every position)
+_Reach = tuple[tuple[int, int, tuple[int, ...] | None, Move, Move], ...]
+_REACH: dict[tuple[int, Piece], _Reach] = {}
+
+
+def _reach_of(origin: int, piece: Piece) -> _Reach:
+    flyer = FLYER_DESTINATIONS.get(piece.kind)
+    paths = (tuple((t, None) for t in flyer[origin]) if flyer is not None
+             else WALKER_PATHS[piece.kind][origin])
+    reach = _REACH[(origin, piece)] = tuple(
+        (t, 1 << t, masks, Move("move", origin, t, piece, None, ()),
+         Move("move", origin, t, piece, None, (t,)))
+        for t, masks in paths)
+    return reach
+
+
 # --- the game ---------------------------------------------------------------------------
 
 
@@ -387,17 +405,56 @@ class KaleidoChess(Game):
             for c in CASTLES:
                 if (p := board[c]) is not None:
                     held[p.owner] += 1
-        moves = []
+        moves: list[Move] = []
+        add = moves.append
         for origin in mine:
             piece = board[origin]
-            for target in _destinations(piece.kind, origin, occ):
-                if ban is not None and ban[0] == origin and ban[1] == target:
+            reach = _REACH.get((origin, piece)) or _reach_of(origin, piece)
+            banned = ban[1] if ban is not None and ban[0] == origin else -1  # §4.5
+            if not multi and banned < 0:
+                for _target, bit, masks, quiet, capture in reach:
+                    if masks is not None:
+                        for m in masks:
+                            if not m & occ:
+                                break
+                        else:
+                            continue
+                    add(capture if occ & bit else quiet)
+                continue
+            from_castle = origin in CASTLE_SET
+            rest = None  # the mover's other pieces, when he gives up his last castle
+            for target, bit, masks, quiet, capture in reach:
+                if masks is not None:
+                    for m in masks:
+                        if not m & occ:
+                            break
+                    else:
+                        continue
+                if target == banned:
                     continue  # §4.5: no immediate take-back
-                if multi and (origin in CASTLE_SET or target in CASTLE_SET):
-                    moves.append(self._castle_move(board, mover, origin, target, held, cells_of))
-                else:
-                    caps = (target,) if board[target] is not None else ()
-                    moves.append(Move("move", origin, target, piece, None, caps))
+                if multi and (from_castle or target in CASTLE_SET):
+                    victim = board[target]
+                    if target not in CASTLE_SET:  # the mover gives up a castle
+                        drops = held[mover] == 1
+                    elif victim is None:  # the mover gains a castle
+                        drops = False
+                    elif victim.owner != mover:  # the victim loses one
+                        drops = held[victim.owner] == 1
+                    else:  # his own piece taken off a castle: his count falls if he left one
+                        drops = from_castle and held[mover] == 1
+                    if not drops:
+                        pass
+                    elif target in CASTLE_SET:  # the victim's owner goes out
+                        add(self._castle_move(board, mover, origin, target, held, cells_of))
+                        continue
+                    else:  # capitulation: the mover's piece and all his others leave
+                        if rest is None:
+                            rest = tuple(c for c in cells_of[mover] if c != origin)
+                        add(Move("move", origin, target, None, None, (target, *(
+                            rest if victim is None or victim.owner != mover
+                            else (c for c in rest if c != target)))))
+                        continue
+                add(capture if occ & bit else quiet)
         return moves
 
     @staticmethod
