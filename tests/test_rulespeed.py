@@ -66,3 +66,83 @@ def test_kaleidochess_listing_matches_the_plain_generator(players: int) -> None:
             assert Counter(game.legal_moves(pos)) == Counter(kaleido_reference(game, pos))
             checked += 1
     assert checked > 200
+
+
+def luotuoqi_pseudo_reference(game, pos: Position) -> list[Move]:
+    """Lùotuoqí's pseudo-legal moves walked on the board, each built anew, in the order the
+    generator lists them (piece by cell; per piece its directions)."""
+    from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL
+    from controller.rules import luotuoqi as lu
+    from controller.rules.core import Piece
+
+    board, me = pos.board, pos.turn
+    out: list[Move] = []
+    for o, pc in enumerate(board):
+        if pc is None or pc.owner != me:
+            continue
+        kind, n = pc.kind, pc.height
+        if kind == "T":
+            def tower(t: int, k: int, caps: tuple = (), o: int = o, pc: Piece = pc) -> Move:
+                n = pc.height
+                return (Move("move", o, t, pc, None, caps) if k == n else
+                        Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k), caps))
+            for d in GRID_DIRECTIONS:
+                cells = lu.RAYS[d][o][:n]
+                for dist, t in enumerate(cells, start=1):
+                    q = board[t]
+                    if q is None:
+                        out += [tower(t, k) for k in range(dist, n + 1)]
+                        continue
+                    if q.owner != me:
+                        out += [tower(t, k, (t,)) for k in range(dist, n + 1)]
+                    elif q.kind == "T":
+                        out += [Move("merge", o, t, Piece(me, "T", k + q.height),
+                                     Piece(me, "T", n - k) if k < n else None)
+                                for k in range(dist, min(n, lu.MAX_TOWER - q.height) + 1)]
+                    break
+            continue
+        if kind == "D":
+            for d in DIAGONAL:
+                for i, t in enumerate(lu.RAYS[d][o]):
+                    if board[t] is not None:
+                        break
+                    caps = tuple(v for v in lu.BYPASS_VICTIMS[d][o][i]
+                                 if board[v] is not None and board[v].owner != me)
+                    out.append(Move("move", o, t, pc, None, caps))
+            continue
+        targets: list[int] = []
+        if kind == "R":
+            for d in ORTHOGONAL:
+                for t in lu.RAYS[d][o]:
+                    targets.append(t)
+                    if board[t] is not None:
+                        break
+            for p1, p2, ts in lu.CAMEL[o]:
+                if board[p1] is None and board[p2] is None:
+                    targets += ts
+        else:
+            targets = list((lu.MULE_TARGETS if kind == "M" else lu.KING_STEPS if kind == "K"
+                            else lu.EAGLET_TARGETS[me])[o])
+        for t in targets:
+            q = board[t]
+            if q is None:
+                out.append(Move("move", o, t, pc))
+            elif q.owner != me:
+                out.append(Move("move", o, t, pc, None, (t,)))
+        if kind == "E":
+            promotions: list[Move] = []
+            game._promotions(pos, o, pc, promotions)
+            out += promotions
+    return out
+
+
+def test_luotuoqi_pseudo_moves_by_occupancy_match_the_board_walk() -> None:
+    """The moves looked up by the occupancy near each piece are those walked on the board,
+    in the same order, over many positions (so that kept entries are reused)."""
+    game = get_game("luotuoqi")
+    checked = 0
+    for seed in range(30):
+        for pos in random_play(game, seed, 90):
+            assert game.pseudo_moves(pos) == luotuoqi_pseudo_reference(game, pos)
+            checked += 1
+    assert checked > 1500

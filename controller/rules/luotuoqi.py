@@ -187,6 +187,33 @@ CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
     {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
 
 
+BIT = tuple(1 << c for c in range(N_CELLS))
+#: occupancy tables kept per piece and cell (``_Moves.by_near``) before one is emptied
+_NEAR_ENTRIES = 256
+
+
+def _near_mask(o: int, piece: Piece) -> int:
+    """The cells whose occupancy (own, enemy, empty) decides the moves of ``piece`` on
+    ``o``: its reach on an empty board, with a Rook-Camel's camel passes and a Bypasser's
+    possible victims."""
+    kind = piece.kind
+    if kind == "T":
+        cells = [c for d in GRID_DIRECTIONS for c in RAYS[d][o][:piece.height]]
+    elif kind == "R":
+        cells = [c for d in ORTHOGONAL for c in RAYS[d][o]]
+        cells += [c for p1, p2, ts in CAMEL[o] for c in (p1, p2, *ts)]
+    elif kind == "D":
+        cells = [c for d in DIAGONAL for c in RAYS[d][o]]
+        cells += [v for d in DIAGONAL for vs in BYPASS_VICTIMS[d][o] for v in vs]
+    else:
+        cells = list((MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
+                      else EAGLET_TARGETS[piece.owner])[o])
+    mask = 0
+    for c in cells:
+        mask |= 1 << c
+    return mask
+
+
 class _Moves:
     """Every move one piece on one cell can make, built on demand and kept: a Move is an
     immutable value, so one object serves every position (no Move built per listing).
@@ -196,12 +223,14 @@ class _Moves:
     within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
     """
 
-    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays")
+    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays", "near", "by_near")
 
     def __init__(self, o: int, piece: Piece):
         self.o, self.piece = o, piece
         self.capture: dict = {}
         self.merge: dict = {}
+        self.near = _near_mask(o, piece)
+        self.by_near: dict[int, tuple] = {}
         me, n, kind = piece.owner, piece.height, piece.kind
         if kind == "T":
             self.quiet = {
@@ -554,36 +583,94 @@ class Luotuoqi(Game):
         board = pos.board
         me = pos.turn
         moves: list[Move] = []
+        own = enemy = 0
+        for c, p in enumerate(board):
+            if p is not None:
+                if p.owner == me:
+                    own |= BIT[c]
+                else:
+                    enemy |= BIT[c]
         for o in range(N_CELLS):
             pc = board[o]
             if pc is not None and pc.owner == me:
-                self._piece_moves(pos, o, pc, moves)
+                self._piece_moves(pos, o, pc, moves, own, enemy)
         return moves
 
-    def _piece_moves(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
-        """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``."""
-        board = pos.board
+    def _piece_moves(self, pos: Position, o: int, pc: Piece, moves: list[Move],
+                     own: int, enemy: int) -> None:
+        """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``; ``own`` and
+        ``enemy`` are the occupancy bitboards of its side and of the other.
+
+        The moves depend only on which cells near the piece (``_Moves.near``) hold own and
+        enemy pieces, besides a Tower's merges (the height of an own Tower it reaches) and
+        an Eaglet's promotions (its flanks): the rest is looked up by that occupancy
+        (:meth:`_walk` the first time) in a bounded table.
+        """
+        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
+        near = table.near
+        key = own & near | (enemy & near) << 64
+        entry = table.by_near.get(key)
+        if entry is None:
+            entry = self._walk(pos.board, o, pc, table, key)
+        if pc.kind == "T":
+            board = pos.board
+            for part, t, dist in entry:
+                moves.extend(part)
+                if t >= 0 and (q := board[t]).kind == "T":
+                    moves.extend(table.tower_merges(t, dist, q.height))
+            return
+        moves.extend(entry)
+        if pc.kind == "E":
+            board = pos.board
+            for x, y in FLANKS[o]:  # two equal pieces flanking it: promotions
+                p = board[x]
+                if p is not None and (q := board[y]) is not None and p.kind == q.kind \
+                        and p.height == q.height and p.kind not in NO_PROMOTION:
+                    self._promotions(pos, o, pc, moves)
+                    break
+
+    @staticmethod
+    def _walk(board: list, o: int, pc: Piece, table: _Moves, key: int) -> tuple:
+        """The moves of :meth:`_piece_moves` for the occupancy ``key`` near ``o``, walked on
+        the board and kept; a Tower's as (moves, cell of an own piece it reaches or -1,
+        its distance) per direction (merges are decided where it is used)."""
         me = pc.owner
         kind = pc.kind
-        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
-        extend = moves.extend
+        if len(table.by_near) >= _NEAR_ENTRIES:
+            table.by_near.clear()  # bounded memory; rebuilt on demand
         if kind == "T":
+            parts = []
             for cells, prefixes, _, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
                     if q is not None:
-                        extend(prefixes[k])
                         if q.owner != me:
-                            extend(table.tower_captures(t, k + 1))
-                        elif q.kind == "T":
-                            extend(table.tower_merges(t, k + 1, q.height))
+                            parts.append((prefixes[k] + table.tower_captures(t, k + 1), -1, 0))
+                        else:
+                            parts.append((prefixes[k], t, k + 1))
                         break
                     k += 1
                 else:
-                    extend(prefixes[k])
-            return
+                    parts.append((prefixes[k], -1, 0))
+            flat: list = []
+            merged = []
+            for part in parts:
+                if part[1] >= 0:
+                    if flat:
+                        merged.append((tuple(flat), -1, 0))
+                        flat = []
+                    merged.append(part)
+                else:
+                    flat += part[0]
+            if flat or not merged:
+                merged.append((tuple(flat), -1, 0))
+            entry: tuple = tuple(merged)
+            table.by_near[key] = entry
+            return entry
+        moves: list[Move] = []
         add = moves.append
+        extend = moves.extend
         quiet = table.quiet
         if kind == "D":
             for cells, new_victims in BYPASS_STEPS[o]:
@@ -626,13 +713,8 @@ class Luotuoqi(Game):
                     add(quiet[t])
                 elif q.owner != me:
                     add(table.capture_on(t))
-            if kind == "E":
-                for x, y in FLANKS[o]:  # two equal pieces flanking it: promotions
-                    p = board[x]
-                    if p is not None and (q := board[y]) is not None and p.kind == q.kind \
-                            and p.height == q.height and p.kind not in NO_PROMOTION:
-                        self._promotions(pos, o, pc, moves)
-                        break
+        entry = table.by_near[key] = tuple(moves)
+        return entry
 
     def _promotions(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
         board = pos.board
@@ -704,15 +786,18 @@ class Luotuoqi(Game):
         enemy_d: list[int] = []
         enemy: list[tuple[int, Piece]] = []
         king = -1
+        own_bb = enemy_bb = 0
         for c, p in enumerate(board):
             if p is None:
                 continue
             if p.owner == me:
                 own.append((c, p))
+                own_bb |= BIT[c]
                 if p.kind == "K":
                     king = c
             else:
                 enemy.append((c, p))
+                enemy_bb |= BIT[c]
                 if p.kind == "D":
                     enemy_d.append(c)
         check, exposers = self._threats(board, king, them, enemy_d)
@@ -727,7 +812,7 @@ class Luotuoqi(Game):
             free = False  # every pseudo-legal move of the piece is legal
             if c == king:
                 candidates.clear()
-                piece_moves(pos, c, pc, candidates)
+                piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
                 if candidates:
                     board[c] = None
                     safe = self._safe_cells(board, [m.target for m in candidates], enemy)
@@ -738,14 +823,14 @@ class Luotuoqi(Game):
                     spans.append((c, pc, start, start, False))
                     continue
                 candidates.clear()
-                piece_moves(pos, c, pc, candidates)
+                piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
                 for m in candidates:
                     if (m.target in check or m.captures and not check.isdisjoint(m.captures)
                             ) and self._safe_after(pos, m, me):
                         add(m)
             elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
-                piece_moves(pos, c, pc, candidates)
+                piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
                 for m in candidates:
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
@@ -757,7 +842,7 @@ class Luotuoqi(Game):
                     if legal:
                         add(m)
             else:
-                piece_moves(pos, c, pc, out)  # nothing it does can expose the King
+                piece_moves(pos, c, pc, out, own_bb, enemy_bb)  # nothing it does exposes the King
                 free = True
             spans.append((c, pc, start, len(out), free))
             if first_only and out:
