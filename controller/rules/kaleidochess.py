@@ -124,6 +124,9 @@ N_CELLS = len(G.cells)
 RING: tuple[int, ...] = G.attributes["ring"]
 CASTLES: tuple[int, ...] = tuple(sorted(G.tags["castle"]))
 CASTLE_SET = frozenset(CASTLES)
+CASTLE_BITS = sum(1 << c for c in CASTLES)
+BITS = tuple(1 << c for c in range(N_CELLS))
+ALL_CELLS = (1 << N_CELLS) - 1
 SLICES = 8
 
 
@@ -389,16 +392,12 @@ class KaleidoChess(Game):
     def _piece_moves(self, pos: Position, mover: int, kinds: str) -> list[Move]:
         board = pos.board
         multi = self.players > 2
-        cells_of: list[list[int]] = [[] for _ in range(self.players)]
+        cells_of: list[list[int]] = []  # every player's cells, once somebody goes out
+        occupied = [c for c, p in enumerate(board) if p is not None]
         occ = 0
-        mine = []
-        for c, p in enumerate(board):
-            if p is not None:
-                occ |= 1 << c
-                if multi:
-                    cells_of[p.owner].append(c)
-                if p.owner == mover and p.kind in kinds:
-                    mine.append(c)
+        for c in occupied:
+            occ |= BITS[c]
+        mine = [c for c in occupied if (p := board[c]).owner == mover and p.kind in kinds]
         ban = pos.state.get(f"ban{mover}")
         if multi:
             held = [0] * self.players  # castles held per player
@@ -407,6 +406,7 @@ class KaleidoChess(Game):
                     held[p.owner] += 1
         moves: list[Move] = []
         add = moves.append
+        make_move = Move._make  # every field given: skips the keyword defaults
         for origin in mine:
             piece = board[origin]
             reach = _REACH.get((origin, piece)) or _reach_of(origin, piece)
@@ -422,6 +422,7 @@ class KaleidoChess(Game):
                     add(capture if occ & bit else quiet)
                 continue
             from_castle = origin in CASTLE_SET
+            castles = (ALL_CELLS if from_castle else CASTLE_BITS) if multi else 0
             rest = None  # the mover's other pieces, when he gives up his last castle
             for target, bit, masks, quiet, capture in reach:
                 if masks is not None:
@@ -432,7 +433,7 @@ class KaleidoChess(Game):
                         continue
                 if target == banned:
                     continue  # §4.5: no immediate take-back
-                if multi and (from_castle or target in CASTLE_SET):
+                if bit & castles:  # 3–4 players: a castle left or entered
                     victim = board[target]
                     if target not in CASTLE_SET:  # the mover gives up a castle
                         drops = held[mover] == 1
@@ -445,17 +446,28 @@ class KaleidoChess(Game):
                     if not drops:
                         pass
                     elif target in CASTLE_SET:  # the victim's owner goes out
+                        if not cells_of:
+                            cells_of = self._cells_of(board)
                         add(self._castle_move(board, mover, origin, target, held, cells_of))
                         continue
                     else:  # capitulation: the mover's piece and all his others leave
                         if rest is None:
-                            rest = tuple(c for c in cells_of[mover] if c != origin)
-                        add(Move("move", origin, target, None, None, (target, *(
-                            rest if victim is None or victim.owner != mover
-                            else (c for c in rest if c != target)))))
+                            rest = tuple(c for c, p in enumerate(board)
+                                         if p is not None and p.owner == mover and c != origin)
+                        caps = (target,) + (rest if victim is None or victim.owner != mover
+                                            else tuple(c for c in rest if c != target))
+                        add(make_move(("move", origin, target, None, None, caps, (), "", "")))
                         continue
                 add(capture if occ & bit else quiet)
         return moves
+
+    def _cells_of(self, board: list[Piece | None]) -> list[list[int]]:
+        """Every player's cells, in cell order."""
+        cells_of: list[list[int]] = [[] for _ in range(self.players)]
+        for c, p in enumerate(board):
+            if p is not None:
+                cells_of[p.owner].append(c)
+        return cells_of
 
     @staticmethod
     def _castle_move(
