@@ -72,6 +72,7 @@ class PieceType:
     royal: bool = False
 
 
+
 LOTUS_UNLIMITED = 99
 TRIANGLES = ("triangle",)
 
@@ -107,6 +108,9 @@ PIECE_TYPES: tuple[PieceType, ...] = (
 )
 PIECES: dict[str, PieceType] = {p.letter: p for p in PIECE_TYPES}
 PAWN_KINDS = frozenset(p.letter for p in PIECE_TYPES if p.pawn)
+#: kinds with steps only or rides only: no target is reached two ways (no deduplication)
+SINGLE_WAY = frozenset(p.letter for p in PIECE_TYPES
+                       if bool(p.steps) != bool(p.rides) and not (p.lotus or p.circle or p.pawn))
 
 #: lotus39.md §5.4: per cell, White's move and capture targets, then Black's ("-" = none).
 PAWN_TABLE = """
@@ -450,6 +454,9 @@ class Lotus39(Game):
             dict.fromkeys(k for k in army if k not in ("K", "P")))
         self._plans: dict[tuple[int, int, frozenset[str]], AttackPlan] = {}
         self._pawn_cache: dict[tuple[Piece, int], tuple] = {}
+        #: per (piece, cell): its quiet move and its capture to each target, built on
+        #: demand and kept (a Move is an immutable value: one object serves every position)
+        self._move_cache: dict[tuple[Piece, int], dict[int, tuple[Move, Move]]] = {}
         self._start_text = self._array_text()
         self.parse_position(self._start_text)  # validates the set-up data once
 
@@ -683,6 +690,31 @@ class Lotus39(Game):
                 continue
             if spec.royal:
                 king = c
+            kept = self._move_cache.get((p, c))
+            if kept is None:
+                kept = self._move_cache[(p, c)] = {}
+            if p.kind in SINGLE_WAY:  # every target is reached one way only
+                targets = t.steps[p.kind][c] if spec.steps else ()
+                for x in targets:
+                    q = board[x]
+                    if q is None:
+                        pair = kept.get(x) or self._keep(kept, p, c, x)
+                        out.append(pair[0])
+                    elif q.owner != me:
+                        pair = kept.get(x) or self._keep(kept, p, c, x)
+                        out.append(pair[1])
+                for ray in (t.rides[p.kind][c] if spec.rides else ()):
+                    for x in ray:
+                        q = board[x]
+                        if q is None:
+                            pair = kept.get(x) or self._keep(kept, p, c, x)
+                            out.append(pair[0])
+                        else:
+                            if q.owner != me:
+                                pair = kept.get(x) or self._keep(kept, p, c, x)
+                                out.append(pair[1])
+                            break
+                continue
             found: dict[int, bool] = {}
             if spec.steps:
                 for x in t.steps[p.kind][c]:
@@ -717,11 +749,19 @@ class Lotus39(Game):
                                 found[x] = True
                             break
             for x, capture in found.items():
-                out.append(Move("move", c, x, p, None, (x,) if capture else ()))
+                pair = kept.get(x) or self._keep(kept, p, c, x)
+                out.append(pair[capture])
         home = t.home[me]
         if pos.reserves[me].get("N") and board[home] is None:
             out.append(Move("place", OFF_BOARD, home, Piece(me, "N")))
         return out, king, frozenset(enemy_kinds)
+
+    @staticmethod
+    def _keep(kept: dict[int, tuple[Move, Move]], p: Piece, c: int, x: int
+              ) -> tuple[Move, Move]:
+        """The quiet move and the capture of ``p`` from ``c`` to ``x``, built once."""
+        pair = kept[x] = (Move("move", c, x, p), Move("move", c, x, p, None, (x,)))
+        return pair
 
     def _walk_lotussa(self, board: list, start: int, found: dict[int, bool], me: int) -> None:
         """Lotus paths of 1–3 steps, written out (the hot case of :func:`_walk_lotus`)."""
