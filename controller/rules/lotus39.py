@@ -420,6 +420,8 @@ class AttackPlan(NamedTuple):
     circle: bool
     #: cells whose vacating could let an enemy piece through to the cell
     exposure: frozenset[int]
+    #: ``exposure`` and the cell itself (where the King would leave from)
+    risky: frozenset[int]
 
 
 # ---------------------------------------------------------------------------------
@@ -600,7 +602,8 @@ class Lotus39(Game):
                 exposure |= t.lotus_near[cell]
             if circle:
                 exposure |= {x for ray in t.circle_rays[cell] for x in ray}
-            plan = AttackPlan(steps, rides, lotus, circle, frozenset(exposure))
+            plan = AttackPlan(steps, rides, lotus, circle, frozenset(exposure),
+                              frozenset(exposure | {cell}))
             self._plans[key] = plan
         return plan
 
@@ -667,6 +670,7 @@ class Lotus39(Game):
         out: list[Move] = []
         king = -1
         enemy_kinds: set[str] = set()
+        pawn_cache = self._pawn_cache
         for c, p in enumerate(board):
             if p is None:
                 continue
@@ -675,7 +679,8 @@ class Lotus39(Game):
                 continue
             spec = PIECES[p.kind]
             if spec.pawn:
-                forward, captures, back, in_place = self._pawn_table_moves(p, c)
+                forward, captures, back, in_place = (pawn_cache.get((p, c))
+                                                     or self._pawn_table_moves(p, c))
                 for x, moves in forward:
                     if board[x] is None:
                         out.extend(moves)
@@ -840,6 +845,10 @@ class Lotus39(Game):
         plan = self._plan(king, enemy, kinds)
         check = self._attacked(board, king, enemy, plan)
         exposure = plan.exposure
+        if not check:  # only a King move and a move off a line onto the King need a test
+            risky = plan.risky
+            return [m for m in pseudo if m.origin not in risky or (
+                m.left is not None and m.origin != king) or self._safe(board, m, king, kinds)]
         legal = []
         for m in pseudo:
             o, x = m.origin, m.target
@@ -865,6 +874,20 @@ class Lotus39(Game):
             if safe:
                 legal.append(m)
         return legal
+
+    def _safe(self, board: list, m: Move, king: int, kinds: frozenset[str]) -> bool:
+        """Whether the mover's King (on ``king``, not in check) is safe after ``m``, tried
+        on the board and put back."""
+        o, x = m.origin, m.target
+        enemy = 1 - board[king].owner
+        saved_o, saved = board[o], board[x]
+        board[o] = m.left
+        board[x] = m.piece
+        cell = x if o == king else king
+        safe = not self._attacked(board, cell, enemy, self._plan(cell, enemy, kinds))
+        board[x] = saved
+        board[o] = saved_o
+        return safe
 
     def make(self, pos: Position, move: Move) -> None:
         me = pos.turn
