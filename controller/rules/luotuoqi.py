@@ -182,6 +182,20 @@ EAGLET_ATTACKER_SET = tuple(tuple(frozenset(cs) for cs in EAGLET_ATTACKERS[c])
 # Cells from which a Rook-Camel's camel step, a Bypasser's slide may reach/remove x.
 CAMEL_SOURCES = tuple(frozenset(s for s, _, _ in CAMEL_ATTACKERS[x]) for x in range(N_CELLS))
 BYPASS_SOURCES = tuple(frozenset(s for s, _ in BYPASS_ATTACKERS[x]) for x in range(N_CELLS))
+
+
+def _bits(cells) -> int:
+    mask = 0
+    for c in cells:
+        mask |= 1 << c
+    return mask
+
+
+# The same as bitboards (the Cube test of a whole piece at once).
+MULE_MASK = tuple(_bits(s) for s in MULE_SET)
+EAGLET_ATTACKER_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_ATTACKER_SET)
+CAMEL_SOURCE_MASK = tuple(_bits(s) for s in CAMEL_SOURCES)
+BYPASS_SOURCE_MASK = tuple(_bits(s) for s in BYPASS_SOURCES)
 # CAMEL_PASS[t][x] = the two cells a Rook-Camel on t passes over to reach x by a camel step.
 CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
     {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
@@ -223,7 +237,8 @@ class _Moves:
     within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
     """
 
-    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays", "near", "by_near")
+    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays", "near", "by_near",
+                 "cube_near")
 
     def __init__(self, o: int, piece: Piece):
         self.o, self.piece = o, piece
@@ -231,6 +246,11 @@ class _Moves:
         self.merge: dict = {}
         self.near = _near_mask(o, piece)
         self.by_near: dict[int, tuple] = {}
+        #: per occupancy key: the number of moves the key lists, and per part of them
+        #: (a Tower's: up to an own piece it may merge with) the quiet moves' target bits,
+        #: (target bit, move, its Cube variant) per quiet move, all the Cube variants, and
+        #: the own piece's cell (or -1) and distance
+        self.cube_near: dict[int, tuple[int, tuple]] = {}
         me, n, kind = piece.owner, piece.height, piece.kind
         if kind == "T":
             self.quiet = {
@@ -597,9 +617,10 @@ class Luotuoqi(Game):
         return moves
 
     def _piece_moves(self, pos: Position, o: int, pc: Piece, moves: list[Move],
-                     own: int, enemy: int) -> None:
+                     own: int, enemy: int) -> _Moves:
         """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``; ``own`` and
-        ``enemy`` are the occupancy bitboards of its side and of the other.
+        ``enemy`` are the occupancy bitboards of its side and of the other.  Returns the
+        piece's table (the Cube options reuse it).
 
         The moves depend only on which cells near the piece (``_Moves.near``) hold own and
         enemy pieces, besides a Tower's merges (the height of an own Tower it reaches) and
@@ -618,7 +639,7 @@ class Luotuoqi(Game):
                 moves.extend(part)
                 if t >= 0 and (q := board[t]).kind == "T":
                     moves.extend(table.tower_merges(t, dist, q.height))
-            return
+            return table
         moves.extend(entry)
         if pc.kind == "E":
             board = pos.board
@@ -628,6 +649,7 @@ class Luotuoqi(Game):
                         and p.height == q.height and p.kind not in NO_PROMOTION:
                     self._promotions(pos, o, pc, moves)
                     break
+        return table
 
     @staticmethod
     def _walk(board: list, o: int, pc: Piece, table: _Moves, key: int) -> tuple:
@@ -638,6 +660,7 @@ class Luotuoqi(Game):
         kind = pc.kind
         if len(table.by_near) >= _NEAR_ENTRIES:
             table.by_near.clear()  # bounded memory; rebuilt on demand
+            table.cube_near.clear()
         if kind == "T":
             parts = []
             for cells, prefixes, _, _ in table.rays:
@@ -758,10 +781,11 @@ class Luotuoqi(Game):
     def legal_moves(self, pos: Position) -> list[Move]:
         if self.outcome_before_moves(pos):
             return []
-        moves, king, checked, own, spans, exposers = self._plain(pos)
+        moves, king, checked, own, spans, exposers, occupancy = self._plain(pos)
         holder = pos.tokens.get("cube")
         if holder == pos.turn and not pos.state.get("cube_second"):
-            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers)
+            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers,
+                                      occupancy)
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
@@ -806,10 +830,11 @@ class Luotuoqi(Game):
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
-        spans: list[tuple[int, Piece, int, int]] = []
+        spans: list[tuple[int, Piece, int, int, bool, _Moves | None]] = []
         for c, pc in own:
             start = len(out)
             free = False  # every pseudo-legal move of the piece is legal
+            table = None
             if c == king:
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
@@ -820,7 +845,7 @@ class Luotuoqi(Game):
                     out += [m for m in candidates if m.target in safe]
             elif checked:
                 if not self._may_help(c, pc, check):
-                    spans.append((c, pc, start, start, False))
+                    spans.append((c, pc, start, start, False, None))
                     continue
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
@@ -830,7 +855,7 @@ class Luotuoqi(Game):
                         add(m)
             elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
-                piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
+                table = piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
                 for m in candidates:
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
@@ -842,16 +867,17 @@ class Luotuoqi(Game):
                     if legal:
                         add(m)
             else:
-                piece_moves(pos, c, pc, out, own_bb, enemy_bb)  # nothing it does exposes the King
+                # nothing it does exposes the King
+                table = piece_moves(pos, c, pc, out, own_bb, enemy_bb)
                 free = True
-            spans.append((c, pc, start, len(out), free))
+            spans.append((c, pc, start, len(out), free, table))
             if first_only and out:
-                return out, king, checked, own, spans, exposers
+                return out, king, checked, own, spans, exposers, (own_bb, enemy_bb)
         if not checked:
             start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
-            spans.append((king, board[king], start, len(out), False))
-        return out, king, checked, own, spans, exposers
+            spans.append((king, board[king], start, len(out), False, None))
+        return out, king, checked, own, spans, exposers, (own_bb, enemy_bb)
 
     @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int]
@@ -981,7 +1007,8 @@ class Luotuoqi(Game):
         return safe
 
     def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
-                    own: list[tuple[int, Piece]], spans: list, exposers: Any) -> list[Move]:
+                    own: list[tuple[int, Piece]], spans: list, exposers: Any,
+                    occupancy: tuple[int, int]) -> list[Move]:
         """First moves of a Cube turn: quiet, non-checking, with a legal second move.
 
         Without make/undo for nearly every move.  A *witness* proves a second move: a
@@ -1010,20 +1037,29 @@ class Luotuoqi(Game):
         reach, orthogonal = self._visible_from(board, x)
         danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
                      "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
+        danger_mask = {"M": MULE_MASK[x], "E": EAGLET_ATTACKER_MASK[me][x],
+                       "T": _bits(reach), "R": _bits(orthogonal) | CAMEL_SOURCE_MASK[x],
+                       "D": BYPASS_SOURCE_MASK[x]}
+        own_bb, enemy_bb = occupancy
         uncovers = ctx.uncovers
+        # the first witness, when it is robust, serves every piece but its own
+        first_c, first_t, first_robust = ctx.witnesses[0] if ctx.witnesses else (-1, -1, False)
         option = self._cube_option
         out: list[Move] = []
         add = out.append
         extend = out.extend
-        for o, pc, i, j, free in spans:
+        for o, pc, i, j, _free, table in spans:
             if i == j:
                 continue
             kind = pc.kind
             danger = None
             if kind != "K" and o not in uncovers and not (
                     o in reach if kind == "T" else kind in "RD" and o in x_watch):
-                witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
-                                            them)
+                if first_robust and first_c != o:
+                    witness: tuple[int, int] | None = (first_c, first_t)
+                else:
+                    witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
+                                                them)
                 if witness is not None:
                     danger = danger_of[kind]
                     wc, wt = witness
@@ -1032,42 +1068,44 @@ class Luotuoqi(Game):
                     if not m.captures and option(pos, m, ctx):
                         add(_cube_variant(m))
                 continue
-            if kind == "T":
+            if table is not None and o not in exposers:
+                # every quiet move it has is legal: the whole piece at once, by bitboards;
                 # a Tower (not on a line seen from the enemy King) checks from t only if
                 # its moving part reaches the King along a clear line
-                if not free:
-                    for m in plain[i:j]:
-                        if m.captures:
-                            continue
-                        t = m.target
-                        if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                or option(pos, m, ctx):
-                            add(_cube_variant(m))
-                    continue
-                table = _MOVES[(o, pc)]
-                for cells, prefixes, cube_prefixes, prefix_cells in table.rays:
-                    k = 0
-                    for t in cells:
-                        if board[t] is not None:
-                            break
-                        k += 1
-                    reached = prefix_cells[k]
-                    if danger.isdisjoint(reached) and wc not in reached and wt not in reached:
-                        extend(cube_prefixes[k])
+                near = table.near
+                key = own_bb & near | (enemy_bb & near) << 64
+                listed, parts = (table.cube_near.get(key)
+                                 or self._cube_entry(board, o, pc, table, key))
+                bits = danger_mask[kind] | BIT[wc] | BIT[wt]
+                tower = kind == "T"
+                for mask, quiet, cubes, t, dist in parts:
+                    bad = mask & bits
+                    if not bad:
+                        extend(cubes)
                     else:
-                        for m in prefixes[k]:
-                            t = m.target
+                        for bit, m, cube in quiet:
+                            if not bit & bad or tower and m.target != wc and m.target != wt \
+                                    and m.piece.height < reach.get(m.target, 9) \
+                                    or option(pos, m, ctx):
+                                add(cube)
+                    if t >= 0 and (q := board[t]).kind == "T":  # a Tower's merges
+                        for m in table.tower_merges(t, dist, q.height):
                             if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
                                     or option(pos, m, ctx):
                                 add(_cube_variant(m))
-                    if k < len(cells):
-                        t = cells[k]
-                        q = board[t]
-                        if q.owner == me and q.kind == "T":
-                            for m in table.tower_merges(t, k + 1, q.height):
-                                if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                        or option(pos, m, ctx):
-                                    add(_cube_variant(m))
+                if kind == "E" and i + listed < j:  # promotions follow the table's moves
+                    for m in plain[i + listed:j]:
+                        if m.kind == "promote" and option(pos, m, ctx):
+                            add(_cube_variant(m))
+                continue
+            if kind == "T":  # a Tower that may expose its King
+                for m in plain[i:j]:
+                    if m.captures:
+                        continue
+                    t = m.target
+                    if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                            or option(pos, m, ctx):
+                        add(_cube_variant(m))
                 continue
             for m in plain[i:j]:
                 if m.captures:
@@ -1077,6 +1115,24 @@ class Luotuoqi(Game):
                         or option(pos, m, ctx):
                     add(_cube_variant(m))
         return out
+
+    def _cube_entry(self, board: list, o: int, pc: Piece, table: _Moves, key: int) -> tuple:
+        """The quiet moves of the piece on ``o`` for the occupancy ``key`` with their Cube
+        variants (see ``_Moves.cube_near``)."""
+        entry = table.by_near.get(key) or self._walk(board, o, pc, table, key)
+        tower = pc.kind == "T"
+        parts = []
+        for moves, t, dist in (entry if tower else ((entry, -1, 0),)):
+            quiet = tuple((BIT[m.target], m, _cube_variant(m)) for m in moves
+                          if not m.captures)
+            mask = 0
+            for bit, _, _ in quiet:
+                mask |= bit
+            parts.append((mask, quiet, tuple(cube for _, _, cube in quiet), t, dist))
+        # the moves listed from the table (a Tower's merges come from elsewhere)
+        listed = sum(len(moves) for moves, _, _ in entry) if tower else len(entry)
+        kept = table.cube_near[key] = (listed, tuple(parts))
+        return kept
 
     def _witness_for(self, board: list, o: int, ctx: _CubeContext, opened: bool,
                      pinned: bool, them: int) -> tuple[int, int] | None:
