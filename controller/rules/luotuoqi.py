@@ -202,8 +202,10 @@ CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
 
 
 BIT = tuple(1 << c for c in range(N_CELLS))
-#: occupancy tables kept per piece and cell (``_Moves.by_near``) before one is emptied
-_NEAR_ENTRIES = 256
+#: occupancy entries kept over all pieces and cells (``_Moves.by_near``) before they are
+#: all forgotten (bounded memory: a few MB)
+NEAR_ENTRIES = 40_000
+_near_kept = [0]  # entries made since the last time they were forgotten
 
 
 def _near_mask(o: int, piece: Piece) -> int:
@@ -310,6 +312,15 @@ class _Moves:
 
 
 _MOVES: dict[tuple[int, Piece], _Moves] = {}
+
+
+def forget_kept_moves() -> None:
+    """Empty the moves kept by occupancy (they are rebuilt on demand): bounds the memory,
+    and lets the benchmarks time a listing with nothing kept."""
+    for table in _MOVES.values():
+        table.by_near.clear()
+        table.cube_near.clear()
+    _near_kept[0] = 0
 
 
 def _moves_of(o: int, piece: Piece) -> _Moves:
@@ -658,9 +669,9 @@ class Luotuoqi(Game):
         its distance) per direction (merges are decided where it is used)."""
         me = pc.owner
         kind = pc.kind
-        if len(table.by_near) >= _NEAR_ENTRIES:
-            table.by_near.clear()  # bounded memory; rebuilt on demand
-            table.cube_near.clear()
+        _near_kept[0] += 1
+        if _near_kept[0] > NEAR_ENTRIES:
+            forget_kept_moves()  # bounded memory; rebuilt on demand
         if kind == "T":
             parts = []
             for cells, prefixes, _, _ in table.rays:
