@@ -126,6 +126,8 @@ CASTLES: tuple[int, ...] = tuple(sorted(G.tags["castle"]))
 CASTLE_SET = frozenset(CASTLES)
 CASTLE_BITS = sum(1 << c for c in CASTLES)
 BITS = tuple(1 << c for c in range(N_CELLS))
+#: the state key of each player's take-back ban (§4.5)
+BAN_KEYS = tuple(f"ban{p}" for p in range(4))
 ALL_CELLS = (1 << N_CELLS) - 1
 SLICES = 8
 
@@ -247,13 +249,19 @@ _Reach = tuple[tuple[int, int, tuple[int, ...] | None, Move, Move], ...]
 _REACH: dict[tuple[int, Piece], _Reach] = {}
 
 
+#: per (field, flying kind): its destinations (never blocked) and their bits
+_FLIGHTS: dict[tuple[int, str], tuple[tuple[int, ...], int]] = {}
+
+
 def _reach_of(origin: int, piece: Piece) -> _Reach:
     flyer = FLYER_DESTINATIONS.get(piece.kind)
+    if flyer is not None:
+        _FLIGHTS[(origin, piece.kind)] = (flyer[origin], sum(1 << t for t in flyer[origin]))
     paths = (tuple((t, None) for t in flyer[origin]) if flyer is not None
              else WALKER_PATHS[piece.kind][origin])
     reach = _REACH[(origin, piece)] = tuple(
-        (t, 1 << t, masks, Move("move", origin, t, piece, None, ()),
-         Move("move", origin, t, piece, None, (t,)))
+        (t, 1 << t, None if masks is None or 0 in masks else masks,  # a path never blocked
+         Move("move", origin, t, piece, None, ()), Move("move", origin, t, piece, None, (t,)))
         for t, masks in paths)
     return reach
 
@@ -362,7 +370,7 @@ class KaleidoChess(Game):
         if self.players == 2:
             if len(self.castle_holders(pos.board)) < 2:
                 return True
-        elif len(self.active_players(pos)) <= 1:
+        elif self.players - len(pos.state.get("out", ())) <= 1:  # one player left
             return True
         return self.move_cap is not None and pos.halfmove >= self.move_cap
 
@@ -394,11 +402,9 @@ class KaleidoChess(Game):
         multi = self.players > 2
         cells_of: list[list[int]] = []  # every player's cells, once somebody goes out
         occupied = [c for c, p in enumerate(board) if p is not None]
-        occ = 0
-        for c in occupied:
-            occ |= BITS[c]
+        occ = sum(map(BITS.__getitem__, occupied))  # the bits are disjoint: the sum is the union
         mine = [c for c in occupied if (p := board[c]).owner == mover and p.kind in kinds]
-        ban = pos.state.get(f"ban{mover}")
+        ban = pos.state.get(BAN_KEYS[mover])
         if multi:
             held = [0] * self.players  # castles held per player
             for c in CASTLES:
@@ -407,6 +413,7 @@ class KaleidoChess(Game):
         moves: list[Move] = []
         add = moves.append
         make_move = Move._make  # every field given: skips the keyword defaults
+        new_tuple = tuple.__new__  # what Move._make does, without its length check
         for origin in mine:
             piece = board[origin]
             reach = _REACH.get((origin, piece)) or _reach_of(origin, piece)
@@ -422,6 +429,38 @@ class KaleidoChess(Game):
                     add(capture if occ & bit else quiet)
                 continue
             from_castle = origin in CASTLE_SET
+            if multi and from_castle and held[mover] == 1 and banned < 0:
+                # on his last castle: every move off the castles is a capitulation, the
+                # moving piece and all his others leave the board
+                rest = tuple(c for c in occupied if board[c].owner == mover and c != origin)
+                own_bits = sum(map(BITS.__getitem__, rest))
+                flight = _FLIGHTS.get((origin, piece.kind))
+                if flight is not None and not flight[1] & CASTLE_BITS:
+                    targets = flight[0]
+                    # a flyer reaches every destination and none is a castle
+                    moves += [new_tuple(Move, ("move", origin, t, None, None, (t,) + (
+                        rest if not BITS[t] & own_bits else tuple(c for c in rest if c != t)),
+                        (), "", "")) for t in targets]
+                    continue
+                for target, bit, masks, quiet, capture in reach:
+                    if masks is not None:
+                        for m in masks:
+                            if not m & occ:
+                                break
+                        else:
+                            continue
+                    if not bit & CASTLE_BITS:
+                        caps = (target,) + (rest if not bit & own_bits
+                                            else tuple(c for c in rest if c != target))
+                        add(new_tuple(Move, ("move", origin, target, None, None, caps, (), "",
+                                             "")))
+                    elif (victim := board[target]) is not None and held[victim.owner] == 1:
+                        if not cells_of:  # castle to castle: the victim's owner goes out
+                            cells_of = self._cells_of(board)
+                        add(self._castle_move(board, mover, origin, target, held, cells_of))
+                    else:
+                        add(capture if occ & bit else quiet)
+                continue
             castles = (ALL_CELLS if from_castle else CASTLE_BITS) if multi else 0
             rest = None  # the mover's other pieces, when he gives up his last castle
             for target, bit, masks, quiet, capture in reach:
