@@ -249,6 +249,12 @@ _Reach = tuple[tuple[int, int, tuple[int, ...] | None, Move, Move], ...]
 _REACH: dict[tuple[int, Piece], _Reach] = {}
 
 
+#: per kind: the fields, not castles, from which it cannot reach a castle on any board
+_AWAY_FROM_CASTLES: dict[str, frozenset[int]] = {
+    kind: frozenset(o for o in range(N_CELLS) if o not in CASTLE_SET and not any(
+        t in CASTLE_SET for t, _ in SLIDE_PATHS[kind][o]))
+    for kind in PIECE_TYPES}
+
 #: per (field, flying kind): its destinations (never blocked) and their bits
 _FLIGHTS: dict[tuple[int, str], tuple[tuple[int, ...], int]] = {}
 
@@ -418,7 +424,8 @@ class KaleidoChess(Game):
             piece = board[origin]
             reach = _REACH.get((origin, piece)) or _reach_of(origin, piece)
             banned = ban[1] if ban is not None and ban[0] == origin else -1  # §4.5
-            if not multi and banned < 0:
+            if banned < 0 and (not multi or origin in _AWAY_FROM_CASTLES[piece.kind]):
+                # no take-back ban, no castle left or entered: the plain moves
                 for _target, bit, masks, quiet, capture in reach:
                     if masks is not None:
                         for m in masks:
