@@ -459,6 +459,7 @@ class Lotus39(Game):
         #: per (piece, cell): its quiet move and its capture to each target, built on
         #: demand and kept (a Move is an immutable value: one object serves every position)
         self._move_cache: dict[tuple[Piece, int], dict[int, tuple[Move, Move]]] = {}
+        self._single_way_cache: dict[tuple[Piece, int], tuple] = {}
         self._start_text = self._array_text()
         self.parse_position(self._start_text)  # validates the set-up data once
 
@@ -671,6 +672,8 @@ class Lotus39(Game):
         king = -1
         enemy_kinds: set[str] = set()
         pawn_cache = self._pawn_cache
+        single_way = self._single_way_cache
+        add = out.append
         for c, p in enumerate(board):
             if p is None:
                 continue
@@ -695,31 +698,27 @@ class Lotus39(Game):
                 continue
             if spec.royal:
                 king = c
+            if p.kind in SINGLE_WAY:  # every target is reached one way only
+                steps, rays = single_way.get((p, c)) or self._single_way(p, c)
+                for x, quiet, capture in steps:
+                    q = board[x]
+                    if q is None:
+                        add(quiet)
+                    elif q.owner != me:
+                        add(capture)
+                for ray in rays:
+                    for x, quiet, capture in ray:
+                        q = board[x]
+                        if q is None:
+                            add(quiet)
+                        else:
+                            if q.owner != me:
+                                add(capture)
+                            break
+                continue
             kept = self._move_cache.get((p, c))
             if kept is None:
                 kept = self._move_cache[(p, c)] = {}
-            if p.kind in SINGLE_WAY:  # every target is reached one way only
-                targets = t.steps[p.kind][c] if spec.steps else ()
-                for x in targets:
-                    q = board[x]
-                    if q is None:
-                        pair = kept.get(x) or self._keep(kept, p, c, x)
-                        out.append(pair[0])
-                    elif q.owner != me:
-                        pair = kept.get(x) or self._keep(kept, p, c, x)
-                        out.append(pair[1])
-                for ray in (t.rides[p.kind][c] if spec.rides else ()):
-                    for x in ray:
-                        q = board[x]
-                        if q is None:
-                            pair = kept.get(x) or self._keep(kept, p, c, x)
-                            out.append(pair[0])
-                        else:
-                            if q.owner != me:
-                                pair = kept.get(x) or self._keep(kept, p, c, x)
-                                out.append(pair[1])
-                            break
-                continue
             found: dict[int, bool] = {}
             if spec.steps:
                 for x in t.steps[p.kind][c]:
@@ -760,6 +759,23 @@ class Lotus39(Game):
         if pos.reserves[me].get("N") and board[home] is None:
             out.append(Move("place", OFF_BOARD, home, Piece(me, "N")))
         return out, king, frozenset(enemy_kinds)
+
+    def _single_way(self, p: Piece, c: int) -> tuple:
+        """``(steps, rays)`` of a piece of a :data:`SINGLE_WAY` kind on ``c``: (target, quiet
+        move, capture) per step target, and per ride its cells in order; built once."""
+        t = self.tables
+        kept = self._move_cache.setdefault((p, c), {})
+
+        def entry(x: int) -> tuple[int, Move, Move]:
+            quiet, capture = kept.get(x) or self._keep(kept, p, c, x)
+            return x, quiet, capture
+
+        spec = PIECES[p.kind]
+        steps = tuple(entry(x) for x in t.steps[p.kind][c]) if spec.steps else ()
+        rays = tuple(tuple(entry(x) for x in ray) for ray in t.rides[p.kind][c]) \
+            if spec.rides else ()
+        cached = self._single_way_cache[(p, c)] = (steps, rays)
+        return cached
 
     @staticmethod
     def _keep(kept: dict[int, tuple[Move, Move]], p: Piece, c: int, x: int
