@@ -792,9 +792,9 @@ class Luotuoqi(Game):
     def legal_moves(self, pos: Position) -> list[Move]:
         if self.outcome_before_moves(pos):
             return []
-        moves, king, checked, own, spans, exposers, occupancy = self._plain(pos)
-        holder = pos.tokens.get("cube")
-        if holder == pos.turn and not pos.state.get("cube_second"):
+        cube = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
+        moves, king, checked, own, spans, exposers, occupancy = self._plain(pos, spans=cube)
+        if cube:
             moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers,
                                       occupancy)
         return moves
@@ -803,11 +803,12 @@ class Luotuoqi(Game):
         """Legal moves without the Cube option (``first_only``: stop at the first one)."""
         return self._plain(pos, first_only)[0]
 
-    def _plain(self, pos: Position, first_only: bool = False) -> tuple:
+    def _plain(self, pos: Position, first_only: bool = False, spans: bool = False) -> tuple:
         """Legal moves without the Cube option, the mover's King, whether it is in check,
-        the mover's pieces, which moves each made, as (cell, piece, start, end, all its
-        pseudo-legal moves are legal) in the list, and the cells whose emptying would
-        expose the King (what the Cube options reuse).
+        the mover's pieces, (only when ``spans``) which moves each made, as (cell, piece,
+        start, end, all its pseudo-legal moves are legal, its table) in the list, the
+        cells whose emptying would expose the King and the occupancy bitboards (own,
+        enemy): what the Cube options reuse.
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
@@ -841,9 +842,12 @@ class Luotuoqi(Game):
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
-        spans: list[tuple[int, Piece, int, int, bool, _Moves | None]] = []
+        kept: list[tuple[int, Piece, int, int, bool, _Moves | None]] = []
+        keep = kept.append if spans else None  # the spans, for the Cube options
+        start = 0
         for c, pc in own:
-            start = len(out)
+            if keep:
+                start = len(out)
             free = False  # every pseudo-legal move of the piece is legal
             table = None
             if c == king:
@@ -856,7 +860,8 @@ class Luotuoqi(Game):
                     out += [m for m in candidates if m.target in safe]
             elif checked:
                 if not self._may_help(c, pc, check):
-                    spans.append((c, pc, start, start, False, None))
+                    if keep:
+                        keep((c, pc, start, start, False, None))
                     continue
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
@@ -881,14 +886,16 @@ class Luotuoqi(Game):
                 # nothing it does exposes the King
                 table = piece_moves(pos, c, pc, out, own_bb, enemy_bb)
                 free = True
-            spans.append((c, pc, start, len(out), free, table))
+            if keep:
+                keep((c, pc, start, len(out), free, table))
             if first_only and out:
-                return out, king, checked, own, spans, exposers, (own_bb, enemy_bb)
+                return out, king, checked, own, kept, exposers, (own_bb, enemy_bb)
         if not checked:
             start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
-            spans.append((king, board[king], start, len(out), False, None))
-        return out, king, checked, own, spans, exposers, (own_bb, enemy_bb)
+            if keep:
+                keep((king, board[king], start, len(out), False, None))
+        return out, king, checked, own, kept, exposers, (own_bb, enemy_bb)
 
     @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int]
