@@ -867,7 +867,7 @@ class Luotuoqi(Game):
                 piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
                 for m in candidates:
                     if (m.target in check or m.captures and not check.isdisjoint(m.captures)
-                            ) and self._safe_after(pos, m, me):
+                            ) and self._safe_after(board, m, king, them, enemy_d):
                         add(m)
             elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
@@ -875,11 +875,12 @@ class Luotuoqi(Game):
                 for m in candidates:
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
-                        legal = self._safe_after(pos, m, me)  # bypass victims vacate cells
+                        # bypass victims vacate cells
+                        legal = self._safe_after(board, m, king, them, enemy_d)
                     elif not exposed or m.left is not None or m.kind == "promote":
                         legal = True
                     else:
-                        legal = self._safe_after(pos, m, me)
+                        legal = self._safe_after(board, m, king, them, enemy_d)
                     if legal:
                         add(m)
             else:
@@ -1018,10 +1019,28 @@ class Luotuoqi(Game):
                 return True
         return False
 
-    def _safe_after(self, pos: Position, m: Move, me: int) -> bool:
-        pos.push(m, record=False)
-        safe = not self.attacked(pos.board, self._king(pos.board, me), 1 - me)
-        pos.pop()
+    def _safe_after(self, board: list, m: Move, king: int, them: int,
+                    enemy_d: list[int]) -> bool:
+        """Is the mover's King (on ``king``) safe from ``them`` after ``m`` (not castling)?
+        The move's cells are changed on the board and put back: only the pieces matter
+        to an attack, not the rest of the position (``enemy_d``: the Bypassers of
+        ``them``)."""
+        o, t = m.origin, m.target
+        saved = [(c, board[c]) for c in m.captures]
+        saved.append((o, board[o]))
+        saved.append((t, board[t]))
+        for c in m.captures:
+            board[c] = None
+        if m.kind == "promote":
+            board[o] = m.piece
+        else:
+            board[o] = m.left
+            board[t] = m.piece
+            if o == king:
+                king = t
+        safe = not self.attacked(board, king, them, enemy_d)
+        for c, piece in reversed(saved):
+            board[c] = piece
         return safe
 
     def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
@@ -1240,8 +1259,8 @@ class Luotuoqi(Game):
 
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
                               own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
-        """The Cube option of the quiet evasion ``m``: made on the board alone, then no
-        check on the enemy King ``x``, and a second move found as a one-step move of a
+        """The Cube option of the legal, quiet evasion ``m``: made on the board alone, then
+        no check on the enemy King ``x``, and a second move found as a one-step move of a
         piece whose leaving does not expose the King (else searched in full)."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
@@ -1257,18 +1276,18 @@ class Luotuoqi(Game):
             if self.attacked(board, x, me, my_d):
                 return False
             king = t if m.piece.kind == "K" else next(c for c, p in own if p.kind == "K")
-            check, exposers = self._threats(board, king, them, enemy_d)
-            if check is None:
-                for c in [c for c, _ in own] + [t]:
-                    p = board[c]
-                    if p is None or p.owner != me or p.kind == "K" or c in exposers:
-                        continue
-                    kind = p.kind
-                    steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]
-                             if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
-                             else DIAGONAL_STEPS[c] if kind == "D" else KING_STEPS[c])
-                    if any(board[s] is None for s in steps):
-                        return True
+            # ``m`` is a legal evasion: the King is not attacked now
+            for c in [c for c, _ in own] + [t]:
+                p = board[c]
+                if p is None or p.owner != me or p.kind == "K":
+                    continue
+                kind = p.kind
+                steps = (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]
+                         if kind == "E" else ORTHOGONAL_STEPS[c] if kind == "R"
+                         else DIAGONAL_STEPS[c] if kind == "D" else KING_STEPS[c])
+                if any(board[s] is None for s in steps) \
+                        and not self.exposes(board, king, c, them):
+                    return True
         finally:
             for cell, piece in reversed(saved):
                 board[cell] = piece
