@@ -1071,11 +1071,10 @@ class Luotuoqi(Game):
             self._threats(board, x, me, [c for c, p in own if p.kind == "D"])[1],
             self._witnesses(board, own, king, exposers))
         my_watch = KING_WATCH[king]
-        reach, orthogonal = self._visible_from(board, x)
-        danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
-                     "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
+        reach, reach_mask, orthogonal_mask = self._visible_from(board, x)
+        # per kind: the cells from which a piece of the kind may attack the enemy King
         danger_mask = {"M": MULE_MASK[x], "E": EAGLET_ATTACKER_MASK[me][x],
-                       "T": _bits(reach), "R": _bits(orthogonal) | CAMEL_SOURCE_MASK[x],
+                       "T": reach_mask, "R": orthogonal_mask | CAMEL_SOURCE_MASK[x],
                        "D": BYPASS_SOURCE_MASK[x]}
         own_bb, enemy_bb = occupancy
         uncovers = ctx.uncovers
@@ -1089,22 +1088,21 @@ class Luotuoqi(Game):
             if i == j:
                 continue
             kind = pc.kind
-            danger = None
+            witness: tuple[int, int] | None = None
             if kind != "K" and o not in uncovers and not (
                     o in reach if kind == "T" else kind in "RD" and o in x_watch):
                 if first_robust and first_c != o:
-                    witness: tuple[int, int] | None = (first_c, first_t)
+                    witness = (first_c, first_t)
                 else:
                     witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
                                                 them)
-                if witness is not None:
-                    danger = danger_of[kind]
-                    wc, wt = witness
-            if danger is None:
+            if witness is None:
                 for m in plain[i:j]:
                     if not m.captures and option(pos, m, ctx):
                         add(_cube_variant(m))
                 continue
+            wc, wt = witness
+            danger = danger_mask[kind]  # where a piece of its kind may attack the King
             if table is not None and o not in exposers:
                 # every quiet move it has is legal: the whole piece at once, by bitboards;
                 # a Tower (not on a line seen from the enemy King) checks from t only if
@@ -1113,7 +1111,7 @@ class Luotuoqi(Game):
                 key = own_bb & near | (enemy_bb & near) << 64
                 listed, parts = (table.cube_near.get(key)
                                  or self._cube_entry(board, o, pc, table, key))
-                bits = danger_mask[kind] | BIT[wc] | BIT[wt]
+                bits = danger | BIT[wc] | BIT[wt]
                 tower = kind == "T"
                 for mask, quiet, cubes, t, dist in parts:
                     bad = mask & bits
@@ -1148,7 +1146,7 @@ class Luotuoqi(Game):
                 if m.captures:
                     continue
                 t = m.target
-                if t not in danger and t != wc and t != wt and m.kind != "promote" \
+                if not BIT[t] & danger and t != wc and t != wt and m.kind != "promote" \
                         or option(pos, m, ctx):
                     add(_cube_variant(m))
         return out
@@ -1242,20 +1240,23 @@ class Luotuoqi(Game):
         return ok or self._cube_option_in_full(pos, _cube_variant(m))
 
     @staticmethod
-    def _visible_from(board: list, x: int) -> tuple[dict[int, int], set[int]]:
+    def _visible_from(board: list, x: int) -> tuple[dict[int, int], int, int]:
         """Cells on ``x``'s lines up to and including the first piece, with their distance
-        (where a Tower may attack ``x`` from), and the orthogonal ones (a Rook-Camel)."""
+        (where a Tower may attack ``x`` from), the same as a bitboard, and the orthogonal
+        ones (a Rook-Camel's) as a bitboard."""
         lines: dict[int, int] = {}
-        orthogonal: set[int] = set()
+        mask = orthogonal = 0
         for d in GRID_DIRECTIONS:
             straight = d in ORTHOGONAL
             for dist, c in enumerate(RAYS[d][x], start=1):
                 lines[c] = dist
                 if straight:
-                    orthogonal.add(c)
+                    orthogonal |= BIT[c]
                 if board[c] is not None:
                     break
-        return lines, orthogonal
+        for c in lines:
+            mask |= BIT[c]
+        return lines, mask, orthogonal
 
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
                               own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
