@@ -195,6 +195,9 @@ def _bits(cells) -> int:
 MULE_MASK = tuple(_bits(s) for s in MULE_SET)
 EAGLET_ATTACKER_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_ATTACKER_SET)
 CAMEL_SOURCE_MASK = tuple(_bits(s) for s in CAMEL_SOURCES)
+# Cells a King, an Eaglet (by colour) on a cell attacks (a Mule's: MULE_MASK).
+KING_MASK = tuple(_bits(s) for s in KING_SET)
+EAGLET_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_SET)
 BYPASS_SOURCE_MASK = tuple(_bits(s) for s in BYPASS_SOURCES)
 # CAMEL_PASS[t][x] = the two cells a Rook-Camel on t passes over to reach x by a camel step.
 CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
@@ -963,21 +966,22 @@ class Luotuoqi(Game):
         """Those of ``cells`` no piece of ``enemy`` (the other side's pieces) attacks:
         :meth:`attacked` by the attackers' list, for a King's few targets at once."""
         them = enemy[0][1].owner
-        leapers: set[int] = set()  # cells attacked by Mules, Eaglets, the King
+        leapers = 0  # cells attacked by Mules, Eaglets, the King
         sliders = []
+        eaglet_mask = EAGLET_MASK[them]
         for s, p in enemy:
             kind = p.kind
             if kind == "M":
-                leapers |= MULE_SET[s]
+                leapers |= MULE_MASK[s]
             elif kind == "E":
-                leapers |= EAGLET_SET[them][s]
+                leapers |= eaglet_mask[s]
             elif kind == "K":
-                leapers |= KING_SET[s]
+                leapers |= KING_MASK[s]
             else:
                 sliders.append((s, p))
         safe = set()
         for x in cells:
-            if x in leapers:
+            if BIT[x] & leapers:
                 continue
             for s, p in sliders:
                 kind = p.kind
