@@ -110,6 +110,40 @@ def listing(n: int, rounds: int, repeat: int) -> dict:
             "worst_moves": len(legal(ours_pos[worst])), "rounds": rounds}
 
 
+def in_game_order(games: int, plies: int) -> dict:
+    """Every position of seeded random games listed once, in the order of play (nothing
+    listed twice: no table can be warmed by the position itself), ours and python-chess's
+    (random chess games), game by game; CPU time per listing."""
+    import chess
+
+    rng, their_rng = random.Random(SEED), random.Random(SEED)
+    ours = theirs = 0.0
+    n = their_n = 0
+    clock = time.process_time
+    for _ in range(games):
+        pos = GAME.start()
+        for _ in range(plies):
+            t0 = clock()
+            moves = GAME.legal_moves(pos)
+            ours += clock() - t0
+            n += 1
+            if not moves or GAME.outcome(pos) is not None:
+                break
+            pos.push(rng.choice(moves))
+        board = chess.Board()
+        for _ in range(plies):
+            t0 = clock()
+            their_moves = list(board.legal_moves)
+            theirs += clock() - t0
+            their_n += 1
+            if not their_moves or board.is_game_over():
+                break
+            board.push(their_rng.choice(their_moves))
+    return {"games": games, "positions": n, "ours_us": ours / n * 1e6,
+            "their_positions": their_n, "theirs_us": theirs / their_n * 1e6,
+            "ratio": (theirs / their_n) / (ours / n)}
+
+
 def perft(rounds: int, quick: bool) -> dict:
     """Leaves per second: perft(3) from our start vs python-chess perft(4) from its start,
     interleaved; the ratio per round."""
@@ -136,7 +170,8 @@ def perft(rounds: int, quick: bool) -> dict:
 def run(quick: bool = False) -> dict:
     """Every figure of this benchmark (``benchmarks.run_all`` writes them to the docs)."""
     n, rounds, repeat = (60, 3, 2) if quick else (180, 5, 5)
-    return {"listing": listing(n, rounds, repeat), "perft": perft(3 if not quick else 2, quick)}
+    return {"listing": listing(n, rounds, repeat), "perft": perft(3 if not quick else 2, quick),
+            "games": in_game_order(10 if quick else 40, MAX_PLIES)}
 
 
 def report(result: dict) -> None:
@@ -151,6 +186,10 @@ def report(result: dict) -> None:
               f"{spread(row['ratios']):<18} {spread(row['per_move'])}")
     print(f"  slowest position: {lst['worst_us']:.0f} µs, {lst['worst_moves']} moves: "
           f"{lst['worst_text']}")
+    g = result["games"]
+    print(f"  {g['games']} seeded random games, every position listed once in the order of "
+          f"play: {g['positions']} positions, {g['ours_us']:.1f} µs per listing; python-chess "
+          f"({g['their_positions']} positions) {g['theirs_us']:.1f} µs; ratio {g['ratio']:.2f}")
     p = result["perft"]
     print(f"perft({p['ours_depth']}) from the start: {p['ours_nodes']} leaves, "
           f"{p['ours_rate']:,.0f} leaves/s; python-chess perft({p['their_depth']}): "

@@ -100,9 +100,13 @@ def luotuoqi_table(result: dict) -> str:
                      f"{row['ours_us']:.1f} | {row['theirs_us']:.1f} "
                      f"({row['their_positions']}, {row['their_moves']:.1f} moves) | "
                      f"**{spread(row['ratios'])}** | {spread(row['per_move'])} |")
-    p = result["perft"]
+    p, g = result["perft"], result["games"]
     lines += ["", f"Slowest position: **{li['worst_us']:.0f} µs** ({li['worst_moves']} moves, "
-              f"`{li['worst_text']}`). perft({p['ours_depth']}) from the start = "
+              f"`{li['worst_text']}`). Every position of {g['games']} seeded random games "
+              f"listed once, in the order of play (nothing repeated): "
+              f"{g['ours_us']:.1f} µs per listing ({g['positions']} positions), python-chess "
+              f"{g['theirs_us']:.1f} µs ({g['their_positions']} positions of random chess "
+              f"games): ratio **{g['ratio']:.2f}**. perft({p['ours_depth']}) from the start = "
               f"{p['ours_nodes']:,} leaves at {p['ours_rate']:,.0f}/s; python-chess "
               f"perft({p['their_depth']}) at {p['their_rate']:,.0f}/s: ratio "
               f"**{spread(p['ratios'])}**."]

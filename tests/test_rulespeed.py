@@ -136,9 +136,9 @@ def luotuoqi_pseudo_reference(game, pos: Position) -> list[Move]:
     return out
 
 
-def test_luotuoqi_pseudo_moves_by_occupancy_match_the_board_walk() -> None:
-    """The moves looked up by the occupancy near each piece are those walked on the board,
-    in the same order, over many positions (so that kept entries are reused)."""
+def test_luotuoqi_pseudo_moves_match_the_board_walk() -> None:
+    """The moves listed from kept tables are those walked on the board, in the same order,
+    over many positions (so that kept moves are reused)."""
     game = get_game("luotuoqi")
     checked = 0
     for seed in range(30):

@@ -191,46 +191,14 @@ def _bits(cells) -> int:
     return mask
 
 
-# The same as bitboards (the Cube test of a whole piece at once).
+# Cells a piece on a cell attacks, as bitboards: a Mule, a King, an Eaglet (by colour).
+BIT = tuple(1 << c for c in range(N_CELLS))
 MULE_MASK = tuple(_bits(s) for s in MULE_SET)
-EAGLET_ATTACKER_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_ATTACKER_SET)
-CAMEL_SOURCE_MASK = tuple(_bits(s) for s in CAMEL_SOURCES)
-# Cells a King, an Eaglet (by colour) on a cell attacks (a Mule's: MULE_MASK).
 KING_MASK = tuple(_bits(s) for s in KING_SET)
 EAGLET_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_SET)
-BYPASS_SOURCE_MASK = tuple(_bits(s) for s in BYPASS_SOURCES)
 # CAMEL_PASS[t][x] = the two cells a Rook-Camel on t passes over to reach x by a camel step.
 CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
     {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
-
-
-BIT = tuple(1 << c for c in range(N_CELLS))
-#: occupancy entries kept over all pieces and cells (``_Moves.by_near``) before they are
-#: all forgotten (bounded memory: a few MB)
-NEAR_ENTRIES = 40_000
-_near_kept = [0]  # entries made since the last time they were forgotten
-
-
-def _near_mask(o: int, piece: Piece) -> int:
-    """The cells whose occupancy (own, enemy, empty) decides the moves of ``piece`` on
-    ``o``: its reach on an empty board, with a Rook-Camel's camel passes and a Bypasser's
-    possible victims."""
-    kind = piece.kind
-    if kind == "T":
-        cells = [c for d in GRID_DIRECTIONS for c in RAYS[d][o][:piece.height]]
-    elif kind == "R":
-        cells = [c for d in ORTHOGONAL for c in RAYS[d][o]]
-        cells += [c for p1, p2, ts in CAMEL[o] for c in (p1, p2, *ts)]
-    elif kind == "D":
-        cells = [c for d in DIAGONAL for c in RAYS[d][o]]
-        cells += [v for d in DIAGONAL for vs in BYPASS_VICTIMS[d][o] for v in vs]
-    else:
-        cells = list((MULE_TARGETS if kind == "M" else KING_STEPS if kind == "K"
-                      else EAGLET_TARGETS[piece.owner])[o])
-    mask = 0
-    for c in cells:
-        mask |= 1 << c
-    return mask
 
 
 class _Moves:
@@ -242,20 +210,12 @@ class _Moves:
     within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
     """
 
-    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays", "near", "by_near",
-                 "cube_near")
+    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays")
 
     def __init__(self, o: int, piece: Piece):
         self.o, self.piece = o, piece
         self.capture: dict = {}
         self.merge: dict = {}
-        self.near = _near_mask(o, piece)
-        self.by_near: dict[int, tuple] = {}
-        #: per occupancy key: the number of moves the key lists, and per part of them
-        #: (a Tower's: up to an own piece it may merge with) the quiet moves' target bits,
-        #: (target bit, move, its Cube variant) per quiet move, all the Cube variants, and
-        #: the own piece's cell (or -1) and distance
-        self.cube_near: dict[int, tuple[int, tuple]] = {}
         me, n, kind = piece.owner, piece.height, piece.kind
         if kind == "T":
             self.quiet = {
@@ -315,15 +275,6 @@ class _Moves:
 
 
 _MOVES: dict[tuple[int, Piece], _Moves] = {}
-
-
-def forget_kept_moves() -> None:
-    """Empty the moves kept by occupancy (they are rebuilt on demand): bounds the memory,
-    and lets the benchmarks time a listing with nothing kept."""
-    for table in _MOVES.values():
-        table.by_near.clear()
-        table.cube_near.clear()
-    _near_kept[0] = 0
 
 
 def _moves_of(o: int, piece: Piece) -> _Moves:
@@ -617,97 +568,36 @@ class Luotuoqi(Game):
         board = pos.board
         me = pos.turn
         moves: list[Move] = []
-        own = enemy = 0
-        for c, p in enumerate(board):
-            if p is not None:
-                if p.owner == me:
-                    own |= BIT[c]
-                else:
-                    enemy |= BIT[c]
         for o in range(N_CELLS):
             pc = board[o]
             if pc is not None and pc.owner == me:
-                self._piece_moves(pos, o, pc, moves, own, enemy)
+                self._piece_moves(pos, o, pc, moves)
         return moves
 
-    def _piece_moves(self, pos: Position, o: int, pc: Piece, moves: list[Move],
-                     own: int, enemy: int) -> _Moves:
-        """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``; ``own`` and
-        ``enemy`` are the occupancy bitboards of its side and of the other.  Returns the
-        piece's table (the Cube options reuse it).
-
-        The moves depend only on which cells near the piece (``_Moves.near``) hold own and
-        enemy pieces, besides a Tower's merges (the height of an own Tower it reaches) and
-        an Eaglet's promotions (its flanks): the rest is looked up by that occupancy
-        (:meth:`_walk` the first time) in a bounded table.
-        """
-        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
-        near = table.near
-        key = own & near | (enemy & near) << 64
-        entry = table.by_near.get(key)
-        if entry is None:
-            entry = self._walk(pos.board, o, pc, table, key)
-        if pc.kind == "T":
-            board = pos.board
-            for part, t, dist in entry:
-                moves.extend(part)
-                if t >= 0 and (q := board[t]).kind == "T":
-                    moves.extend(table.tower_merges(t, dist, q.height))
-            return table
-        moves.extend(entry)
-        if pc.kind == "E":
-            board = pos.board
-            for x, y in FLANKS[o]:  # two equal pieces flanking it: promotions
-                p = board[x]
-                if p is not None and (q := board[y]) is not None and p.kind == q.kind \
-                        and p.height == q.height and p.kind not in NO_PROMOTION:
-                    self._promotions(pos, o, pc, moves)
-                    break
-        return table
-
-    @staticmethod
-    def _walk(board: list, o: int, pc: Piece, table: _Moves, key: int) -> tuple:
-        """The moves of :meth:`_piece_moves` for the occupancy ``key`` near ``o``, walked on
-        the board and kept; a Tower's as (moves, cell of an own piece it reaches or -1,
-        its distance) per direction (merges are decided where it is used)."""
+    def _piece_moves(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
+        """Append the pseudo-legal moves of the piece ``pc`` standing on ``o``."""
+        board = pos.board
         me = pc.owner
         kind = pc.kind
-        _near_kept[0] += 1
-        if _near_kept[0] > NEAR_ENTRIES:
-            forget_kept_moves()  # bounded memory; rebuilt on demand
+        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
+        extend = moves.extend
         if kind == "T":
-            parts = []
             for cells, prefixes, _, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
                     if q is not None:
+                        extend(prefixes[k])
                         if q.owner != me:
-                            parts.append((prefixes[k] + table.tower_captures(t, k + 1), -1, 0))
-                        else:
-                            parts.append((prefixes[k], t, k + 1))
+                            extend(table.tower_captures(t, k + 1))
+                        elif q.kind == "T":
+                            extend(table.tower_merges(t, k + 1, q.height))
                         break
                     k += 1
                 else:
-                    parts.append((prefixes[k], -1, 0))
-            flat: list = []
-            merged = []
-            for part in parts:
-                if part[1] >= 0:
-                    if flat:
-                        merged.append((tuple(flat), -1, 0))
-                        flat = []
-                    merged.append(part)
-                else:
-                    flat += part[0]
-            if flat or not merged:
-                merged.append((tuple(flat), -1, 0))
-            entry: tuple = tuple(merged)
-            table.by_near[key] = entry
-            return entry
-        moves: list[Move] = []
+                    extend(prefixes[k])
+            return
         add = moves.append
-        extend = moves.extend
         quiet = table.quiet
         if kind == "D":
             for cells, new_victims in BYPASS_STEPS[o]:
@@ -750,8 +640,13 @@ class Luotuoqi(Game):
                     add(quiet[t])
                 elif q.owner != me:
                     add(table.capture_on(t))
-        entry = table.by_near[key] = tuple(moves)
-        return entry
+            if kind == "E":
+                for x, y in FLANKS[o]:  # two equal pieces flanking it: promotions
+                    p = board[x]
+                    if p is not None and (q := board[y]) is not None and p.kind == q.kind \
+                            and p.height == q.height and p.kind not in NO_PROMOTION:
+                        self._promotions(pos, o, pc, moves)
+                        break
 
     def _promotions(self, pos: Position, o: int, pc: Piece, moves: list[Move]) -> None:
         board = pos.board
@@ -796,10 +691,9 @@ class Luotuoqi(Game):
         if self.outcome_before_moves(pos):
             return []
         cube = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
-        moves, king, checked, own, spans, exposers, occupancy = self._plain(pos, spans=cube)
+        moves, king, checked, own, spans, exposers = self._plain(pos, spans=cube)
         if cube:
-            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers,
-                                      occupancy)
+            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers)
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
@@ -809,9 +703,8 @@ class Luotuoqi(Game):
     def _plain(self, pos: Position, first_only: bool = False, spans: bool = False) -> tuple:
         """Legal moves without the Cube option, the mover's King, whether it is in check,
         the mover's pieces, (only when ``spans``) which moves each made, as (cell, piece,
-        start, end, all its pseudo-legal moves are legal, its table) in the list, the
-        cells whose emptying would expose the King and the occupancy bitboards (own,
-        enemy): what the Cube options reuse.
+        start, end, all its pseudo-legal moves are legal) in the list, and the cells whose
+        emptying would expose the King (what the Cube options reuse).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
@@ -825,18 +718,15 @@ class Luotuoqi(Game):
         enemy_d: list[int] = []
         enemy: list[tuple[int, Piece]] = []
         king = -1
-        own_bb = enemy_bb = 0
         for c, p in enumerate(board):
             if p is None:
                 continue
             if p.owner == me:
                 own.append((c, p))
-                own_bb |= BIT[c]
                 if p.kind == "K":
                     king = c
             else:
                 enemy.append((c, p))
-                enemy_bb |= BIT[c]
                 if p.kind == "D":
                     enemy_d.append(c)
         check, exposers = self._threats(board, king, them, enemy_d)
@@ -845,17 +735,16 @@ class Luotuoqi(Game):
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
-        kept: list[tuple[int, Piece, int, int, bool, _Moves | None]] = []
+        kept: list[tuple[int, Piece, int, int, bool]] = []
         keep = kept.append if spans else None  # the spans, for the Cube options
         start = 0
         for c, pc in own:
             if keep:
                 start = len(out)
             free = False  # every pseudo-legal move of the piece is legal
-            table = None
             if c == king:
                 candidates.clear()
-                piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
+                piece_moves(pos, c, pc, candidates)
                 if candidates:
                     board[c] = None
                     safe = self._safe_cells(board, [m.target for m in candidates], enemy)
@@ -864,17 +753,17 @@ class Luotuoqi(Game):
             elif checked:
                 if not self._may_help(c, pc, check):
                     if keep:
-                        keep((c, pc, start, start, False, None))
+                        keep((c, pc, start, start, False))
                     continue
                 candidates.clear()
-                piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
+                piece_moves(pos, c, pc, candidates)
                 for m in candidates:
                     if (m.target in check or m.captures and not check.isdisjoint(m.captures)
                             ) and self._safe_after(board, m, king, them, enemy_d):
                         add(m)
             elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
-                table = piece_moves(pos, c, pc, candidates, own_bb, enemy_bb)
+                piece_moves(pos, c, pc, candidates)
                 for m in candidates:
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
@@ -887,19 +776,18 @@ class Luotuoqi(Game):
                     if legal:
                         add(m)
             else:
-                # nothing it does exposes the King
-                table = piece_moves(pos, c, pc, out, own_bb, enemy_bb)
+                piece_moves(pos, c, pc, out)  # nothing it does can expose the King
                 free = True
             if keep:
-                keep((c, pc, start, len(out), free, table))
+                keep((c, pc, start, len(out), free))
             if first_only and out:
-                return out, king, checked, own, kept, exposers, (own_bb, enemy_bb)
+                return out, king, checked, own, kept, exposers
         if not checked:
             start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
             if keep:
-                keep((king, board[king], start, len(out), False, None))
-        return out, king, checked, own, kept, exposers, (own_bb, enemy_bb)
+                keep((king, board[king], start, len(out), False))
+        return out, king, checked, own, kept, exposers
 
     @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int]
@@ -1048,8 +936,7 @@ class Luotuoqi(Game):
         return safe
 
     def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
-                    own: list[tuple[int, Piece]], spans: list, exposers: Any,
-                    occupancy: tuple[int, int]) -> list[Move]:
+                    own: list[tuple[int, Piece]], spans: list, exposers: Any) -> list[Move]:
         """First moves of a Cube turn: quiet, non-checking, with a legal second move.
 
         Without make/undo for nearly every move.  A *witness* proves a second move: a
@@ -1075,12 +962,9 @@ class Luotuoqi(Game):
             self._threats(board, x, me, [c for c, p in own if p.kind == "D"])[1],
             self._witnesses(board, own, king, exposers))
         my_watch = KING_WATCH[king]
-        reach, reach_mask, orthogonal_mask = self._visible_from(board, x)
-        # per kind: the cells from which a piece of the kind may attack the enemy King
-        danger_mask = {"M": MULE_MASK[x], "E": EAGLET_ATTACKER_MASK[me][x],
-                       "T": reach_mask, "R": orthogonal_mask | CAMEL_SOURCE_MASK[x],
-                       "D": BYPASS_SOURCE_MASK[x]}
-        own_bb, enemy_bb = occupancy
+        reach, orthogonal = self._visible_from(board, x)
+        danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
+                     "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
         uncovers = ctx.uncovers
         # the first witness, when it is robust, serves every piece but its own
         first_c, first_t, first_robust = ctx.witnesses[0] if ctx.witnesses else (-1, -1, False)
@@ -1088,90 +972,71 @@ class Luotuoqi(Game):
         out: list[Move] = []
         add = out.append
         extend = out.extend
-        for o, pc, i, j, _free, table in spans:
+        for o, pc, i, j, free in spans:
             if i == j:
                 continue
             kind = pc.kind
-            witness: tuple[int, int] | None = None
+            danger = None
             if kind != "K" and o not in uncovers and not (
                     o in reach if kind == "T" else kind in "RD" and o in x_watch):
                 if first_robust and first_c != o:
-                    witness = (first_c, first_t)
+                    witness: tuple[int, int] | None = (first_c, first_t)
                 else:
                     witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
                                                 them)
-            if witness is None:
+                if witness is not None:
+                    danger = danger_of[kind]
+                    wc, wt = witness
+            if danger is None:
                 for m in plain[i:j]:
                     if not m.captures and option(pos, m, ctx):
                         add(_cube_variant(m))
                 continue
-            wc, wt = witness
-            danger = danger_mask[kind]  # where a piece of its kind may attack the King
-            if table is not None and o not in exposers:
-                # every quiet move it has is legal: the whole piece at once, by bitboards;
+            if kind == "T":
                 # a Tower (not on a line seen from the enemy King) checks from t only if
                 # its moving part reaches the King along a clear line
-                near = table.near
-                key = own_bb & near | (enemy_bb & near) << 64
-                listed, parts = (table.cube_near.get(key)
-                                 or self._cube_entry(board, o, pc, table, key))
-                bits = danger | BIT[wc] | BIT[wt]
-                tower = kind == "T"
-                for mask, quiet, cubes, t, dist in parts:
-                    bad = mask & bits
-                    if not bad:
-                        extend(cubes)
+                if not free:
+                    for m in plain[i:j]:
+                        if m.captures:
+                            continue
+                        t = m.target
+                        if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                or option(pos, m, ctx):
+                            add(_cube_variant(m))
+                    continue
+                table = _MOVES[(o, pc)]
+                for cells, prefixes, cube_prefixes, prefix_cells in table.rays:
+                    k = 0
+                    for t in cells:
+                        if board[t] is not None:
+                            break
+                        k += 1
+                    reached = prefix_cells[k]
+                    if danger.isdisjoint(reached) and wc not in reached and wt not in reached:
+                        extend(cube_prefixes[k])
                     else:
-                        for bit, m, cube in quiet:
-                            if not bit & bad or tower and m.target != wc and m.target != wt \
-                                    and m.piece.height < reach.get(m.target, 9) \
-                                    or option(pos, m, ctx):
-                                add(cube)
-                    if t >= 0 and (q := board[t]).kind == "T":  # a Tower's merges
-                        for m in table.tower_merges(t, dist, q.height):
+                        for m in prefixes[k]:
+                            t = m.target
                             if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
                                     or option(pos, m, ctx):
                                 add(_cube_variant(m))
-                if kind == "E" and i + listed < j:  # promotions follow the table's moves
-                    for m in plain[i + listed:j]:
-                        if m.kind == "promote" and option(pos, m, ctx):
-                            add(_cube_variant(m))
-                continue
-            if kind == "T":  # a Tower that may expose its King
-                for m in plain[i:j]:
-                    if m.captures:
-                        continue
-                    t = m.target
-                    if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                            or option(pos, m, ctx):
-                        add(_cube_variant(m))
+                    if k < len(cells):
+                        t = cells[k]
+                        q = board[t]
+                        if q.owner == me and q.kind == "T":
+                            for m in table.tower_merges(t, k + 1, q.height):
+                                if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
+                                        or option(pos, m, ctx):
+                                    add(_cube_variant(m))
                 continue
             for m in plain[i:j]:
                 if m.captures:
                     continue
                 t = m.target
-                if not BIT[t] & danger and t != wc and t != wt and m.kind != "promote" \
+                if t not in danger and t != wc and t != wt and m.kind != "promote" \
                         or option(pos, m, ctx):
                     add(_cube_variant(m))
         return out
-
-    def _cube_entry(self, board: list, o: int, pc: Piece, table: _Moves, key: int) -> tuple:
-        """The quiet moves of the piece on ``o`` for the occupancy ``key`` with their Cube
-        variants (see ``_Moves.cube_near``)."""
-        entry = table.by_near.get(key) or self._walk(board, o, pc, table, key)
-        tower = pc.kind == "T"
-        parts = []
-        for moves, t, dist in (entry if tower else ((entry, -1, 0),)):
-            quiet = tuple((BIT[m.target], m, _cube_variant(m)) for m in moves
-                          if not m.captures)
-            mask = 0
-            for bit, _, _ in quiet:
-                mask |= bit
-            parts.append((mask, quiet, tuple(cube for _, _, cube in quiet), t, dist))
-        # the moves listed from the table (a Tower's merges come from elsewhere)
-        listed = sum(len(moves) for moves, _, _ in entry) if tower else len(entry)
-        kept = table.cube_near[key] = (listed, tuple(parts))
-        return kept
 
     def _witness_for(self, board: list, o: int, ctx: _CubeContext, opened: bool,
                      pinned: bool, them: int) -> tuple[int, int] | None:
@@ -1244,23 +1109,20 @@ class Luotuoqi(Game):
         return ok or self._cube_option_in_full(pos, _cube_variant(m))
 
     @staticmethod
-    def _visible_from(board: list, x: int) -> tuple[dict[int, int], int, int]:
+    def _visible_from(board: list, x: int) -> tuple[dict[int, int], set[int]]:
         """Cells on ``x``'s lines up to and including the first piece, with their distance
-        (where a Tower may attack ``x`` from), the same as a bitboard, and the orthogonal
-        ones (a Rook-Camel's) as a bitboard."""
+        (where a Tower may attack ``x`` from), and the orthogonal ones (a Rook-Camel)."""
         lines: dict[int, int] = {}
-        mask = orthogonal = 0
+        orthogonal: set[int] = set()
         for d in GRID_DIRECTIONS:
             straight = d in ORTHOGONAL
             for dist, c in enumerate(RAYS[d][x], start=1):
                 lines[c] = dist
                 if straight:
-                    orthogonal |= BIT[c]
+                    orthogonal.add(c)
                 if board[c] is not None:
                     break
-        for c in lines:
-            mask |= BIT[c]
-        return lines, mask, orthogonal
+        return lines, orthogonal
 
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
                               own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
