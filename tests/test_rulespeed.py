@@ -146,3 +146,25 @@ def test_luotuoqi_pseudo_moves_match_the_board_walk() -> None:
             assert game.pseudo_moves(pos) == luotuoqi_pseudo_reference(game, pos)
             checked += 1
     assert checked > 1500
+
+
+def test_goals_after_a_subset_rewrite_their_rows_and_keep_the_others() -> None:
+    """``run_all --only luotuoqi goals`` rewrites the Lùotuoqí goal rows and keeps every
+    other row of the document's table, saying where they come from."""
+    from benchmarks.run_all import goals_table
+
+    earlier = "\n".join([
+        "| goal | this run | |", "|---|---|---|",
+        "| listing, per position, Chess ≥ 1.0 × python-chess | 1.76 | met |",
+        "| Lùotuoqí listing, every position ≥ 1.0 × python-chess | 0.44 | **not met** |",
+        "| Lùotuoqí slowest position ≤ 1 ms | 0.17 ms | met |",
+        "| Board.feed p99 ≤ 0.2 ms: chess | 0.190 ms | met |", ""])
+    results = {"luotuoqi": {"listing": {"worst_us": 2000.0, "rows": [
+        {"title": "every position", "ratios": [1.1, 1.2, 1.3]}]}}}
+    table = goals_table(results, earlier).splitlines()
+    assert table[2:6] == [
+        "| listing, per position, Chess ≥ 1.0 × python-chess | 1.76 | met |",
+        "| Lùotuoqí listing, every position ≥ 1.0 × python-chess | 1.20 | met |",
+        "| Lùotuoqí slowest position ≤ 1 ms | 2.00 ms | **not met** |",
+        "| Board.feed p99 ≤ 0.2 ms: chess | 0.190 ms | met |"]
+    assert "rules, reconcile, board are from an earlier run" in table[-1]
