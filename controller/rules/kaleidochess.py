@@ -242,11 +242,12 @@ def _destinations(kind: str, origin: int, occ: int) -> list[int]:
     return out
 
 
-#: per (origin, piece): (target, target bit, the minimal sets of fields passed or None for
-#: a flyer, the quiet move, the capture) for every destination on an empty board; built
-#: on demand and kept (a Move is an immutable value: one object serves every position)
 _Reach = tuple[tuple[int, int, tuple[int, ...] | None, Move, Move], ...]
-_REACH: dict[tuple[int, Piece], _Reach] = {}
+#: per (origin, piece): (target, target bit, the minimal sets of fields passed or None when
+#: a path is never blocked, the quiet move, the capture) for every destination on an empty
+#: board, and whether no castle is reached or left from there; built on demand and kept
+#: (a Move is an immutable value: one object serves every position)
+_REACH: dict[tuple[int, Piece], tuple[_Reach, bool]] = {}
 
 
 #: per kind: the fields, not castles, from which it cannot reach a castle on any board
@@ -259,17 +260,18 @@ _AWAY_FROM_CASTLES: dict[str, frozenset[int]] = {
 _FLIGHTS: dict[tuple[int, str], tuple[tuple[int, ...], int]] = {}
 
 
-def _reach_of(origin: int, piece: Piece) -> _Reach:
+def _reach_of(origin: int, piece: Piece) -> tuple[_Reach, bool]:
     flyer = FLYER_DESTINATIONS.get(piece.kind)
     if flyer is not None:
         _FLIGHTS[(origin, piece.kind)] = (flyer[origin], sum(1 << t for t in flyer[origin]))
     paths = (tuple((t, None) for t in flyer[origin]) if flyer is not None
              else WALKER_PATHS[piece.kind][origin])
-    reach = _REACH[(origin, piece)] = tuple(
+    reach = tuple(
         (t, 1 << t, None if masks is None or 0 in masks else masks,  # a path never blocked
          Move("move", origin, t, piece, None, ()), Move("move", origin, t, piece, None, (t,)))
         for t, masks in paths)
-    return reach
+    kept = _REACH[(origin, piece)] = (reach, origin in _AWAY_FROM_CASTLES[piece.kind])
+    return kept
 
 
 # --- the game ---------------------------------------------------------------------------
@@ -409,7 +411,7 @@ class KaleidoChess(Game):
         cells_of: list[list[int]] = []  # every player's cells, once somebody goes out
         occupied = [c for c, p in enumerate(board) if p is not None]
         occ = sum(map(BITS.__getitem__, occupied))  # the bits are disjoint: the sum is the union
-        mine = [c for c in occupied if (p := board[c]).owner == mover and p.kind in kinds]
+        mine = [(c, p) for c in occupied if (p := board[c]).owner == mover and p.kind in kinds]
         ban = pos.state.get(BAN_KEYS[mover])
         if multi:
             held = [0] * self.players  # castles held per player
@@ -420,11 +422,10 @@ class KaleidoChess(Game):
         add = moves.append
         make_move = Move._make  # every field given: skips the keyword defaults
         new_tuple = tuple.__new__  # what Move._make does, without its length check
-        for origin in mine:
-            piece = board[origin]
-            reach = _REACH.get((origin, piece)) or _reach_of(origin, piece)
+        for origin, piece in mine:
+            reach, away = _REACH.get((origin, piece)) or _reach_of(origin, piece)
             banned = ban[1] if ban is not None and ban[0] == origin else -1  # §4.5
-            if banned < 0 and (not multi or origin in _AWAY_FROM_CASTLES[piece.kind]):
+            if banned < 0 and (away or not multi):
                 # no take-back ban, no castle left or entered: the plain moves
                 for _target, bit, masks, quiet, capture in reach:
                     if masks is not None:
