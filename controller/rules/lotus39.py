@@ -460,6 +460,7 @@ class Lotus39(Game):
         #: demand and kept (a Move is an immutable value: one object serves every position)
         self._move_cache: dict[tuple[Piece, int], dict[int, tuple[Move, Move]]] = {}
         self._single_way_cache: dict[tuple[Piece, int], tuple] = {}
+        self._listings: dict[tuple[Piece, int], tuple] = {}  # see _listing_of
         self._start_text = self._array_text()
         self.parse_position(self._start_text)  # validates the set-up data once
 
@@ -671,8 +672,7 @@ class Lotus39(Game):
         out: list[Move] = []
         king = -1
         enemy_kinds: set[str] = set()
-        pawn_cache = self._pawn_cache
-        single_way = self._single_way_cache
+        listings = self._listings
         add = out.append
         for c, p in enumerate(board):
             if p is None:
@@ -680,10 +680,10 @@ class Lotus39(Game):
             if p.owner != me:
                 enemy_kinds.add(p.kind)
                 continue
-            spec = PIECES[p.kind]
-            if spec.pawn:
-                forward, captures, back, in_place = (pawn_cache.get((p, c))
-                                                     or self._pawn_table_moves(p, c))
+            pawn, steps, rays, back, in_place = (listings.get((p, c))
+                                                 or self._listing_of(p, c))
+            if pawn:
+                forward, captures = steps, rays
                 for x, moves in forward:
                     if board[x] is None:
                         out.extend(moves)
@@ -691,15 +691,16 @@ class Lotus39(Game):
                     q = board[x]
                     if q is not None and q.owner != me:
                         out.extend(moves)
-                for x, moves in back:
-                    if board[x] is None:
-                        out.extend(moves)
-                out.extend(in_place)
+                if back:
+                    for x, moves in back:
+                        if board[x] is None:
+                            out.extend(moves)
+                if in_place:
+                    out.extend(in_place)
                 continue
-            if spec.royal:
+            if p.kind == "K":
                 king = c
-            if p.kind in SINGLE_WAY:  # every target is reached one way only
-                steps, rays = single_way.get((p, c)) or self._single_way(p, c)
+            if steps is not None:  # every target is reached one way only
                 for x, quiet, capture in steps:
                     q = board[x]
                     if q is None:
@@ -716,6 +717,7 @@ class Lotus39(Game):
                                 add(capture)
                             break
                 continue
+            spec = PIECES[p.kind]
             kept = self._move_cache.get((p, c))
             if kept is None:
                 kept = self._move_cache[(p, c)] = {}
@@ -759,6 +761,20 @@ class Lotus39(Game):
         if pos.reserves[me].get("N") and board[home] is None:
             out.append(Move("place", OFF_BOARD, home, Piece(me, "N")))
         return out, king, frozenset(enemy_kinds)
+
+    def _listing_of(self, p: Piece, c: int) -> tuple:
+        """How :meth:`_generate` lists ``p`` on ``c``, built once: ``(True, forward,
+        captures, back, in_place)`` for a pawn (:meth:`_pawn_table_moves`), ``(False, steps,
+        rays, None, None)`` for a :data:`SINGLE_WAY` kind (:meth:`_single_way`), else
+        ``(False, None, None, None, None)``."""
+        if PIECES[p.kind].pawn:
+            listing = (True, *self._pawn_table_moves(p, c))
+        elif p.kind in SINGLE_WAY:
+            listing = (False, *self._single_way(p, c), None, None)
+        else:
+            listing = (False, None, None, None, None)
+        self._listings[(p, c)] = listing
+        return listing
 
     def _single_way(self, p: Piece, c: int) -> tuple:
         """``(steps, rays)`` of a piece of a :data:`SINGLE_WAY` kind on ``c``: (target, quiet
