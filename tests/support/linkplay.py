@@ -1,0 +1,164 @@
+"""Linked boards as tests and the link benchmarks drive them: services on simulated boards
+linked through a real broker (optionally each through a :class:`FaultProxy`), playing a
+game ply by ply — the mover's board makes the move, every other board shows it and the
+person there makes it — and the check that both journals hold the same plies.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from controller.config import Config
+from controller.journal import Journal
+from controller.rules.core import Game, Move, Position
+from controller.service import BoardService
+from tests.support.service import play, set_up
+
+
+def linked_service(folder: Path, name: str, port: int, *, layout: str | None = None,
+                   fast_reconnect: bool = True) -> BoardService:
+    """A board service named ``name`` in the club ``test``, its journal in ``folder/name``.
+    ``fast_reconnect``: paho's back-off from 50 ms (not 1 s) so that a test with many
+    cut connections spends its time on faults, not on waiting."""
+    config = Config()
+    config.journal.path = str(folder / name / "journal")
+    config.sensing.settle_ms = 50.0
+    config.sensing.debounce_ms = 5.0
+    if layout is not None:
+        config.board.layout = layout
+    config.link.broker = "127.0.0.1"
+    config.link.port = port
+    config.link.board = name
+    config.link.club = "test"
+    svc = BoardService(config)
+    if fast_reconnect:
+        assert svc.remote is not None
+        svc.remote.mqtt.client.reconnect_delay_set(0.05, 0.5)
+    return svc
+
+
+def until(condition: Callable[[], bool], services: Sequence[BoardService],
+          timeout: float = 20.0) -> None:
+    """Run the services' loops until ``condition`` holds (a failure names every
+    service's phase, message and link)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out; states: " + ", ".join(
+                f"{s.interaction.phase}: {s.interaction.message!r} {s.link_json()}"
+                for s in services))
+        for s in services:
+            s.step(0.02)
+        time.sleep(0.002)
+
+
+def finishing_move(game: Game, pos: Position, rng: random.Random) -> Move:
+    """A seeded player that ends games soon: a move that ends the game, else often a
+    capture, else any legal move.  Moves handing an off-board token over with them (the
+    Lùotuoqí Cube) are left out while another move exists: the board commits the move and
+    then amends it with the hand-over, and the link does not carry an amended ply yet."""
+    moves = game.legal_moves(pos)
+    moves = [m for m in moves if not m.token] or moves
+    captures = [m for m in moves if m.captures]
+    for move in captures or moves:
+        pos.push(move, record=False)
+        try:
+            if game.outcome(pos) is not None:
+                return move
+        finally:
+            pos.pop()
+    if captures and rng.random() < 0.8:
+        return rng.choice(captures)
+    return rng.choice(moves)
+
+
+def short_game(game: Game, seed: int, limit: int) -> list[str]:
+    """The move texts of the first seeded game (from ``seed`` on) that ends within
+    ``limit`` plies — pure rules, so finding it costs milliseconds."""
+    for s in range(seed, seed + 200):
+        rng = random.Random(s)
+        pos = game.start()
+        texts: list[str] = []
+        while game.outcome(pos) is None and len(texts) < limit:
+            move = finishing_move(game, pos, rng)
+            texts.append(game.move_text(pos, move))
+            pos.push(move)
+        if game.outcome(pos) is not None:
+            return texts
+    raise AssertionError(f"no {game.name} game of at most {limit} plies from seed {seed}")
+
+
+class LinkedBoards:
+    """Services by board name, one linked game at a time between them."""
+
+    def __init__(self, services: dict[str, BoardService]) -> None:
+        self.services = services
+        self.all = list(services.values())
+        self.expected: list[str] = []  # the plies made, as the mover's board showed them
+
+    def wait(self, condition: Callable[[], bool], timeout: float = 20.0) -> None:
+        until(condition, self.all, timeout)
+
+    def connected(self) -> None:
+        self.wait(lambda: all(s.remote is not None and s.remote.connected for s in self.all))
+
+    def start(self, host: str, game: str, options: dict | None = None,
+              remote: dict[int, str] | None = None) -> str:
+        """``host`` starts ``game`` with ``remote`` seats on the other boards; every board
+        joins and verifies its set-up.  The link's game id."""
+        svc = self.services[host]
+        svc.new_game(game, dict(options or {}), remote=remote)
+        link_id = svc.link_json()["game_id"]
+        self.wait(lambda: all(s.link_json()["game_id"] == link_id for s in self.all))
+        for s in self.all:
+            set_up(s)
+        self.expected = []
+        return link_id
+
+    def mover(self) -> BoardService:
+        any_svc = self.all[0]
+        seat = any_svc.game.ply_mover(any_svc.position)
+        assert any_svc.remote is not None and any_svc.remote.game is not None
+        return self.services[any_svc.remote.game.start.seats[seat]]
+
+    def ply(self, text: str, timeout: float = 20.0) -> None:
+        """The mover's board makes ``text``; every other board shows it and its person
+        makes it there."""
+        here = self.mover()
+        n = len(here.plies) + 1
+        play(here, text)
+        for there in self.all:
+            if there is here:
+                continue
+            self.wait(lambda t=there: t.interaction.phase == "execute"
+                      or t.link_problem is not None, timeout)
+            assert there.link_problem is None, there.link_problem
+            play(there, text)
+            self.wait(lambda t=there: len(t.plies) == n, timeout)
+        self.expected.append(text)
+
+    def random_ply(self, rng: random.Random) -> None:
+        here = self.mover()
+        game, pos = here.game, here.position
+        self.ply(game.move_text(pos, finishing_move(game, pos, rng)))
+
+    def check_agreement(self, link_id: str) -> None:
+        """Both boards and both journals hold exactly the plies made (none lost, none
+        doubled), nobody stopped for a disagreement."""
+        for s in self.all:
+            assert s.link_problem is None, s.link_problem
+            assert [t for _, t in s.plies] == self.expected
+            records = [r for r in Journal(Path(s.config.journal.path)).games()
+                       if r.link and r.link["game_id"] == link_id]
+            assert len(records) == 1
+            assert len(records[0].moves) == len(self.expected)
+        moves = {tuple(r.moves) for s in self.all for r in Journal(
+            Path(s.config.journal.path)).games() if r.link and r.link["game_id"] == link_id}
+        assert len(moves) == 1, moves
+
+    def close(self) -> None:
+        for s in self.all:
+            s.close()

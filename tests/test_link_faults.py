@@ -1,0 +1,107 @@
+"""Linked boards through faults: a proxy between each board and the real Mosquitto cuts
+connections, delays, duplicates and reorders MQTT packets, and the broker is stopped and
+restarted mid-game — no move lost, doubled or forked (benchmarks/link_faults.py runs the
+same for 1,000+ faults; figures in docs/reliability.md)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from controller.link.client import BrokerSettings, MqttLink
+from controller.link.messages import MoveMessage, game_topic
+from tests.support.faultproxy import FaultProxy, Faults, packet_length, redelivery
+from tests.support.linkplay import LinkedBoards, linked_service
+
+#: the CI run's mix: a few hundred faults in well under 30 s
+FAULTS = Faults(drop=0.01, duplicate=0.25, delay=0.15, reorder=0.2)
+
+
+def test_packets_are_cut_at_their_mqtt_boundaries():
+    small = bytes([0x32, 3, 0, 1, 0x61])  # PUBLISH QoS 1, remaining length 3
+    assert packet_length(small) == 5 and packet_length(small[:4]) is None
+    big = bytes([0x30, 0xC1, 0x02]) + bytes(321)  # remaining length 0x41 + 2 * 128
+    assert packet_length(big) == 3 + 321 and packet_length(big[:100]) is None
+    assert packet_length(b"\x30") is None
+    assert redelivery(small)[0] == 0x3A and redelivery(small)[1:] == small[1:]
+
+
+def _connected(*links: MqttLink) -> None:
+    deadline = time.monotonic() + 10
+    while not all(link.connected for link in links):
+        assert time.monotonic() < deadline, "not connected"
+        time.sleep(0.01)
+
+
+def test_the_proxy_keeps_the_stream_valid_and_delivers_every_message(broker):
+    """Through duplicates, reordering and delays on both sides every message arrives at
+    least once, none is mangled (a mangled one would be refused as a problem), and the
+    faults were really injected."""
+    faults = Faults(duplicate=0.3, delay=0.2, reorder=0.3)
+    proxies = [FaultProxy(broker.port, faults, seed) for seed in (1, 2)]
+    sender, receiver = (MqttLink(BrokerSettings(port=p.port, club="test", board=name))
+                        for p, name in zip(proxies, ("tx", "rx"), strict=True))
+    topic = game_topic("test", "g1", "moves")
+    try:
+        _connected(sender, receiver)
+        receiver.subscribe(topic)
+        deadline = time.monotonic() + 10
+        got: list[int] = []
+        while not got:  # the first ply again until the subscription is in place
+            assert time.monotonic() < deadline, "the subscription never took"
+            sender.publish(topic, MoveMessage("g1", 1, 0, "m1", "d"))
+            time.sleep(0.05)
+            got += [m.ply for _, m in receiver.receive()]
+        sent = 150
+        for ply in range(2, sent + 1):
+            sender.publish(topic, MoveMessage("g1", ply, 0, f"m{ply}", "d"))
+        while set(got) != set(range(1, sent + 1)):
+            assert time.monotonic() < deadline, sorted(set(range(1, sent + 1)) - set(got))
+            got += [m.ply for _, m in receiver.receive()]
+            time.sleep(0.01)
+        assert receiver.problems == [] and sender.problems == []
+        counts = proxies[0].counts + proxies[1].counts
+        assert counts["duplicate"] > 20 and counts["reorder"] > 20 and counts["delay"] > 20
+        assert len(got) > sent  # duplicates reached the board: the link must ignore them
+    finally:
+        for link in (sender, receiver):
+            link.close()
+        for p in proxies:
+            p.close()
+
+
+def test_two_boards_play_through_hundreds_of_faults(tmp_path, broker):
+    """Random Lùotuoqí games through a faulty proxy per board, the connections also cut
+    now and then and the broker restarted mid-game: both boards and both journals hold
+    exactly the plies made, in order; neither stops for a disagreement."""
+    proxies = {name: FaultProxy(broker.port, FAULTS, seed) for seed, name
+               in enumerate(("alpha", "beta"), start=11)}
+    boards = LinkedBoards({name: linked_service(tmp_path, name, p.port)
+                           for name, p in proxies.items()})
+    rng = random.Random(19)
+    restarts = cuts = plies = 0
+    try:
+        boards.connected()
+        for p in proxies.values():
+            p.active = True
+        games = 0
+        while sum(p.total for p in proxies.values()) + restarts < 300:
+            link_id = boards.start("alpha" if games % 2 == 0 else "beta", "luotuoqi",
+                                   remote={1: "beta"} if games % 2 == 0 else {1: "alpha"})
+            games += 1
+            while boards.all[0].outcome is None and len(boards.expected) < 60:
+                boards.random_ply(rng)
+                plies += 1
+                if plies % 25 == 0:
+                    broker.stop()
+                    broker.start()
+                    restarts += 1
+                elif plies % 7 == 0:
+                    cuts += proxies[rng.choice(["alpha", "beta"])].cut()
+            boards.check_agreement(link_id)
+        counts = proxies["alpha"].counts + proxies["beta"].counts
+        assert restarts >= 2 and counts["drop"] >= 10 and counts["duplicate"] >= 30
+    finally:
+        boards.close()
+        for p in proxies.values():
+            p.close()
