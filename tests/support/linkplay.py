@@ -19,7 +19,7 @@ from tests.support.service import play, set_up
 
 
 def linked_service(folder: Path, name: str, port: int, *, layout: str | None = None,
-                   fast_reconnect: bool = True) -> BoardService:
+                   game: str | None = None, fast_reconnect: bool = True) -> BoardService:
     """A board service named ``name`` in the club ``test``, its journal in ``folder/name``.
     ``fast_reconnect``: paho's back-off from 50 ms (not 1 s) so that a test with many
     cut connections spends its time on faults, not on waiting."""
@@ -29,6 +29,8 @@ def linked_service(folder: Path, name: str, port: int, *, layout: str | None = N
     config.sensing.debounce_ms = 5.0
     if layout is not None:
         config.board.layout = layout
+    if game is not None:
+        config.board.game = game
     config.link.broker = "127.0.0.1"
     config.link.port = port
     config.link.board = name
@@ -56,28 +58,33 @@ def until(condition: Callable[[], bool], services: Sequence[BoardService],
 
 
 def finishing_move(game: Game, pos: Position, rng: random.Random) -> Move:
-    """A seeded player that ends games soon: a move that ends the game, else often a
-    capture, else any legal move.  Moves handing an off-board token over with them (the
-    Lùotuoqí Cube) are left out while another move exists: the board commits the move and
-    then amends it with the hand-over, and the link does not carry an amended ply yet."""
+    """A seeded player that ends games soon: a move that wins at once (tried among the
+    captures and a sample of the rest), else often a capture, else any legal move.  Moves
+    handing an off-board token over with them (the Lùotuoqí Cube) are left out while
+    another move exists: the board commits the move and then amends it with the
+    hand-over, and the link does not carry an amended ply yet."""
     moves = game.legal_moves(pos)
     moves = [m for m in moves if not m.token] or moves
     captures = [m for m in moves if m.captures]
-    for move in captures or moves:
+    quiet = [m for m in moves if not m.captures]
+    mover = game.ply_mover(pos)
+    for move in captures + rng.sample(quiet, min(len(quiet), 30)):
         pos.push(move, record=False)
         try:
-            if game.outcome(pos) is not None:
-                return move
+            outcome = game.outcome(pos)
         finally:
             pos.pop()
+        if outcome is not None and mover in outcome.winners:
+            return move
     if captures and rng.random() < 0.8:
         return rng.choice(captures)
     return rng.choice(moves)
 
 
-def short_game(game: Game, seed: int, limit: int) -> list[str]:
+def short_game(game: Game, seed: int, limit: int, least: int = 4) -> list[str]:
     """The move texts of the first seeded game (from ``seed`` on) that ends within
-    ``limit`` plies — pure rules, so finding it costs milliseconds."""
+    ``least``..``limit`` plies — pure rules, so finding it costs little (a test names a
+    seed that works at once)."""
     for s in range(seed, seed + 200):
         rng = random.Random(s)
         pos = game.start()
@@ -86,9 +93,9 @@ def short_game(game: Game, seed: int, limit: int) -> list[str]:
             move = finishing_move(game, pos, rng)
             texts.append(game.move_text(pos, move))
             pos.push(move)
-        if game.outcome(pos) is not None:
+        if game.outcome(pos) is not None and len(texts) >= least:
             return texts
-    raise AssertionError(f"no {game.name} game of at most {limit} plies from seed {seed}")
+    raise AssertionError(f"no {game.name} game of {least}..{limit} plies from seed {seed}")
 
 
 class LinkedBoards:
