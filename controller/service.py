@@ -350,7 +350,8 @@ class BoardService:
         if record.link and self.remote is not None:
             session.link = Start(record.link["game_id"], record.game, dict(record.options),
                                  record.setup, tuple(record.link["seats"]), record.clock or "")
-            self.remote.attach(session.link, _link_plies(game, record.setup, pos))
+            self.remote.attach(session.link, _link_plies(game, record.setup, pos),
+                               _link_movers(game, record.setup, pos))
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
                              "dropped": record.damage}
@@ -1213,6 +1214,17 @@ def _link_plies(game: Game, setup: str, pos: Position) -> list[tuple[str, str]]:
         text = game.long_move_text(replay, move)
         replay.push(move)
         out.append((text, position_digest(game.position_text(replay))))
+    return out
+
+
+def _link_movers(game: Game, setup: str, pos: Position) -> list[int]:
+    """The seat that made each ply of ``pos`` (a resumed linked game's retained state
+    names them, as the boards' move messages did)."""
+    replay = game.parse_position(setup)
+    out = []
+    for move in pos.moves:
+        out.append(game.ply_mover(replay))
+        replay.push(move)
     return out
 
 

@@ -11,7 +11,8 @@ import time
 from controller.link.client import BrokerSettings, MqttLink
 from controller.link.messages import MoveMessage, game_topic
 from tests.support.faultproxy import FaultProxy, Faults, packet_length, redelivery
-from tests.support.linkplay import LinkedBoards, linked_service
+from tests.support.linkplay import LinkedBoards, cut_network, linked_service, power_cut
+from tests.support.service import play, set_up
 
 #: the CI run's mix: a few hundred faults in well under 30 s
 FAULTS = Faults(drop=0.01, duplicate=0.25, delay=0.15, reorder=0.2)
@@ -105,3 +106,45 @@ def test_two_boards_play_through_hundreds_of_faults(tmp_path, broker):
         boards.close()
         for p in proxies.values():
             p.close()
+
+
+def test_a_board_that_loses_power_resumes_from_its_journal_and_both_agree(tmp_path, broker):
+    """alpha's move is journalled but the power goes before it leaves the board: on
+    restart alpha resumes from its journal and says its state again, so beta gets the
+    move; then beta loses power while alpha moves, and on restart takes the move from
+    its persistent session.  Both journals end with the same plies."""
+    names = ("alpha", "beta")
+    boards = LinkedBoards({n: linked_service(tmp_path, n, broker.port) for n in names})
+    try:
+        boards.connected()
+        link_id = boards.start("alpha", "luotuoqi", remote={1: "beta"})
+        for text in ("Mb1-c3", "Eb7-a6"):
+            boards.ply(text)
+        alpha = boards.services["alpha"]
+        cut_network(alpha)
+        play(alpha, "Ec2-d3")  # journalled; the message never leaves this board
+        power_cut(alpha)
+        alpha = linked_service(tmp_path, "alpha", broker.port)
+        assert [t for _, t in alpha.plies] == ["Mb1-c3", "Eb7-a6", "Ec2-d3"]
+        boards = LinkedBoards({"alpha": alpha, "beta": boards.services["beta"]})
+        boards.expected = ["Mb1-c3", "Eb7-a6"]
+        set_up(alpha)
+        beta = boards.services["beta"]
+        boards.wait(lambda: beta.interaction.phase == "execute")
+        play(beta, "Ec2-d3")
+        boards.expected.append("Ec2-d3")
+        boards.ply("Mg8-f6")
+        power_cut(beta)
+        play(alpha, "Mg1-f3")  # beta is off: the broker keeps the move for its session
+        beta = linked_service(tmp_path, "beta", broker.port)
+        boards = LinkedBoards({"alpha": alpha, "beta": beta})
+        boards.expected = ["Mb1-c3", "Eb7-a6", "Ec2-d3", "Mg8-f6"]
+        beta.sim_action({"action": "arrange"})
+        boards.wait(lambda: beta.interaction.phase == "execute")
+        play(beta, "Mg1-f3")
+        boards.expected.append("Mg1-f3")
+        boards.wait(lambda: len(beta.plies) == 5)
+        boards.ply("Ea6-b5")
+        boards.check_agreement(link_id)
+    finally:
+        boards.close()

@@ -43,6 +43,7 @@ class Remote:
         self.mqtt = MqttLink(settings)
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
+        self._connections_seen = 0  # the link's connections when this board last spoke
         #: the club's games as their retained start and state messages tell (spectators)
         self.club: dict[str, dict[str, Any]] = {}
         self.mqtt.subscribe(invitation_topic(settings.club, settings.board))
@@ -70,11 +71,13 @@ class Remote:
             self.mqtt.publish(invitation_topic(club, board), start, retain=True)
         return game
 
-    def attach(self, start: Start, plies: list[tuple[str, str]]) -> LinkedGame:
-        """Follow ``start``'s topics with the plies this board holds (a join or a resume)."""
+    def attach(self, start: Start, plies: list[tuple[str, str]],
+               movers: list[int] | None = None) -> LinkedGame:
+        """Follow ``start``'s topics with the plies this board holds (a join or a resume;
+        ``movers``: the seat of each ply)."""
         self.detach()
         self._declined.add(start.game_id)
-        self.game = LinkedGame(start, self.board, list(plies))
+        self.game = LinkedGame(start, self.board, list(plies), list(movers or []))
         for kind in ("moves", "state"):
             self.mqtt.subscribe(game_topic(self.settings.club, start.game_id, kind))
         return self.game
@@ -117,6 +120,9 @@ class Remote:
     def poll(self) -> list[Invitation | Action]:
         """What arrived, in order: invitations to join and the linked game's actions."""
         out: list[Invitation | Action] = []
+        if self.mqtt.connections != self._connections_seen:
+            self._connections_seen = self.mqtt.connections
+            self._speak_again()
         for topic, message in self.mqtt.receive():
             self._follow_club(topic, message)
             if isinstance(message, Start) and topic.endswith("/invitation"):
@@ -129,6 +135,18 @@ class Remote:
         if self.game is not None and self.game.showing is None:
             out.extend(self.game.next_early())
         return out
+
+    def _speak_again(self) -> None:
+        """(Re)connected — after a power cut, a dropped network, a broker restarted
+        without its saved messages: when this board made the last ply, its retained state
+        goes out again, so a move journalled here that never reached the broker (the
+        power went first) still reaches the other board; a duplicate changes nothing."""
+        game = self.game
+        if game is None or not game.plies or game.stopped:
+            return
+        _, seats, _ = game.history()
+        if seats[-1] in game.local_seats:
+            self._publish_state()
 
     def _follow_club(self, topic: str, message: Any) -> None:
         """Keep the club's games for the spectators' page: who plays, the moves, the end."""

@@ -6,7 +6,9 @@ person there makes it — and the check that both journals hold the same plies.
 
 from __future__ import annotations
 
+import contextlib
 import random
+import socket
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -169,3 +171,25 @@ class LinkedBoards:
     def close(self) -> None:
         for s in self.all:
             s.close()
+
+
+def cut_network(svc: BoardService) -> None:
+    """The board's network goes dead at once: paho's thread stops, its socket is shut
+    without a goodbye (the broker publishes the board's last will); what the board
+    publishes from now on stays in this process's memory."""
+    assert svc.remote is not None
+    client = svc.remote.mqtt.client
+    sock = client.socket()
+    client.loop_stop()
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def power_cut(svc: BoardService) -> None:
+    """The power goes: the network with it (:func:`cut_network`), nothing more is written
+    (the journal keeps what was fsynced, as every record is), no goodbye anywhere."""
+    cut_network(svc)
+    for part in (svc.opponent, svc.coach, svc.sensing, svc.session.writer):
+        with contextlib.suppress(Exception):
+            part.close()
