@@ -86,18 +86,18 @@ def test_two_boards_play_through_hundreds_of_faults(tmp_path, broker):
         for p in proxies.values():
             p.active = True
         games = 0
-        while sum(p.total for p in proxies.values()) + restarts < 300:
+        while sum(p.total for p in proxies.values()) + restarts < 300 or restarts < 2:
             link_id = boards.start("alpha" if games % 2 == 0 else "beta", "luotuoqi",
                                    remote={1: "beta"} if games % 2 == 0 else {1: "alpha"})
             games += 1
             while boards.all[0].outcome is None and len(boards.expected) < 60:
                 boards.random_ply(rng)
                 plies += 1
-                if plies % 25 == 0:
+                if plies % 15 == 0:
                     broker.stop()
                     broker.start()
                     restarts += 1
-                elif plies % 7 == 0:
+                elif plies % 5 == 0:
                     cuts += proxies[rng.choice(["alpha", "beta"])].cut()
             boards.check_agreement(link_id)
         counts = proxies["alpha"].counts + proxies["beta"].counts
