@@ -53,7 +53,14 @@ from controller.leds.drivers import open_leds
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
 from controller.link.client import BrokerSettings
-from controller.link.game import Disagree, Show, TakeBack
+from controller.link.game import (
+    Disagree,
+    Show,
+    TakeBack,
+    TakebackAsked,
+    TakebackSettled,
+    Withdrawn,
+)
 from controller.link.messages import LinkError, Start, check_name, position_digest
 from controller.link.remote import Invitation, Remote
 from controller.opponent import Computer, Opponent
@@ -255,6 +262,8 @@ class BoardService:
         self._link_pending: Show | None = None  # a remote move waiting for the board
         #: why a linked game stopped (the boards disagree), shown on the page
         self.link_problem: str | None = None
+        #: a takeback asked or answered between the linked boards, shown on the page
+        self.link_notice: str | None = None
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
@@ -495,6 +504,13 @@ class BoardService:
             s.game_clock.switch(s.game.ply_mover(self.position), self.clock())
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
             s.ended = False
+        if s.link is not None and self.remote is not None:  # the other boards must agree
+            self._link_pending = None
+            self.remote.took_back(len(moves))
+            asking = self.remote.game is not None and self.remote.game.asked is not None
+            self.link_notice = ("takeback asked: waiting for the other board to agree"
+                                if asking else "takeback agreed")
+            self._link_away()
         log.info("takeback", extra={"game_id": s.game_id, "plies": len(moves)})
         self._changed()
 
@@ -654,7 +670,7 @@ class BoardService:
         """The link for the page: connection, the linked game's seats, a stop."""
         if self.remote is None:
             return None
-        return dict(self.remote.status(), problem=self.link_problem)
+        return dict(self.remote.status(), problem=self.link_problem, notice=self.link_notice)
 
     def clock_json(self) -> dict[str, Any] | None:
         """The seats' clocks for the page (None without a clock)."""
@@ -743,6 +759,22 @@ class BoardService:
                 self._link_pending = event
             elif isinstance(event, Disagree):
                 self._link_stop(event.reason)
+            elif isinstance(event, TakebackAsked):
+                self.link_notice = (f"the other board took moves back: take them back here "
+                                    f"too (to {event.ply} plies) to agree, or play on")
+                self._changed()
+            elif isinstance(event, Withdrawn):
+                self._link_pending = None
+                if self.board is not None:
+                    self.board.cancel_execute()
+                self.link_notice = "the other board took its move back"
+                self._changed()
+            elif isinstance(event, TakebackSettled):
+                self.link_notice = ("takeback agreed" if event.accepted else
+                                    "the other board declined the takeback: make the moves "
+                                    "shown again")
+                self._link_away()
+                self._changed()
             elif isinstance(event, TakeBack):
                 self._link_stop("the other board took moves back; linked games cannot "
                                 "take moves back yet — start a new game")
@@ -761,6 +793,24 @@ class BoardService:
             return
         log.info("remote move", extra={"game_id": s.game_id, "ply": show.ply,
                                        "move": show.move})
+        self._changed()
+
+    def _link_away(self) -> None:
+        """The players whose moves are not made on this board: the other boards' — and
+        every player while this board's takeback waits for their answer."""
+        link, board = self.session.link, self.board
+        if link is None or self.remote is None or board is None:
+            return
+        asking = self.remote.game is not None and self.remote.game.asked is not None
+        board.set_away(frozenset(i for i, b in enumerate(link.seats)
+                                 if asking or b != self.remote.board))
+
+    @_page_request
+    def decline_takeback(self) -> None:
+        """The page's answer to the other board's takeback request: no."""
+        if self.remote is None or not self.remote.decline_takeback():
+            raise ServiceError("no takeback is asked")
+        self.link_notice = None
         self._changed()
 
     def _join(self, start: Start) -> None:
@@ -1115,7 +1165,7 @@ class BoardService:
         self.coach.cancel()
         self.advice = {}
         self._link_pending = None
-        self.link_problem = None
+        self.link_problem = self.link_notice = None
         if self.remote is not None:
             self.remote.detach()
         self._start(name, options, setup, game, link or invite)

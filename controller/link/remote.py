@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.link.client import BrokerSettings, MqttLink
-from controller.link.game import Action, LinkedGame
+from controller.link.game import Action, LinkedGame, Withdrawn
 from controller.link.messages import (
     MoveMessage,
     Start,
     State,
     Takeback,
+    TakebackAnswer,
+    TakebackRequest,
     game_topic,
     invitation_topic,
 )
@@ -94,7 +96,14 @@ class Remote:
         game = self.game
         if game is None:
             return
+        shown = game.showing
+        if shown is not None and (shown.move, shown.digest) == (move, digest):
+            game.remote_made(move, digest)  # shown here: a remote move, or one made again
+            return
         if seat in game.local_seats:
+            answer = game.decline()  # a move made here says no to a takeback asked
+            if answer is not None:
+                self._send(answer)
             message = game.local_move(seat, move, digest)
             self.mqtt.publish(game_topic(self.settings.club, game.game_id, "moves"), message)
             self._publish_state()
@@ -107,8 +116,34 @@ class Remote:
         moves, seats, digests = game.history()
         digest = digests[-1] if digests else ""
         self.mqtt.publish(game_topic(self.settings.club, game.game_id, "state"),
-                          State(game.game_id, moves, digest, result, reason, seats, digests),
+                          State(game.game_id, moves, digest, result, reason, seats, digests,
+                                epoch=game.epoch),
                           retain=True)
+
+    def _send(self, message: TakebackRequest | TakebackAnswer) -> None:
+        """Takeback messages go on the moves topic: in order with the moves around them."""
+        assert self.game is not None
+        self.mqtt.publish(game_topic(self.settings.club, self.game.game_id, "moves"), message)
+
+    def took_back(self, plies: int) -> None:
+        """``plies`` plies were taken back on this board: ask the other boards (or accept
+        what they asked)."""
+        game = self.game
+        if game is None:
+            return
+        message = game.took_back(plies, min(game.local_seats, default=0))
+        if message is None:
+            return
+        self._send(message)
+        if isinstance(message, TakebackAnswer):
+            self._publish_state()
+
+    def decline_takeback(self) -> bool:
+        """Say no to the other board's takeback request (False: none is asked)."""
+        answer = self.game.decline() if self.game is not None else None
+        if answer is not None:
+            self._send(answer)
+        return answer is not None
 
     def ended(self, result: str, reason: str) -> None:
         """The game ended here: the retained state says how (for the club's page)."""
@@ -130,8 +165,15 @@ class Remote:
                         and self.board in message.seats):
                     self._declined.add(message.game_id)
                     out.append(Invitation(message))
-            elif isinstance(message, (MoveMessage, Takeback, State)) and self.game is not None:
-                out.extend(self.game.receive(message))
+            elif (isinstance(message, (MoveMessage, Takeback, State, TakebackRequest,
+                                       TakebackAnswer)) and self.game is not None):
+                actions = self.game.receive(message)
+                for action in actions:
+                    if isinstance(action, Withdrawn):  # agreed at once
+                        self._send(TakebackAnswer(self.game.game_id, action.ply, True,
+                                                  self.game.epoch))
+                        self._publish_state()
+                out.extend(actions)
         if self.game is not None and self.game.showing is None:
             out.extend(self.game.next_early())
         return out
@@ -177,6 +219,9 @@ class Remote:
                 "game_id": game.game_id if game else None,
                 "seats": list(game.start.seats) if game else None,
                 "stopped": game.stopped if game else None,
+                "takeback": ({"asked": game.asked, "offered": game.offered}
+                             if game and (game.asked is not None or game.offered is not None)
+                             else None),
                 "problems": list(self.mqtt.problems[-3:])}
 
     def close(self) -> None:
