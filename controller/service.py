@@ -806,6 +806,38 @@ class BoardService:
                                  if asking or b != self.remote.board))
 
     @_page_request
+    def link_resync(self) -> None:
+        """After the linked boards disagreed: take the other board's moves.  This board
+        keeps the plies both hold alike, takes back the rest (journalled; the board asks
+        for the earlier position to be set up) and then shows the other board's later
+        plies to be made here."""
+        s = self.session
+        if self.remote is None or self.link_problem is None or s.link is None:
+            raise ServiceError("the linked game has not stopped: nothing to resync")
+        stand = self.remote.resync()
+        if stand is None:
+            raise ServiceError("nothing heard from the other board yet: wait for it")
+        extra = len(s.plies) - stand
+        if extra > 0:
+            self._write(s.writer.takeback, extra)
+            del s.plies[stand:]
+            s.ended = False
+            pos = self.position.copy()
+            for _ in range(extra):
+                pos.pop()
+            assert self.board is not None
+            self.board.load(pos)
+        elif self.board is not None:
+            self.board.resume()
+        self._link_pending = None
+        self.link_problem = None
+        self.link_notice = "resynchronised with the other board"
+        log.info("linked game resynchronised", extra={"game_id": s.game_id,
+                                                      "plies": stand, "taken_back": extra})
+        self._link_away()
+        self._changed()
+
+    @_page_request
     def decline_takeback(self) -> None:
         """The page's answer to the other board's takeback request: no."""
         if self.remote is None or not self.remote.decline_takeback():

@@ -148,3 +148,65 @@ def test_a_board_that_loses_power_resumes_from_its_journal_and_both_agree(tmp_pa
         boards.check_agreement(link_id)
     finally:
         boards.close()
+
+
+def test_boards_that_disagree_stop_with_one_line_and_resync_on_request(tmp_path, broker):
+    """alpha comes back from a power cut with an old copy of its journal (two plies
+    short, one of them its own): it must not play on from there.  The game stops on
+    alpha with one line naming the ply; the page's resync takes beta's plies — alpha's
+    board shows the missing plies, its own included, to be made there — and the game
+    goes on with both journals alike."""
+    import shutil
+
+    names = ("alpha", "beta")
+    boards = LinkedBoards({n: linked_service(tmp_path, n, broker.port) for n in names})
+    try:
+        boards.connected()
+        link_id = boards.start("alpha", "luotuoqi", remote={1: "beta"})
+        for text in ("Mb1-c3", "Eb7-a6"):
+            boards.ply(text)
+        journal = tmp_path / "alpha" / "journal"
+        shutil.copytree(journal, tmp_path / "old-journal")
+        for text in ("Ec2-d3", "Mg8-f6"):
+            boards.ply(text)
+        power_cut(boards.services["alpha"])
+        shutil.rmtree(journal)
+        shutil.copytree(tmp_path / "old-journal", journal)
+        alpha = linked_service(tmp_path, "alpha", broker.port)
+        beta = boards.services["beta"]
+        boards = LinkedBoards({"alpha": alpha, "beta": beta})
+        alpha.sim_action({"action": "arrange"})
+        boards.wait(lambda: alpha.link_problem is not None)
+        assert "disagree at ply 3" in alpha.link_problem and "\n" not in alpha.link_problem
+        assert alpha.link_json()["problem"] == alpha.link_problem
+        assert len(alpha.plies) == 2  # nothing played on from the old copy
+        alpha.link_resync()
+        assert alpha.link_problem is None
+        for text in ("Ec2-d3", "Mg8-f6"):
+            boards.wait(lambda: alpha.interaction.phase == "execute")
+            play(alpha, text)
+        boards.expected = ["Mb1-c3", "Eb7-a6", "Ec2-d3", "Mg8-f6"]
+        boards.ply("Ea2-b3")
+        assert beta.link_problem is None
+        boards.check_agreement(link_id)
+    finally:
+        boards.close()
+
+
+def test_a_resync_keeps_the_plies_both_hold_and_shows_the_other_boards_later_ones():
+    from controller.link.game import LinkedGame, Show
+    from controller.link.messages import Start, State
+
+    start = Start("g", "luotuoqi", {}, "setup", ("alpha", "beta"))
+    game = LinkedGame(start, "beta", [("m1", "d1"), ("m2", "d2"), ("x3", "e3")], [0, 1, 0])
+    game.stopped = "the linked boards disagree at ply 3"
+    theirs = State("g", ("m1", "m2", "m3", "m4"), "d4", None, None, (0, 1, 0, 1),
+                   ("d1", "d2", "d3", "d4"))
+    assert game.resync(theirs) == 2 and game.stopped is None
+    assert game.next_early() == [Show(3, "m3", "d3")]
+    game.remote_made("m3", "d3")
+    assert game.next_early() == [Show(4, "m4", "d4")]  # beta's own seat: made again here
+    game.remote_made("m4", "d4")
+    assert [m for m, _ in game.plies] == list(theirs.moves)
+    behind = State("g", ("m1",), "d1", None, None, (0,), ("d1",))
+    assert game.resync(behind) == 4 and game.undone == []  # theirs is behind: keep ours

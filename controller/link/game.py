@@ -167,6 +167,13 @@ class LinkedGame:
         if self.asked is not None and m.ply > held:
             self.early[m.ply] = m  # a takeback is asked: later plies wait for the answer
             return []
+        queued = ([(self.showing.move, self.showing.digest)] if self.showing else []) + [
+            (move, digest) for move, digest, _ in self.undone]
+        if held < m.ply <= held + len(queued):  # shown, or to be made again here
+            there = queued[m.ply - held - 1]
+            if there != (m.move, m.digest):
+                return [self._disagree(m.ply, there[0], m.move)]
+            return []
         if m.ply <= held:
             if self.plies[m.ply - 1] != (m.move, m.digest):
                 return [self._disagree(m.ply, self.plies[m.ply - 1][0], m.move)]
@@ -282,3 +289,31 @@ class LinkedGame:
             return []
         self.asked = None  # declined: the plies taken back are made again
         return [TakebackSettled(m.ply, False)]
+
+    # -- resync after a disagreement (docs/link.md) --------------------------------------
+    def resync(self, theirs: State) -> int:
+        """Take the other board's plies (its retained ``state``) after a disagreement:
+        this board keeps the plies both hold alike and shows every later ply of theirs to
+        be made here — its own seats' included.  When theirs are a beginning of this
+        board's, this board keeps its own (the other catches up from its state).  How
+        many plies stand here now (the rest are to be taken back)."""
+        held = [m for m, _ in self.plies]
+        same = 0
+        while (same < min(len(held), len(theirs.moves))
+               and held[same] == theirs.moves[same]):
+            same += 1
+        self.stopped = None
+        self.showing = None
+        self.early.clear()
+        self.asked = self.offered = None
+        self.epoch = theirs.epoch
+        if same == len(theirs.moves):  # theirs is a beginning of ours
+            self.undone = []
+            return len(self.plies)
+        del self.plies[same:]
+        del self.movers[same:]
+        seats = theirs.seats or (-1,) * len(theirs.moves)
+        digests = theirs.digests or ("",) * len(theirs.moves)
+        self.undone = [(theirs.moves[k], digests[k], seats[k])
+                       for k in range(same, len(theirs.moves))]
+        return same

@@ -46,6 +46,8 @@ class Remote:
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
         self._connections_seen = 0  # the link's connections when this board last spoke
+        #: the linked game's latest retained state said by another board (a resync's)
+        self.others_state: State | None = None
         #: the club's games as their retained start and state messages tell (spectators)
         self.club: dict[str, dict[str, Any]] = {}
         self.mqtt.subscribe(invitation_topic(settings.club, settings.board))
@@ -80,6 +82,7 @@ class Remote:
         self.detach()
         self._declined.add(start.game_id)
         self.game = LinkedGame(start, self.board, list(plies), list(movers or []))
+        self.others_state = None
         for kind in ("moves", "state"):
             self.mqtt.subscribe(game_topic(self.settings.club, start.game_id, kind))
         return self.game
@@ -138,6 +141,17 @@ class Remote:
         if isinstance(message, TakebackAnswer):
             self._publish_state()
 
+    def resync(self) -> int | None:
+        """After a disagreement: take the other board's plies (:meth:`LinkedGame.resync`);
+        how many plies of this board stand (None: nothing heard from the other board)."""
+        game, theirs = self.game, self.others_state
+        if game is None or theirs is None:
+            return None
+        stand = game.resync(theirs)
+        if not game.undone:
+            self._publish_state()  # theirs is behind: it catches up from this state
+        return stand
+
     def decline_takeback(self) -> bool:
         """Say no to the other board's takeback request (False: none is asked)."""
         answer = self.game.decline() if self.game is not None else None
@@ -167,6 +181,9 @@ class Remote:
                     out.append(Invitation(message))
             elif (isinstance(message, (MoveMessage, Takeback, State, TakebackRequest,
                                        TakebackAnswer)) and self.game is not None):
+                if (isinstance(message, State) and message.game_id == self.game.game_id
+                        and message.seats and message.seats[-1] in self.game.remote_seats):
+                    self.others_state = message
                 actions = self.game.receive(message)
                 for action in actions:
                     if isinstance(action, Withdrawn):  # agreed at once
