@@ -13,6 +13,7 @@ from controller.link.messages import MoveMessage, game_topic
 from tests.support.faultproxy import FaultProxy, Faults, packet_length, redelivery
 from tests.support.linkplay import LinkedBoards, cut_network, linked_service, power_cut
 from tests.support.service import play, set_up
+from tests.support.webtools import page_client
 
 #: the CI run's mix: a few hundred faults in well under 30 s
 FAULTS = Faults(drop=0.01, duplicate=0.25, delay=0.15, reorder=0.2)
@@ -180,7 +181,9 @@ def test_boards_that_disagree_stop_with_one_line_and_resync_on_request(tmp_path,
         assert "disagree at ply 3" in alpha.link_problem and "\n" not in alpha.link_problem
         assert alpha.link_json()["problem"] == alpha.link_problem
         assert len(alpha.plies) == 2  # nothing played on from the old copy
-        alpha.link_resync()
+        page = page_client(alpha)
+        assert page.post("/api/link", json={"action": "decline-takeback"}).status_code == 400
+        assert page.post("/api/link", json={"action": "resync"}).json()["ok"]
         assert alpha.link_problem is None
         for text in ("Ec2-d3", "Mg8-f6"):
             boards.wait(lambda: alpha.interaction.phase == "execute")

@@ -23,6 +23,7 @@ from controller.link.messages import (
 from controller.service import BoardService
 from tests.support.linkplay import LinkedBoards, linked_service
 from tests.support.service import play
+from tests.support.webtools import page_client
 
 START = Start("alpha-1", "luotuoqi", {}, "setup", ("alpha", "beta"))
 
@@ -145,7 +146,8 @@ def test_a_takeback_on_linked_boards_is_asked_and_agreed_or_declined(tmp_path, b
         _restore(beta, [("g8", "h6")])
         _took_back(boards, beta, 3)
         boards.wait(lambda: (alpha.link_json()["takeback"] or {}).get("offered") == 3)
-        alpha.decline_takeback()
+        assert page_client(alpha).post("/api/link",
+                                       json={"action": "decline-takeback"}).json()["ok"]
         boards.wait(lambda: beta.interaction.phase == "execute")
         assert "declined" in beta.link_json()["notice"]
         play(beta, "Mg8-h6")
