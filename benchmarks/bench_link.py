@@ -193,14 +193,19 @@ def main() -> None:
                     help="seconds a board takes to answer, on average (0: at once)")
     ap.add_argument("--processes", type=int, default=0,
                     help="processes the boards run in (0: one per 25 boards)")
+    ap.add_argument("--also-one-process", action="store_true",
+                    help="then the most boards again, all in one process (for comparison)")
     args = ap.parse_args()
     print(f"think {args.think:g} s per move on average, {args.seconds:g} s per run, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     print("| boards | processes | moves | moves/s | p50 ms | p99 ms | max ms | boards' CPU "
           "per board (ms/s) | broker CPU % | boards' RSS MiB (per board) |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n in args.boards:
-        r = run(n, args.seconds, args.think, processes=args.processes)
+    runs = [(n, args.processes) for n in args.boards]
+    if args.also_one_process:
+        runs.append((max(args.boards), 1))
+    for n, processes in runs:
+        r = run(n, args.seconds, args.think, processes=processes)
         print(f"| {r['boards']} | {r['processes']} | {r['moves']} | {r['moves_per_s']:.0f} | "
               f"{r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['max_ms']:.1f} | "
               f"{r['boards_cpu_per_board_ms_per_s']:.2f} | {r['broker_cpu_pct']:.1f} | "
