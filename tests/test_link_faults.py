@@ -213,3 +213,37 @@ def test_a_resync_keeps_the_plies_both_hold_and_shows_the_other_boards_later_one
     assert [m for m, _ in game.plies] == list(theirs.moves)
     behind = State("g", ("m1",), "d1", None, None, (0,), ("d1",))
     assert game.resync(behind) == 4 and game.undone == []  # theirs is behind: keep ours
+
+
+def test_the_cube_handed_over_after_a_linked_move_is_refused_not_forked(tmp_path, broker):
+    """In Lùotuoqí the Cube may be handed over just after a move (the board amends the
+    move).  On a linked board the move has gone out and the turn is the other board's:
+    the hand-over is refused like any move of the other side, the move stands as sent,
+    and the game goes on alike on both boards."""
+    from controller.web.simulator import move_actions
+
+    boards = LinkedBoards({n: linked_service(tmp_path, n, broker.port)
+                           for n in ("alpha", "beta")})
+    alpha, beta = boards.services["alpha"], boards.services["beta"]
+    try:
+        boards.connected()
+        link_id = boards.start("alpha", "luotuoqi", remote={1: "beta"})
+        boards.ply("Mb1-c3")
+        game, pos = beta.game, beta.position
+        for action in move_actions(game, pos, game.parse_move(pos, "Mb8-a6+cube"),
+                                   beta.layout):
+            beta.sim_action(action)
+            beta.step(0.03)
+        beta.step(0.2)
+        assert [t for _, t in beta.plies] == ["Mb1-c3", "Mb8-a6"]
+        assert "moves on the other board" in beta.interaction.message
+        boards.wait(lambda: alpha.interaction.phase == "execute")
+        play(alpha, "Mb8-a6")
+        boards.expected.append("Mb8-a6")
+        boards.wait(lambda: len(alpha.plies) == 2)
+        beta.sim_action({"action": "arrange"})  # the Cube back where it was
+        boards.wait(lambda: beta.interaction.phase == "turn")
+        boards.ply("Ec2-d3")
+        boards.check_agreement(link_id)
+    finally:
+        boards.close()

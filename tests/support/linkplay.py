@@ -64,7 +64,8 @@ def finishing_move(game: Game, pos: Position, rng: random.Random) -> Move:
     captures and a sample of the rest), else often a capture, else any legal move.  Moves
     handing an off-board token over with them (the Lùotuoqí Cube) are left out while
     another move exists: the board commits the move and then amends it with the
-    hand-over, and the link does not carry an amended ply yet."""
+    hand-over, which a linked board refuses (the move went out; the turn is the other
+    board's — tests/test_link_faults.py)."""
     moves = game.legal_moves(pos)
     moves = [m for m in moves if not m.token] or moves
     captures = [m for m in moves if m.captures]
