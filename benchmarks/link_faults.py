@@ -1,8 +1,9 @@
 """The linked boards' fault sweep: two board services play seeded random Lùotuoqí games
 through a real Mosquitto, each behind a fault proxy (tests/support/faultproxy.py) that
 cuts connections, delays, duplicates (DUP redeliveries) and reorders MQTT packets; the
-broker is stopped and restarted (cleanly, or killed with SIGKILL) and a board loses power
-mid-game now and then.  After every game both boards and both journals are compared with
+broker is stopped and restarted (cleanly, or killed with SIGKILL), a board loses power
+mid-game now and then, and now and then a move is taken back on one board and the other
+agrees or declines.  After every game both boards and both journals are compared with
 the plies made: lost, duplicated and forked plies are counted.
 
     python -m benchmarks.link_faults --faults 1000 [--seed 1] [--no-write]
@@ -32,6 +33,8 @@ FAULTS = Faults(drop=0.01, duplicate=0.25, delay=0.15, reorder=0.2)
 #: every so many plies: a broker restart (alternately clean and SIGKILL), a cut
 #: connection, a power cut of one board
 RESTART_EVERY, CUT_EVERY, POWER_CUT_EVERY = 15, 5, 40
+#: every so many plies a takeback of the last ply, alternately agreed and declined
+TAKEBACK_EVERY = 9
 
 
 def restart_broker(broker: Broker, kill: bool) -> None:
@@ -89,6 +92,10 @@ def run(target: int, seed: int, say=print) -> dict:
                         boards.wait(lambda s=svc: s.interaction.phase in ("turn", "execute"))
                     elif plies % CUT_EVERY == 0:
                         proxies[rng.choice(names)].cut()
+                    if plies % TAKEBACK_EVERY == 0:
+                        accept = (plies // TAKEBACK_EVERY) % 2 == 0
+                        if boards.take_back_last(accept):
+                            events["takeback " + ("agreed" if accept else "declined")] += 1
             except AssertionError as exc:  # a ply that never arrived, or a stop
                 stalls.append(f"game {games}, ply {len(boards.expected) + 1}: "
                               f"{str(exc).splitlines()[0][:300]}")
@@ -110,15 +117,18 @@ def run(target: int, seed: int, say=print) -> dict:
 
 
 def report(r: dict) -> str:
-    kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(r["kinds"].items(), key=lambda kv: -kv[1]))
+    kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(r["kinds"].items(), key=lambda kv: -kv[1])
+                      if not k.startswith("takeback"))
+    takebacks = f"{r['kinds'].get('takeback agreed', 0)} / {r['kinds'].get('takeback declined', 0)}"
     p = r["problems"]
     lines = [
         f"Generated {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC by "
         f"`python -m benchmarks.link_faults --faults {r['target']} --seed {r['seed']}`.",
         "",
-        "| games | plies | faults | of which | lost | duplicated | forked | wall |",
-        "|---:|---:|---:|---|---:|---:|---:|---:|",
-        f"| {r['games']} | {r['plies']:,} | **{r['faults']:,}** | {kinds} | "
+        "| games | plies | takebacks agreed / declined | faults | of which | lost | "
+        "duplicated | forked | wall |",
+        "|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        f"| {r['games']} | {r['plies']:,} | {takebacks} | **{r['faults']:,}** | {kinds} | "
         f"**{p.get('lost', 0)}** | **{p.get('duplicated', 0)}** | **{p.get('forked', 0)}** | "
         f"{r['wall_s']:.0f} s |",
     ]

@@ -20,7 +20,6 @@ from controller.link.messages import (
     decode,
     encode,
 )
-from controller.service import BoardService
 from tests.support.linkplay import LinkedBoards, linked_service
 from tests.support.service import play
 from tests.support.webtools import page_client
@@ -106,20 +105,6 @@ def test_a_move_taken_back_before_the_other_board_made_it_is_withdrawn():
 # -- two services and a real broker ---------------------------------------------------
 
 
-def _restore(svc: BoardService, moves: list[tuple[str, str]]) -> None:
-    """The person puts the pieces of the last ``moves`` (origin, target; no captures)
-    back, newest first, and holds the earlier position still."""
-    for origin, target in reversed(moves):
-        svc.sim_action({"action": "lift", "spot": target})
-        svc.step(0.05)
-        svc.sim_action({"action": "place", "spot": origin})
-        svc.step(0.05)
-
-
-def _took_back(boards: LinkedBoards, svc: BoardService, plies: int) -> None:
-    boards.wait(lambda: len(svc.plies) == plies)
-
-
 def test_a_takeback_on_linked_boards_is_asked_and_agreed_or_declined(tmp_path, broker):
     boards = LinkedBoards({n: linked_service(tmp_path, n, broker.port)
                            for n in ("alpha", "beta")})
@@ -130,21 +115,21 @@ def test_a_takeback_on_linked_boards_is_asked_and_agreed_or_declined(tmp_path, b
         for text in ("Mb1-c3", "Eb7-a6", "Ec2-d3", "Mg8-f6"):
             boards.ply(text)
         # alpha takes two moves back: beta is asked, and agrees by doing the same
-        _restore(alpha, [("c2", "d3"), ("g8", "f6")])
-        _took_back(boards, alpha, 2)
+        boards.restore(alpha, [("c2", "d3"), ("g8", "f6")])
+        boards.wait(lambda: len(alpha.plies) == 2)
         assert alpha.link_json()["takeback"] == {"asked": 2, "offered": None}
         boards.wait(lambda: (beta.link_json()["takeback"] or {}).get("offered") == 2)
         assert "took moves back" in beta.link_json()["notice"]
-        _restore(beta, [("c2", "d3"), ("g8", "f6")])
-        _took_back(boards, beta, 2)
+        boards.restore(beta, [("c2", "d3"), ("g8", "f6")])
+        boards.wait(lambda: len(beta.plies) == 2)
         boards.wait(lambda: alpha.link_json()["takeback"] is None)
         assert alpha.link_json()["notice"] == "takeback agreed"
         boards.expected = boards.expected[:2]
         for text in ("Ea2-b3", "Mg8-h6"):  # other moves this time
             boards.ply(text)
         # beta takes its last move back; alpha declines on its page: beta makes it again
-        _restore(beta, [("g8", "h6")])
-        _took_back(boards, beta, 3)
+        boards.restore(beta, [("g8", "h6")])
+        boards.wait(lambda: len(beta.plies) == 3)
         boards.wait(lambda: (alpha.link_json()["takeback"] or {}).get("offered") == 3)
         assert page_client(alpha).post("/api/link",
                                        json={"action": "decline-takeback"}).json()["ok"]

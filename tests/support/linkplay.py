@@ -155,6 +155,50 @@ class LinkedBoards:
         game, pos = here.game, here.position
         self.ply(game.move_text(pos, finishing_move(game, pos, rng)))
 
+    def restore(self, svc: BoardService, moves: list[tuple[str, str]]) -> None:
+        """The person at ``svc`` puts the pieces of the last ``moves`` (origin, target;
+        simple moves) back, newest first: an earlier position, held still."""
+        for origin, target in reversed(moves):
+            svc.sim_action({"action": "lift", "spot": target})
+            svc.step(0.05)
+            svc.sim_action({"action": "place", "spot": origin})
+            svc.step(0.05)
+
+    def take_back_last(self, accept: bool, timeout: float = 20.0) -> bool:
+        """The board that made the last ply takes it back; the other board agrees (takes
+        it back too) or declines on its page (the move is then made again).  False when
+        the last ply is not a plain move of one piece (nothing done)."""
+        any_svc = self.all[0]
+        pos = any_svc.position
+        if not pos.moves or len(self.all) != 2:
+            return False
+        move = pos.moves[-1]
+        if (move.kind != "move" or move.captures or move.also or move.token
+                or move.left is not None or move.piece is None or move.piece.height != 1):
+            return False
+        assert any_svc.remote is not None and any_svc.remote.game is not None
+        here = self.services[any_svc.remote.game.start.seats[move.piece.owner]]
+        there = next(s for s in self.all if s is not here)
+        names = any_svc.layout.spots
+        step = (names[move.origin].name, names[move.target].name)
+        n = len(self.expected)
+        text = self.expected[-1]
+        self.restore(here, [step])
+        self.wait(lambda: len(here.plies) == n - 1, timeout)
+        self.wait(lambda: (there.link_json()["takeback"] or {}).get("offered") == n - 1,
+                  timeout)
+        if accept:
+            self.restore(there, [step])
+            self.wait(lambda: len(there.plies) == n - 1
+                      and here.link_json()["takeback"] is None, timeout)
+            self.expected.pop()
+        else:
+            there.decline_takeback()
+            self.wait(lambda: here.interaction.phase == "execute", timeout)
+            play(here, text)
+            self.wait(lambda: len(here.plies) == n, timeout)
+        return True
+
     def journal_moves(self, link_id: str) -> dict[str, list[list[str]]]:
         """Each board's journal records of the linked game ``link_id``: their moves."""
         return {name: [r.moves for r in Journal(Path(s.config.journal.path)).games()
