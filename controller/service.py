@@ -264,6 +264,7 @@ class BoardService:
         self.link_problem: str | None = None
         #: a takeback asked or answered between the linked boards, shown on the page
         self.link_notice: str | None = None
+        self._link_epoch_known = True  # see _link_turn
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
@@ -360,7 +361,7 @@ class BoardService:
             session.link = Start(record.link["game_id"], record.game, dict(record.options),
                                  record.setup, tuple(record.link["seats"]), record.clock or "")
             self.remote.attach(session.link, _link_plies(game, record.setup, pos),
-                               _link_movers(game, record.setup, pos))
+                               _link_movers(game, record.setup, pos), resumed=True)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
                              "dropped": record.damage}
@@ -778,6 +779,10 @@ class BoardService:
             elif isinstance(event, TakeBack):
                 self._link_stop("the other board took moves back; linked games cannot "
                                 "take moves back yet — start a new game")
+        game = self.remote.game
+        if game is not None and game.epoch_known != self._link_epoch_known:
+            self._link_epoch_known = game.epoch_known  # a resumed game heard the count
+            self._link_away()
         board = self.board
         show = self._link_pending
         if show is None or board is None or board.state != "turn" or self.session.ended:
@@ -801,7 +806,8 @@ class BoardService:
         link, board = self.session.link, self.board
         if link is None or self.remote is None or board is None:
             return
-        asking = self.remote.game is not None and self.remote.game.asked is not None
+        game = self.remote.game
+        asking = game is not None and (game.asked is not None or not game.epoch_known)
         board.set_away(frozenset(i for i, b in enumerate(link.seats)
                                  if asking or b != self.remote.board))
 

@@ -91,6 +91,10 @@ class LinkedGame:
     stopped: str | None = None
     #: takebacks agreed so far; a message from before the last one is stale
     epoch: int = 0
+    #: False for a game resumed from the journal (which does not hold the count): the
+    #: first retained state says it; moves that arrive before it wait
+    epoch_known: bool = True
+    _unsure: list[MoveMessage] = field(default_factory=list)
     #: this board took moves back and asks the others: the plies that would stand
     asked: int | None = None
     #: the plies this board took back while it asks: (move, digest, seat), made again
@@ -147,6 +151,17 @@ class LinkedGame:
         """What ``message`` asks of this board (in order)."""
         if self.stopped or message.game_id != self.game_id:
             return []
+        if not self.epoch_known:
+            if isinstance(message, MoveMessage):
+                self._unsure.append(message)
+            if not isinstance(message, State):
+                return []
+            self.epoch, self.epoch_known = message.epoch, True
+            actions = self.receive(message)
+            for waiting in self._unsure:
+                actions += self.receive(waiting)
+            self._unsure.clear()
+            return actions
         if isinstance(message, (TakebackRequest, TakebackAnswer)):
             return self._takeback_message(message)
         if isinstance(message, (MoveMessage, State)) and message.epoch != self.epoch:

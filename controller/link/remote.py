@@ -76,12 +76,14 @@ class Remote:
         return game
 
     def attach(self, start: Start, plies: list[tuple[str, str]],
-               movers: list[int] | None = None) -> LinkedGame:
+               movers: list[int] | None = None, resumed: bool = False) -> LinkedGame:
         """Follow ``start``'s topics with the plies this board holds (a join or a resume;
-        ``movers``: the seat of each ply)."""
+        ``movers``: the seat of each ply).  A game ``resumed`` from the journal with plies
+        learns its count of takebacks from the retained state."""
         self.detach()
         self._declined.add(start.game_id)
         self.game = LinkedGame(start, self.board, list(plies), list(movers or []))
+        self.game.epoch_known = not (resumed and plies)
         self.others_state = None
         for kind in ("moves", "state"):
             self.mqtt.subscribe(game_topic(self.settings.club, start.game_id, kind))
