@@ -89,7 +89,8 @@ def run(target: int, seed: int, say=print) -> dict:
                         boards = LinkedBoards({**boards.services, name: svc})
                         boards.expected = expected
                         svc.sim_action({"action": "arrange"})
-                        boards.wait(lambda s=svc: s.interaction.phase in ("turn", "execute"))
+                        boards.wait(lambda s=svc: s.interaction.phase in ("turn", "execute")
+                                    and s.remote.game.epoch_known)
                     elif plies % CUT_EVERY == 0:
                         proxies[rng.choice(names)].cut()
                     if plies % TAKEBACK_EVERY == 0:

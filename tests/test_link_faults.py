@@ -15,7 +15,7 @@ from tests.support.linkplay import LinkedBoards, cut_network, linked_service, po
 from tests.support.service import play, set_up
 from tests.support.webtools import page_client
 
-#: the CI run's mix: a few hundred faults in well under 30 s
+#: the CI run's mix: a few hundred faults in well under 30 s (with the restarts)
 FAULTS = Faults(drop=0.01, duplicate=0.25, delay=0.15, reorder=0.2)
 
 
@@ -74,35 +74,43 @@ def test_the_proxy_keeps_the_stream_valid_and_delivers_every_message(broker):
 
 def test_two_boards_play_through_hundreds_of_faults(tmp_path, broker):
     """Random Lùotuoqí games through a faulty proxy per board, the connections also cut
-    now and then and the broker restarted mid-game: both boards and both journals hold
-    exactly the plies made, in order; neither stops for a disagreement."""
+    now and then, the broker restarted mid-game and moves taken back (agreed and
+    declined): both boards and both journals hold exactly the plies made, in order;
+    neither stops for a disagreement."""
     proxies = {name: FaultProxy(broker.port, FAULTS, seed) for seed, name
                in enumerate(("alpha", "beta"), start=11)}
     boards = LinkedBoards({name: linked_service(tmp_path, name, p.port)
                            for name, p in proxies.items()})
     rng = random.Random(19)
-    restarts = cuts = plies = 0
+    restarts = cuts = plies = takebacks = 0
     try:
         boards.connected()
-        for p in proxies.values():
-            p.active = True
         games = 0
-        while sum(p.total for p in proxies.values()) + restarts < 300 or restarts < 2:
+
+        def enough() -> bool:
+            return sum(p.total for p in proxies.values()) + restarts >= 300 \
+                and restarts >= 2 and plies >= 25
+
+        while not enough():
             link_id = boards.start("alpha" if games % 2 == 0 else "beta", "luotuoqi",
                                    remote={1: "beta"} if games % 2 == 0 else {1: "alpha"})
             games += 1
-            while boards.all[0].outcome is None and len(boards.expected) < 60:
+            while boards.all[0].outcome is None and len(boards.expected) < 60 \
+                    and not enough():
                 boards.random_ply(rng)
                 plies += 1
-                if plies % 15 == 0:
+                if plies % 12 == 0:
                     broker.stop()
                     broker.start()
                     restarts += 1
                 elif plies % 5 == 0:
                     cuts += proxies[rng.choice(["alpha", "beta"])].cut()
+                if plies % 5 == 0:  # a takeback through the faults, agreed or declined
+                    takebacks += boards.take_back_last(accept=plies % 10 == 0)
             boards.check_agreement(link_id)
         counts = proxies["alpha"].counts + proxies["beta"].counts
         assert restarts >= 2 and counts["drop"] >= 10 and counts["duplicate"] >= 30
+        assert takebacks >= 2
     finally:
         boards.close()
         for p in proxies.values():
