@@ -5,16 +5,21 @@ the boards' process CPU and memory, and the broker's CPU.
     python -m benchmarks.bench_link --boards 10 50 200 --seconds 20
 
 Every board is its own MQTT client (paho, its own network thread, persistent session),
-as on a Pi; here all of them share one Python process, so the latency includes queueing
-behind the other boards' threads — an upper bound for one board on its own Pi.  Moves are
-random legal Lùotuoqí moves with the real message format; a board answers as soon as the
-other's move arrives after ``--think`` seconds on average (0: at once, which loads the
-broker and this one process far more than people do).
+as on a Pi.  The boards run in several processes (``--processes``; by default one per 25
+boards, both boards of a game in the same one so that one clock times the move): a club's
+boards are separate machines, and 200 paho threads behind one interpreter lock measure
+that lock, not the link — with one process the latency includes queueing behind the
+other boards' threads, an upper bound for one board on its own Pi.  Moves are random legal
+Lùotuoqí moves with the real message format; a board answers ``--think`` seconds on
+average after the other's move arrived (0: at once, which loads the broker and the
+processes far more than people do); the games start staggered over the first ``--think``
+seconds, as people do not all move at the same instant.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import resource
@@ -49,30 +54,33 @@ def _cpu_ticks(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1) -> dict:
+def _worker(pair_ids: range, port: int, seconds: float, think: float, seed: int,
+            ready, go, results) -> None:
+    """Play the games ``pair_ids`` (two boards each) until ``seconds`` have passed after
+    ``go``; put (latencies, CPU seconds, peak RSS MiB) on ``results``."""
     game = get_game("luotuoqi")
-    rng = random.Random(seed)
-    folder = Path(tempfile.mkdtemp(prefix="bench-link-"))
-    broker = Broker(folder, extra="max_queued_messages 10000\nset_tcp_nodelay true").start()
+    rng = random.Random(seed * 1000 + pair_ids.start)
     pairs: list[Pair] = []
     latencies: list[float] = []
     try:
-        for k in range(boards // 2):
+        for k in pair_ids:
             names = (f"b{2 * k}", f"b{2 * k + 1}")
             start = Start(f"g{k}", "luotuoqi", {}, game.position_text(game.start()), names)
-            links = tuple(MqttLink(BrokerSettings(port=broker.port, club="bench", board=n))
+            links = tuple(MqttLink(BrokerSettings(port=port, club="bench", board=n))
                           for n in names)
             for link in links:
                 link.subscribe(game_topic("bench", start.game_id, "moves"))
             pairs.append(Pair(start, links, (LinkedGame(start, names[0]),
                                              LinkedGame(start, names[1])), game.start()))
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not all(link.connected for p in pairs for link in p.links):
             if time.monotonic() > deadline:
                 raise RuntimeError("the boards did not all connect")
             time.sleep(0.05)
         time.sleep(0.5)  # subscriptions settle
-        cpu0, broker0 = time.process_time(), _cpu_ticks(broker.process.pid)
+        ready.release()
+        go.wait()
+        cpu0 = time.process_time()
         wall0 = time.monotonic()
 
         def move(p: Pair) -> None:
@@ -91,7 +99,7 @@ def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1) -> dict:
             p.links[seat].publish(game_topic("bench", p.start.game_id, "moves"), message)
 
         for p in pairs:
-            move(p)
+            p.due = time.monotonic() + rng.uniform(0, 1) * think
         while time.monotonic() - wall0 < seconds:
             idle = True
             for p in pairs:
@@ -107,11 +115,7 @@ def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1) -> dict:
                                 p.due = time.monotonic() + rng.uniform(0.5, 1.5) * think
             now = time.monotonic()
             for p in pairs:
-                if p.due is not None and p.due <= now:
-                    p.due = None
-                    move(p)
-            if all(p.done for p in pairs):
-                for p in pairs:  # the next game on the same boards
+                if p.done:  # the next game on the same boards
                     p.start = replace(p.start, game_id=p.start.game_id + "n")
                     for link in p.links:
                         link.subscribe(game_topic("bench", p.start.game_id, "moves"))
@@ -119,27 +123,66 @@ def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1) -> dict:
                                LinkedGame(p.start, p.start.seats[1]))
                     p.pos, p.done = game.start(), False
                     p.sent.clear()
-                time.sleep(0.2)
-                for p in pairs:
+                    p.due = now + 0.2 + think  # its subscription settles first
+                elif p.due is not None and p.due <= now:
+                    p.due = None
                     move(p)
             if idle:
                 time.sleep(0.001)
-        wall = time.monotonic() - wall0
         cpu = time.process_time() - cpu0
-        broker_cpu = _cpu_ticks(broker.process.pid) - broker0
     finally:
         for p in pairs:
             for link in p.links:
                 link.close()
-        broker.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    lat = sorted(latencies)
+    results.put((latencies, cpu, rss))
+
+
+def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1,
+        processes: int = 0) -> dict:
+    """``boards`` boards in ``processes`` processes (0: one per 25 boards, as several
+    Pis would be; the pairs are dealt out evenly)."""
+    processes = processes or max(1, round(boards / 25))
+    pair_count = boards // 2
+    context = multiprocessing.get_context("spawn")
+    folder = Path(tempfile.mkdtemp(prefix="bench-link-"))
+    broker = Broker(folder, extra="max_queued_messages 10000\nset_tcp_nodelay true").start()
+    ready, go, results = context.Semaphore(0), context.Event(), context.Queue()
+    shares = [range(pair_count * i // processes, pair_count * (i + 1) // processes)
+              for i in range(processes)]
+    workers = [context.Process(target=_worker, args=(share, broker.port, seconds, think,
+                                                     seed, ready, go, results))
+               for share in shares]
+    try:
+        for w in workers:
+            w.start()
+        for _ in workers:
+            if not ready.acquire(timeout=120):
+                raise RuntimeError("a worker did not get its boards connected")
+        broker0 = _cpu_ticks(broker.process.pid)
+        wall0 = time.monotonic()
+        go.set()
+        outcomes = [results.get(timeout=seconds + 120) for _ in workers]
+        wall = time.monotonic() - wall0
+        broker_cpu = _cpu_ticks(broker.process.pid) - broker0
+        for w in workers:
+            w.join(30)
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+        broker.stop()
+    lat = sorted(x for latencies, _, _ in outcomes for x in latencies)
+    cpu = sum(c for _, c, _ in outcomes)
+    rss = sum(r for _, _, r in outcomes)
     q = (statistics.quantiles(lat, n=100, method="inclusive") if len(lat) >= 2
          else [float("nan")] * 99)
-    return {"boards": boards, "moves": len(lat), "moves_per_s": len(lat) / wall,
+    return {"boards": boards, "processes": processes, "moves": len(lat),
+            "moves_per_s": len(lat) / wall,
             "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000, "max_ms": lat[-1] * 1000,
             "boards_cpu_s": cpu, "boards_cpu_per_board_ms_per_s": cpu / wall / boards * 1000,
-            "broker_cpu_pct": 100 * broker_cpu / wall, "rss_mib": rss}
+            "broker_cpu_pct": 100 * broker_cpu / wall, "rss_mib": rss,
+            "rss_per_board_mib": rss / boards}
 
 
 def main() -> None:
@@ -148,17 +191,25 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--think", type=float, default=2.0,
                     help="seconds a board takes to answer, on average (0: at once)")
+    ap.add_argument("--processes", type=int, default=0,
+                    help="processes the boards run in (0: one per 25 boards)")
+    ap.add_argument("--also-one-process", action="store_true",
+                    help="then the most boards again, all in one process (for comparison)")
     args = ap.parse_args()
-    print(f"think {args.think:g} s per move on average, {args.seconds:g} s per run")
-    print("| boards | moves | moves/s | p50 ms | p99 ms | max ms | boards' CPU per board "
-          "(ms/s) | broker CPU % | boards' RSS MiB |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n in args.boards:
-        r = run(n, args.seconds, args.think)
-        print(f"| {r['boards']} | {r['moves']} | {r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | "
-              f"{r['p99_ms']:.1f} | {r['max_ms']:.1f} | "
+    print(f"think {args.think:g} s per move on average, {args.seconds:g} s per run, "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
+    print("| boards | processes | moves | moves/s | p50 ms | p99 ms | max ms | boards' CPU "
+          "per board (ms/s) | broker CPU % | boards' RSS MiB (per board) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    runs = [(n, args.processes) for n in args.boards]
+    if args.also_one_process:
+        runs.append((max(args.boards), 1))
+    for n, processes in runs:
+        r = run(n, args.seconds, args.think, processes=processes)
+        print(f"| {r['boards']} | {r['processes']} | {r['moves']} | {r['moves_per_s']:.0f} | "
+              f"{r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['max_ms']:.1f} | "
               f"{r['boards_cpu_per_board_ms_per_s']:.2f} | {r['broker_cpu_pct']:.1f} | "
-              f"{r['rss_mib']:.0f} |", flush=True)
+              f"{r['rss_mib']:.0f} ({r['rss_per_board_mib']:.2f}) |", flush=True)
 
 
 if __name__ == "__main__":

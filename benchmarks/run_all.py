@@ -47,7 +47,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("bench_idle", ["--seconds", "20"], ["--seconds", "5"]),
     ("bench_memory", ["--moves", "2000", "--warm-up", "500", "--every", "500"],
      ["--moves", "400", "--warm-up", "100", "--every", "100"]),
-    ("bench_link", ["--boards", "10", "50", "200", "--seconds", "20"],
+    ("bench_link", ["--boards", "10", "50", "200", "--seconds", "20", "--also-one-process"],
      ["--boards", "10", "50", "--seconds", "5"]),
 ]
 

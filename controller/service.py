@@ -53,7 +53,14 @@ from controller.leds.drivers import open_leds
 from controller.leds.palette import LedError, LedSettings, Palette
 from controller.leds.scene import LedFrame, SceneRenderer
 from controller.link.client import BrokerSettings
-from controller.link.game import Disagree, Show, TakeBack
+from controller.link.game import (
+    Disagree,
+    Show,
+    TakeBack,
+    TakebackAsked,
+    TakebackSettled,
+    Withdrawn,
+)
 from controller.link.messages import LinkError, Start, check_name, position_digest
 from controller.link.remote import Invitation, Remote
 from controller.opponent import Computer, Opponent
@@ -255,6 +262,9 @@ class BoardService:
         self._link_pending: Show | None = None  # a remote move waiting for the board
         #: why a linked game stopped (the boards disagree), shown on the page
         self.link_problem: str | None = None
+        #: a takeback asked or answered between the linked boards, shown on the page
+        self.link_notice: str | None = None
+        self._link_epoch_known = True  # see _link_turn
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
@@ -350,7 +360,8 @@ class BoardService:
         if record.link and self.remote is not None:
             session.link = Start(record.link["game_id"], record.game, dict(record.options),
                                  record.setup, tuple(record.link["seats"]), record.clock or "")
-            self.remote.attach(session.link, _link_plies(game, record.setup, pos))
+            self.remote.attach(session.link, _link_plies(game, record.setup, pos),
+                               _link_movers(game, record.setup, pos), resumed=True)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
                              "dropped": record.damage}
@@ -494,6 +505,13 @@ class BoardService:
             s.game_clock.switch(s.game.ply_mover(self.position), self.clock())
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
             s.ended = False
+        if s.link is not None and self.remote is not None:  # the other boards must agree
+            self._link_pending = None
+            self.remote.took_back(len(moves))
+            asking = self.remote.game is not None and self.remote.game.asked is not None
+            self.link_notice = ("takeback asked: waiting for the other board to agree"
+                                if asking else "takeback agreed")
+            self._link_away()
         log.info("takeback", extra={"game_id": s.game_id, "plies": len(moves)})
         self._changed()
 
@@ -653,7 +671,7 @@ class BoardService:
         """The link for the page: connection, the linked game's seats, a stop."""
         if self.remote is None:
             return None
-        return dict(self.remote.status(), problem=self.link_problem)
+        return dict(self.remote.status(), problem=self.link_problem, notice=self.link_notice)
 
     def clock_json(self) -> dict[str, Any] | None:
         """The seats' clocks for the page (None without a clock)."""
@@ -742,9 +760,29 @@ class BoardService:
                 self._link_pending = event
             elif isinstance(event, Disagree):
                 self._link_stop(event.reason)
+            elif isinstance(event, TakebackAsked):
+                self.link_notice = (f"the other board took moves back: take them back here "
+                                    f"too (to {event.ply} plies) to agree, or play on")
+                self._changed()
+            elif isinstance(event, Withdrawn):
+                self._link_pending = None
+                if self.board is not None:
+                    self.board.cancel_execute()
+                self.link_notice = "the other board took its move back"
+                self._changed()
+            elif isinstance(event, TakebackSettled):
+                self.link_notice = ("takeback agreed" if event.accepted else
+                                    "the other board declined the takeback: make the moves "
+                                    "shown again")
+                self._link_away()
+                self._changed()
             elif isinstance(event, TakeBack):
                 self._link_stop("the other board took moves back; linked games cannot "
                                 "take moves back yet — start a new game")
+        game = self.remote.game
+        if game is not None and game.epoch_known != self._link_epoch_known:
+            self._link_epoch_known = game.epoch_known  # a resumed game heard the count
+            self._link_away()
         board = self.board
         show = self._link_pending
         if show is None or board is None or board.state != "turn" or self.session.ended:
@@ -760,6 +798,57 @@ class BoardService:
             return
         log.info("remote move", extra={"game_id": s.game_id, "ply": show.ply,
                                        "move": show.move})
+        self._changed()
+
+    def _link_away(self) -> None:
+        """The players whose moves are not made on this board: the other boards' — and
+        every player while this board's takeback waits for their answer."""
+        link, board = self.session.link, self.board
+        if link is None or self.remote is None or board is None:
+            return
+        game = self.remote.game
+        asking = game is not None and (game.asked is not None or not game.epoch_known)
+        board.set_away(frozenset(i for i, b in enumerate(link.seats)
+                                 if asking or b != self.remote.board))
+
+    @_page_request
+    def link_resync(self) -> None:
+        """After the linked boards disagreed: take the other board's moves.  This board
+        keeps the plies both hold alike, takes back the rest (journalled; the board asks
+        for the earlier position to be set up) and then shows the other board's later
+        plies to be made here."""
+        s = self.session
+        if self.remote is None or self.link_problem is None or s.link is None:
+            raise ServiceError("the linked game has not stopped: nothing to resync")
+        stand = self.remote.resync()
+        if stand is None:
+            raise ServiceError("nothing heard from the other board yet: wait for it")
+        extra = len(s.plies) - stand
+        if extra > 0:
+            self._write(s.writer.takeback, extra)
+            del s.plies[stand:]
+            s.ended = False
+            pos = self.position.copy()
+            for _ in range(extra):
+                pos.pop()
+            assert self.board is not None
+            self.board.load(pos)
+        elif self.board is not None:
+            self.board.resume()
+        self._link_pending = None
+        self.link_problem = None
+        self.link_notice = "resynchronised with the other board"
+        log.info("linked game resynchronised", extra={"game_id": s.game_id,
+                                                      "plies": stand, "taken_back": extra})
+        self._link_away()
+        self._changed()
+
+    @_page_request
+    def decline_takeback(self) -> None:
+        """The page's answer to the other board's takeback request: no."""
+        if self.remote is None or not self.remote.decline_takeback():
+            raise ServiceError("no takeback is asked")
+        self.link_notice = None
         self._changed()
 
     def _join(self, start: Start) -> None:
@@ -1114,7 +1203,7 @@ class BoardService:
         self.coach.cancel()
         self.advice = {}
         self._link_pending = None
-        self.link_problem = None
+        self.link_problem = self.link_notice = None
         if self.remote is not None:
             self.remote.detach()
         self._start(name, options, setup, game, link or invite)
@@ -1213,6 +1302,17 @@ def _link_plies(game: Game, setup: str, pos: Position) -> list[tuple[str, str]]:
         text = game.long_move_text(replay, move)
         replay.push(move)
         out.append((text, position_digest(game.position_text(replay))))
+    return out
+
+
+def _link_movers(game: Game, setup: str, pos: Position) -> list[int]:
+    """The seat that made each ply of ``pos`` (a resumed linked game's retained state
+    names them, as the boards' move messages did)."""
+    replay = game.parse_position(setup)
+    out = []
+    for move in pos.moves:
+        out.append(game.ply_mover(replay))
+        replay.push(move)
     return out
 
 

@@ -62,6 +62,9 @@ class MqttLink:
         self.settings = settings
         self.inbox: queue.Queue[tuple[str, Message]] = queue.Queue()
         self.connected = False
+        #: successful connections so far: a change tells the board loop the broker may
+        #: have lost what it held (a restart without persistence) or this board is back
+        self.connections = 0
         self.problems: list[str] = []  # refused messages, one line each (newest last)
         self._subscriptions: set[str] = set()
         self._lock = threading.Lock()
@@ -89,6 +92,7 @@ class MqttLink:
             log.warning("broker refused the connection", extra={"reason": str(reason_code)})
             return
         self.connected = True
+        self.connections += 1
         log.info("link connected", extra={"broker": self.settings.host,
                                           "port": self.settings.port})
         with self._lock:

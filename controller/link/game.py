@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.link.messages import MoveMessage, Start, State, Takeback
+from controller.link.messages import (
+    MoveMessage,
+    Start,
+    State,
+    Takeback,
+    TakebackAnswer,
+    TakebackRequest,
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,33 @@ class TakeBack:
     ply: int
 
 
-Action = Show | Disagree | TakeBack
+@dataclass(frozen=True)
+class TakebackAsked:
+    """The other board took moves back and asks this one to agree that only ``ply``
+    plies stand: take the same moves back here to accept, or decline (a move made here
+    declines too)."""
+
+    ply: int
+
+
+@dataclass(frozen=True)
+class TakebackSettled:
+    """This board's takeback request for ``ply`` was answered: ``accepted``, or declined
+    — then the plies taken back here are shown again to be made again."""
+
+    ply: int
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    """The remote move shown here was taken back on the board that made it before it
+    was made here: stop showing it (this board agreed at once; only ``ply`` stand)."""
+
+    ply: int
+
+
+Action = Show | Disagree | TakeBack | TakebackAsked | TakebackSettled | Withdrawn
 
 
 @dataclass
@@ -56,6 +89,19 @@ class LinkedGame:
     showing: Show | None = None
     _showing_seat: int = -1  # the seat of the move shown
     stopped: str | None = None
+    #: takebacks agreed so far; a message from before the last one is stale
+    epoch: int = 0
+    #: False for a game resumed from the journal (which does not hold the count): the
+    #: first retained state says it; moves that arrive before it wait
+    epoch_known: bool = True
+    _unsure: list[MoveMessage] = field(default_factory=list)
+    #: this board took moves back and asks the others: the plies that would stand
+    asked: int | None = None
+    #: the plies this board took back while it asks: (move, digest, seat), made again
+    #: (shown one by one) if the others decline
+    undone: list[tuple[str, str, int]] = field(default_factory=list)
+    #: the other board asks this one to take back to this many plies
+    offered: int | None = None
 
     @property
     def game_id(self) -> str:
@@ -72,7 +118,8 @@ class LinkedGame:
     def local_move(self, seat: int, move: str, digest: str) -> MoveMessage:
         """This board committed a move of one of its seats: the message to send."""
         self._held(move, digest, seat)
-        return MoveMessage(self.game_id, len(self.plies), seat, move, digest)
+        return MoveMessage(self.game_id, len(self.plies), seat, move, digest,
+                           epoch=self.epoch)
 
     def _held(self, move: str, digest: str, seat: int) -> None:
         self.plies.append((move, digest))
@@ -104,6 +151,21 @@ class LinkedGame:
         """What ``message`` asks of this board (in order)."""
         if self.stopped or message.game_id != self.game_id:
             return []
+        if not self.epoch_known:
+            if isinstance(message, MoveMessage):
+                self._unsure.append(message)
+            if not isinstance(message, State):
+                return []
+            self.epoch, self.epoch_known = message.epoch, True
+            actions = self.receive(message)
+            for waiting in self._unsure:
+                actions += self.receive(waiting)
+            self._unsure.clear()
+            return actions
+        if isinstance(message, (TakebackRequest, TakebackAnswer)):
+            return self._takeback_message(message)
+        if isinstance(message, (MoveMessage, State)) and message.epoch != self.epoch:
+            return []  # from before a takeback (or after one not answered here yet)
         if isinstance(message, State):
             return self._state(message)
         if isinstance(message, Takeback):
@@ -117,6 +179,16 @@ class LinkedGame:
 
     def _move(self, m: MoveMessage) -> list[Action]:
         held = len(self.plies)
+        if self.asked is not None and m.ply > held:
+            self.early[m.ply] = m  # a takeback is asked: later plies wait for the answer
+            return []
+        queued = ([(self.showing.move, self.showing.digest)] if self.showing else []) + [
+            (move, digest) for move, digest, _ in self.undone]
+        if held < m.ply <= held + len(queued):  # shown, or to be made again here
+            there = queued[m.ply - held - 1]
+            if there != (m.move, m.digest):
+                return [self._disagree(m.ply, there[0], m.move)]
+            return []
         if m.ply <= held:
             if self.plies[m.ply - 1] != (m.move, m.digest):
                 return [self._disagree(m.ply, self.plies[m.ply - 1][0], m.move)]
@@ -135,13 +207,20 @@ class LinkedGame:
         return [self.showing]
 
     def next_early(self) -> list[Action]:
-        """After a ply was made: a later remote ply that arrived early, if it is next."""
+        """After a ply was made: a ply taken back here and declined, to make again, or a
+        later remote ply that arrived early, if it is next."""
+        if self.undone and self.asked is None and self.showing is None:
+            move, digest, seat = self.undone.pop(0)
+            self.showing, self._showing_seat = Show(len(self.plies) + 1, move, digest), seat
+            return [self.showing]
         m = self.early.pop(len(self.plies) + 1, None)
         return self._move(m) if m is not None and self.showing is None else []
 
     def _state(self, s: State) -> list[Action]:
         """Agreement on the plies held, and the plies this board missed (a move message
         sent before it subscribed, or lost while it was away) taken from the state."""
+        if self.asked is not None:
+            return []  # this board took plies back: they are not missed plies
         for ply, move in enumerate(s.moves[: len(self.plies)], start=1):
             if move != self.plies[ply - 1][0]:
                 return [self._disagree(ply, self.plies[ply - 1][0], move)]
@@ -157,3 +236,99 @@ class LinkedGame:
         self.stopped = (f"the linked boards disagree at ply {ply}: this board has {here}, "
                         f"the other board {there}")
         return Disagree(self.stopped)
+
+    # -- takebacks (docs/link.md, "Taking moves back") -----------------------------------
+    def took_back(self, plies: int, seat: int) -> TakebackRequest | TakebackAnswer | None:
+        """``plies`` plies were taken back on this board (its person restored an earlier
+        position): the message to send — the acceptance of the other board's request for
+        exactly this, or this board's own request (until it is answered the plies are
+        kept in :attr:`undone`)."""
+        stand = len(self.plies) - plies
+        if stand < 0:
+            return None
+        if self.offered is not None and stand == self.offered:
+            return self._agree(stand)
+        movers = self.history()[1]
+        again = [(m, d, who) for (m, d), who in
+                 zip(self.plies[stand:], movers[stand:], strict=True)]
+        self.undone = again + (self.undone if self.asked is not None else [])
+        self.asked = stand
+        del self.plies[stand:]
+        del self.movers[stand:]
+        self.showing = None
+        self.offered = None  # the other board's request, if any, is answered by this one
+        return TakebackRequest(self.game_id, stand, seat, self.epoch)
+
+    def decline(self) -> TakebackAnswer | None:
+        """Say no to the other board's request (from the page, or by making a move)."""
+        if self.offered is None:
+            return None
+        answer = TakebackAnswer(self.game_id, self.offered, False, self.epoch)
+        self.offered = None
+        return answer
+
+    def _agree(self, stand: int) -> TakebackAnswer:
+        del self.plies[stand:]
+        del self.movers[stand:]
+        self.epoch += 1
+        self.offered = self.asked = None
+        self.undone = []
+        self.early.clear()
+        self.showing = None
+        return TakebackAnswer(self.game_id, stand, True, self.epoch)
+
+    def _takeback_message(self, m: TakebackRequest | TakebackAnswer) -> list[Action]:
+        if isinstance(m, TakebackRequest):
+            if m.epoch != self.epoch or m.seat in self.local_seats:
+                return []  # stale, or this board's own request coming back
+            if self.asked is not None:
+                asked = self.asked
+                if m.ply == asked:  # both asked for the same: agreed
+                    self._agree(asked)
+                    return [TakebackSettled(asked, True)]
+                self.asked = None  # two different requests cross: both are declined
+                return [TakebackSettled(asked, False)]
+            if m.ply == len(self.plies) and self.showing is not None:
+                self._agree(m.ply)
+                return [Withdrawn(m.ply)]
+            if m.ply >= len(self.plies):
+                return []
+            self.offered = m.ply
+            return [TakebackAsked(m.ply)]
+        if self.asked is None or m.ply != self.asked:
+            return []
+        if m.accepted:
+            if m.epoch == self.epoch + 1:
+                self._agree(m.ply)
+                return [TakebackSettled(m.ply, True)]
+            return []
+        self.asked = None  # declined: the plies taken back are made again
+        return [TakebackSettled(m.ply, False)]
+
+    # -- resync after a disagreement (docs/link.md) --------------------------------------
+    def resync(self, theirs: State) -> int:
+        """Take the other board's plies (its retained ``state``) after a disagreement:
+        this board keeps the plies both hold alike and shows every later ply of theirs to
+        be made here — its own seats' included.  When theirs are a beginning of this
+        board's, this board keeps its own (the other catches up from its state).  How
+        many plies stand here now (the rest are to be taken back)."""
+        held = [m for m, _ in self.plies]
+        same = 0
+        while (same < min(len(held), len(theirs.moves))
+               and held[same] == theirs.moves[same]):
+            same += 1
+        self.stopped = None
+        self.showing = None
+        self.early.clear()
+        self.asked = self.offered = None
+        self.epoch = theirs.epoch
+        if same == len(theirs.moves):  # theirs is a beginning of ours
+            self.undone = []
+            return len(self.plies)
+        del self.plies[same:]
+        del self.movers[same:]
+        seats = theirs.seats or (-1,) * len(theirs.moves)
+        digests = theirs.digests or ("",) * len(theirs.moves)
+        self.undone = [(theirs.moves[k], digests[k], seats[k])
+                       for k in range(same, len(theirs.moves))]
+        return same

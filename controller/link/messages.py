@@ -79,6 +79,8 @@ class MoveMessage:
     move: str
     digest: str
     type: str = field(default="move", init=False)
+    #: takebacks agreed before this ply was made (a copy from before one is stale)
+    epoch: int = 0
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class State:
     seats: tuple[int, ...] = ()
     digests: tuple[str, ...] = ()
     type: str = field(default="state", init=False)
+    epoch: int = 0  #: takebacks agreed so far
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def decode(payload: bytes) -> Message:
             raise LinkError("link message: 'ply' must be 1 or more")
         return MoveMessage(check_name("game id", _field(data, "game_id", str)), ply,
                            _field(data, "seat", int), _field(data, "move", str),
-                           _field(data, "digest", str))
+                           _field(data, "digest", str), epoch=_epoch(data))
     if kind == "takeback":
         return Takeback(check_name("game id", _field(data, "game_id", str)),
                         _field(data, "ply", int), _field(data, "seat", int),
@@ -184,7 +187,59 @@ def decode(payload: bytes) -> Message:
             raise LinkError("link message: 'seats' and 'digests' must match 'moves'")
         return State(check_name("game id", _field(data, "game_id", str)), tuple(moves),
                      _field(data, "digest", str), _field(data, "result", str, True),
-                     _field(data, "reason", str, True), tuple(seats), tuple(digests))
+                     _field(data, "reason", str, True), tuple(seats), tuple(digests),
+                     epoch=_epoch(data))
     if kind == "presence":
         return Presence(_field(data, "board", str), _field(data, "online", bool))
+    if kind in ("takeback-request", "takeback-answer"):
+        return _decode_takeback(data)
     raise LinkError(f"link message: unknown type {str(kind)[:20]!r}")
+
+
+# -- linked takebacks (docs/link.md, "Taking moves back") -----------------------------------
+
+
+@dataclass(frozen=True)
+class TakebackRequest:
+    """The board of ``seat`` took moves back and asks the others to agree that only
+    ``ply`` plies stand (``epoch``: the takebacks agreed before)."""
+
+    game_id: str
+    ply: int
+    seat: int
+    epoch: int
+    type: str = field(default="takeback-request", init=False)
+
+
+@dataclass(frozen=True)
+class TakebackAnswer:
+    """The answer to a :class:`TakebackRequest` for ``ply``: ``accepted`` (the answering
+    board took the same plies back; ``epoch`` is then the new count) or declined."""
+
+    game_id: str
+    ply: int
+    accepted: bool
+    epoch: int
+    type: str = field(default="takeback-answer", init=False)
+
+
+#: every message of format 1, the takebacks' included
+Message = Message | TakebackRequest | TakebackAnswer  # type: ignore[misc]
+
+
+def _epoch(data: dict[str, Any]) -> int:
+    """``epoch`` (absent in messages of boards without linked takebacks: 0)."""
+    epoch = _field(data, "epoch", int, optional=True) or 0
+    if epoch < 0:
+        raise LinkError("link message: 'epoch' must be 0 or more")
+    return epoch
+
+
+def _decode_takeback(data: dict[str, Any]) -> TakebackRequest | TakebackAnswer:
+    game_id = check_name("game id", _field(data, "game_id", str))
+    ply = _field(data, "ply", int)
+    if ply < 0:
+        raise LinkError("link message: 'ply' must be 0 or more")
+    if data["type"] == "takeback-request":
+        return TakebackRequest(game_id, ply, _field(data, "seat", int), _epoch(data))
+    return TakebackAnswer(game_id, ply, _field(data, "accepted", bool), _epoch(data))

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.link.client import BrokerSettings, MqttLink
-from controller.link.game import Action, LinkedGame
+from controller.link.game import Action, LinkedGame, Withdrawn
 from controller.link.messages import (
     MoveMessage,
     Start,
     State,
     Takeback,
+    TakebackAnswer,
+    TakebackRequest,
     game_topic,
     invitation_topic,
 )
@@ -43,6 +45,9 @@ class Remote:
         self.mqtt = MqttLink(settings)
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
+        self._connections_seen = 0  # the link's connections when this board last spoke
+        #: the linked game's latest retained state said by another board (a resync's)
+        self.others_state: State | None = None
         #: the club's games as their retained start and state messages tell (spectators)
         self.club: dict[str, dict[str, Any]] = {}
         self.mqtt.subscribe(invitation_topic(settings.club, settings.board))
@@ -70,11 +75,16 @@ class Remote:
             self.mqtt.publish(invitation_topic(club, board), start, retain=True)
         return game
 
-    def attach(self, start: Start, plies: list[tuple[str, str]]) -> LinkedGame:
-        """Follow ``start``'s topics with the plies this board holds (a join or a resume)."""
+    def attach(self, start: Start, plies: list[tuple[str, str]],
+               movers: list[int] | None = None, resumed: bool = False) -> LinkedGame:
+        """Follow ``start``'s topics with the plies this board holds (a join or a resume;
+        ``movers``: the seat of each ply).  A game ``resumed`` from the journal with plies
+        learns its count of takebacks from the retained state."""
         self.detach()
         self._declined.add(start.game_id)
-        self.game = LinkedGame(start, self.board, list(plies))
+        self.game = LinkedGame(start, self.board, list(plies), list(movers or []))
+        self.game.epoch_known = not (resumed and plies)
+        self.others_state = None
         for kind in ("moves", "state"):
             self.mqtt.subscribe(game_topic(self.settings.club, start.game_id, kind))
         return self.game
@@ -91,7 +101,14 @@ class Remote:
         game = self.game
         if game is None:
             return
+        shown = game.showing
+        if shown is not None and (shown.move, shown.digest) == (move, digest):
+            game.remote_made(move, digest)  # shown here: a remote move, or one made again
+            return
         if seat in game.local_seats:
+            answer = game.decline()  # a move made here says no to a takeback asked
+            if answer is not None:
+                self._send(answer)
             message = game.local_move(seat, move, digest)
             self.mqtt.publish(game_topic(self.settings.club, game.game_id, "moves"), message)
             self._publish_state()
@@ -104,8 +121,45 @@ class Remote:
         moves, seats, digests = game.history()
         digest = digests[-1] if digests else ""
         self.mqtt.publish(game_topic(self.settings.club, game.game_id, "state"),
-                          State(game.game_id, moves, digest, result, reason, seats, digests),
+                          State(game.game_id, moves, digest, result, reason, seats, digests,
+                                epoch=game.epoch),
                           retain=True)
+
+    def _send(self, message: TakebackRequest | TakebackAnswer) -> None:
+        """Takeback messages go on the moves topic: in order with the moves around them."""
+        assert self.game is not None
+        self.mqtt.publish(game_topic(self.settings.club, self.game.game_id, "moves"), message)
+
+    def took_back(self, plies: int) -> None:
+        """``plies`` plies were taken back on this board: ask the other boards (or accept
+        what they asked)."""
+        game = self.game
+        if game is None:
+            return
+        message = game.took_back(plies, min(game.local_seats, default=0))
+        if message is None:
+            return
+        self._send(message)
+        if isinstance(message, TakebackAnswer):
+            self._publish_state()
+
+    def resync(self) -> int | None:
+        """After a disagreement: take the other board's plies (:meth:`LinkedGame.resync`);
+        how many plies of this board stand (None: nothing heard from the other board)."""
+        game, theirs = self.game, self.others_state
+        if game is None or theirs is None:
+            return None
+        stand = game.resync(theirs)
+        if not game.undone:
+            self._publish_state()  # theirs is behind: it catches up from this state
+        return stand
+
+    def decline_takeback(self) -> bool:
+        """Say no to the other board's takeback request (False: none is asked)."""
+        answer = self.game.decline() if self.game is not None else None
+        if answer is not None:
+            self._send(answer)
+        return answer is not None
 
     def ended(self, result: str, reason: str) -> None:
         """The game ended here: the retained state says how (for the club's page)."""
@@ -117,6 +171,9 @@ class Remote:
     def poll(self) -> list[Invitation | Action]:
         """What arrived, in order: invitations to join and the linked game's actions."""
         out: list[Invitation | Action] = []
+        if self.mqtt.connections != self._connections_seen:
+            self._connections_seen = self.mqtt.connections
+            self._speak_again()
         for topic, message in self.mqtt.receive():
             self._follow_club(topic, message)
             if isinstance(message, Start) and topic.endswith("/invitation"):
@@ -124,11 +181,33 @@ class Remote:
                         and self.board in message.seats):
                     self._declined.add(message.game_id)
                     out.append(Invitation(message))
-            elif isinstance(message, (MoveMessage, Takeback, State)) and self.game is not None:
-                out.extend(self.game.receive(message))
+            elif (isinstance(message, (MoveMessage, Takeback, State, TakebackRequest,
+                                       TakebackAnswer)) and self.game is not None):
+                if (isinstance(message, State) and message.game_id == self.game.game_id
+                        and message.seats and message.seats[-1] in self.game.remote_seats):
+                    self.others_state = message
+                actions = self.game.receive(message)
+                for action in actions:
+                    if isinstance(action, Withdrawn):  # agreed at once
+                        self._send(TakebackAnswer(self.game.game_id, action.ply, True,
+                                                  self.game.epoch))
+                        self._publish_state()
+                out.extend(actions)
         if self.game is not None and self.game.showing is None:
             out.extend(self.game.next_early())
         return out
+
+    def _speak_again(self) -> None:
+        """(Re)connected — after a power cut, a dropped network, a broker restarted
+        without its saved messages: when this board made the last ply, its retained state
+        goes out again, so a move journalled here that never reached the broker (the
+        power went first) still reaches the other board; a duplicate changes nothing."""
+        game = self.game
+        if game is None or not game.plies or game.stopped:
+            return
+        _, seats, _ = game.history()
+        if seats[-1] in game.local_seats:
+            self._publish_state()
 
     def _follow_club(self, topic: str, message: Any) -> None:
         """Keep the club's games for the spectators' page: who plays, the moves, the end."""
@@ -159,6 +238,9 @@ class Remote:
                 "game_id": game.game_id if game else None,
                 "seats": list(game.start.seats) if game else None,
                 "stopped": game.stopped if game else None,
+                "takeback": ({"asked": game.asked, "offered": game.offered}
+                             if game and (game.asked is not None or game.offered is not None)
+                             else None),
                 "problems": list(self.mqtt.problems[-3:])}
 
     def close(self) -> None:

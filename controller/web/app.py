@@ -16,6 +16,9 @@ Routes (all JSON except ``/`` and ``/static``):
 * ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
 * ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
   the player to move;
+* ``POST /api/link`` — ``{"action": "resync" | "decline-takeback"}``: a linked game
+  stopped by a disagreement takes the other board's moves; the other board's takeback
+  request is declined (docs/link.md);
 * ``GET /club`` — the spectators' page; ``GET /api/club`` — the club's linked games
   (docs/link.md);
 * ``GET /health`` — status, uptime, sensing back end, last frame age, journal path;
@@ -68,6 +71,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "new game": frozenset({"game", "options", "setup", "computer", "clock", "remote"}),
     "resume": frozenset({"resume"}),
     "command": frozenset({"command"}),
+    "link": frozenset({"action"}),
     "tutorial": frozenset({"on"}),
     "roll": frozenset(),
 }
@@ -244,6 +248,18 @@ def create_app(service: Any) -> Starlette:
         service.command(name)
         return JSONResponse({"ok": True})
 
+    async def link(request: Request) -> Response:
+        data = await _body(request, "link")
+        action = data.get("action")
+        if action == "resync":
+            service.link_resync()
+        elif action == "decline-takeback":
+            service.decline_takeback()
+        else:
+            raise RequestError("link: expected {\"action\": \"resync\"} or "
+                               "{\"action\": \"decline-takeback\"}")
+        return JSONResponse({"ok": True})
+
     async def roll(request: Request) -> Response:
         face = service.roll_die()
         return JSONResponse({"ok": True, "face": face})
@@ -316,6 +332,7 @@ def create_app(service: Any) -> Starlette:
         Route("/api/resume", guarded(resume), methods=["POST"]),
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/command", guarded(command), methods=["POST"]),
+        Route("/api/link", guarded(link), methods=["POST"]),
         Route("/health", health),
         WebSocketRoute("/ws", live),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
