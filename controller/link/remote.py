@@ -13,15 +13,20 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from controller.board.fogsync import FogSync
 from controller.link.client import BrokerSettings, MqttLink
 from controller.link.game import Action, LinkedGame
 from controller.link.messages import (
+    Attempt,
     MoveMessage,
+    SeatView,
     Start,
     State,
     Takeback,
     game_topic,
     invitation_topic,
+    referee_topic,
+    seat_topic,
 )
 
 log = logging.getLogger("fairyboard.link")
@@ -163,3 +168,41 @@ class Remote:
 
     def close(self) -> None:
         self.mqtt.close()
+
+
+class RefereedSeat:
+    """One board's seat in a game refereed elsewhere (``fairyboard referee``): asks for
+    the game, hands each view the referee sends this board to its
+    :class:`~controller.board.fogsync.FogSync`, and sends the player's attempts.  Only this
+    board's private topics are used; nothing hidden ever reaches it."""
+
+    def __init__(self, mqtt: MqttLink, club: str, board: str) -> None:
+        self.mqtt = mqtt
+        self.club = club
+        self.board = board
+        self.view: SeatView | None = None
+        self._sent: object = None  # the attempt last sent (each is sent once)
+        mqtt.subscribe(seat_topic(club, board, "view"))
+
+    def request(self, start: Start) -> None:
+        """Ask the referee to start ``start`` (no hidden options: the referee draws them)."""
+        self.mqtt.publish(referee_topic(self.club), start)
+
+    def follow(self, sync: FogSync, message: SeatView) -> bool:
+        """A view arrived on this board's topic: shown when it is newer (True)."""
+        if self.view is not None and message.game_id != self.view.game_id \
+                and message.ply < self.view.ply:
+            return False
+        self.view = message
+        if message.seat != sync.seat:
+            return False
+        return sync.show(message.ply, message.position, message.refused, message.result,
+                         message.reason)
+
+    def send(self, sync: FogSync) -> None:
+        """The player's moves tried on the board go to the referee (at most one a ply)."""
+        if self.view is None or not sync.waiting or sync.outbox[-1] is self._sent:
+            return
+        tried = self._sent = sync.outbox[-1]
+        self.mqtt.publish(seat_topic(self.club, self.board, "attempt"),
+                          Attempt(self.view.game_id, tried.ply, sync.seat, tried.move))

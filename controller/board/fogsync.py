@@ -1,0 +1,105 @@
+"""True fog of war on a player's own board (docs/board.md, "A board of one's own: fog of
+war through a referee").
+
+In a linked game with hidden information each player has a board of his own and only the
+referee (``controller/link/referee.py``) holds the whole position.  The board holds its
+player's *view position* (``Game.view_position``: his pieces, the enemy pieces he sees,
+the public hands; hidden cells empty) and nothing else.  This module keeps the board's
+state machine (:class:`~controller.board.machine.Board`) on that position:
+
+* after every ply — his own, the opponent's, a capture, a drop, a refusal — the referee's
+  new view becomes the position the physical board must show, and the machine's set-up
+  verification guides the player there one piece at a time (:meth:`Board.resync`): newly
+  visible enemy pieces to put on, pieces gone out of sight (or captured) to take off, each
+  checked by the sensors before play goes on;
+* a move the player makes is not his board's to judge (it cannot see the hidden pieces): it
+  goes out as an *attempt* (:attr:`FogSync.outbox`) and the board waits for the referee's
+  answer; a refusal brings the previous view back with "illegal move";
+* the board serves its own player, whoever moves (``Board.serving``).
+
+Pure: no broker; ``controller/link/remote.py`` carries the attempts and the views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.board.machine import Board
+from controller.rules.core import Move, Outcome, Position
+
+
+def outcome_of(result: str, reason: str) -> Outcome:
+    """The :class:`Outcome` a result text (``1-0``, ``0-1``, ``1/2-1/2``, ``winner 0,2``)
+    and its reason describe."""
+    if result == "1-0":
+        return Outcome((0,), reason)
+    if result == "0-1":
+        return Outcome((1,), reason)
+    if result.startswith("winner "):
+        return Outcome(tuple(int(w) for w in result[7:].split(",")), reason)
+    return Outcome((), reason)
+
+
+@dataclass(frozen=True)
+class Tried:
+    """A move the player made on his board: ply ``ply`` in long notation, for the referee."""
+
+    ply: int
+    move: str
+
+
+class FogSync:
+    """``board`` is ``seat``'s own board in a refereed game (see the module docstring)."""
+
+    def __init__(self, board: Board, seat: int) -> None:
+        self.board = board
+        self.seat = seat
+        self.ply = 0  # plies the last view counts
+        self.view_text: str | None = None
+        self.outbox: list[Tried] = []
+        self.result: Outcome | None = None  # the referee's, shown once the board matches
+        board.serving = seat
+        board.referee_judges = True
+        board.shown.sight = None
+        board.subscribe("move", self._moved)
+
+    @property
+    def waiting(self) -> bool:
+        """A move was tried and the referee has not answered yet."""
+        return bool(self.outbox) and self.outbox[-1].ply == self.ply + 1
+
+    def show(self, ply: int, position_text: str, refused: str = "",
+             result: str | None = None, reason: str | None = None) -> bool:
+        """The referee's view after ``ply`` plies: the board must show it before play goes
+        on.  A view older than the one shown is ignored (False)."""
+        if ply < self.ply or (not self.waiting and (ply, position_text, refused) == (
+                self.ply, self.view_text, self._refused)):
+            return False  # an older view, or the same again (retained, duplicated)
+        board = self.board
+        self.ply, self.view_text, self._refused = ply, position_text, refused
+        self.outbox = [t for t in self.outbox if t.ply > ply and not refused]
+        board.resync(self._position(), refused)
+        board.set_away(frozenset(range(board.game.players)) - {self.seat})
+        self.result = outcome_of(result, reason or "") if result else None
+        self.poll()
+        return True
+
+    _refused = ""
+
+    def poll(self) -> None:
+        """Call after frames: once the board shows the final view, the game is over."""
+        board = self.board
+        if (self.result is not None and board.progress.started
+                and board.state not in ("game_over", "paused")):
+            board.end_on_time(self.result)
+
+    def _position(self) -> Position:
+        assert self.view_text is not None
+        return self.board.game.parse_view(self.view_text)
+
+    def _moved(self, move: Move) -> None:
+        """The player made a move on his board: it becomes an attempt."""
+        if self.view_text is None or self.waiting:
+            return
+        text = self.board.game.long_move_text(self._position(), move)
+        self.outbox.append(Tried(self.ply + 1, text))
