@@ -1,0 +1,96 @@
+"""Fog of war on two physical boards (one per player) and a referee: the rig of a player's
+own board and a simulated player who does what his board guides (docs/board.md, "A board
+of one's own")."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+
+from controller.board import BoardOptions
+from controller.board.fogsync import FogSync
+from controller.rules import get_game
+from controller.rules.core import Move, Position
+from tests.support.laotzu import LaoHuman, LaoRig, hand_pad, obj
+
+PUT = re.compile(r"put (White|Black) (\w)\S* on (\S+)")
+
+
+class FogRig(LaoRig):
+    """A Lao Tzu board holding one player's view position (nothing else is on it)."""
+
+    def set_up(self, pos: Position) -> None:
+        sim = self.sim
+        sim.clear()
+        for c, p in enumerate(pos.board):
+            if p is not None:
+                sim.put(c, obj(p.owner, p.kind))
+        for owner, hand in enumerate(pos.hands):
+            for kind, n in hand.items():
+                if n:
+                    sim.put(hand_pad(owner, kind), [obj(owner, kind)] * n)
+
+
+@dataclass
+class FogPlayer:
+    """One player at his own board: sets it up from the first view, makes his moves (tries
+    from his view), and follows the board's guidance after every ply — reading only what
+    the board shows (the guided spot and its message)."""
+
+    seat: int
+    game_name: str
+    options: dict
+    position_text: str
+    rng: random.Random = field(default_factory=random.Random)
+    rig: FogRig = field(init=False)
+    sync: FogSync = field(init=False)
+    placed: int = 0  # pieces put on by guidance
+    removed: int = 0  # pieces taken off by guidance
+    messages: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        game = get_game(self.game_name, **self.options)
+        pos = game.parse_view(self.position_text)
+        self.rig = FogRig(pos, game=game, options=BoardOptions(guide_delay=1.0))
+        self.rig.board.subscribe("interaction", lambda it: self.messages.append(it.message))
+        self.sync = FogSync(self.rig.board, self.seat)
+        self.sync.show(0, self.position_text)
+        self.follow()
+
+    def follow(self, limit: int = 80) -> None:
+        """Put on and take off what the board asks, one piece at a time, until it is
+        ready for play (or the game is over)."""
+        rig = self.rig
+        layout = rig.layout
+        for _ in range(limit):
+            rig.wait(0.05)
+            self.sync.poll()
+            it = rig.interaction
+            if it.phase != "setup":
+                return
+            spot = it.guide
+            if spot is None:
+                rig.wait(0.3)  # a refusal is shown first; guidance follows
+                continue
+            if spot in it.extra:
+                rig.remove(spot)
+                self.removed += 1
+                continue
+            s = layout.spots[spot]
+            if s.role == "hand":
+                rig.sim.take(obj(s.owner, s.piece))
+            else:
+                m = PUT.search(it.message)
+                assert m and m.group(3) == s.name, it.message
+                rig.sim.take(obj(0 if m.group(1) == "White" else 1, m.group(2).upper()))
+            rig.place(spot)
+            self.placed += 1
+        raise AssertionError(f"the board never got ready: {rig.interaction}")
+
+    def tries(self) -> list[Move]:
+        """The moves he may try (as far as his view can tell)."""
+        return self.rig.game.board_moves(self.rig.position)
+
+    def play(self, move: Move) -> None:
+        LaoHuman(self.rig, self.rng).play(move)
