@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from controller.board.machine import Board
 from controller.rules.core import Move, Outcome, Position
 
+#: a move the next gesture may still change (a Rook moved beside its King: castling)
+#: goes to the referee after this long without that change (seconds of board time)
+AMEND_WAIT = 1.5
+
 
 def outcome_of(result: str, reason: str) -> Outcome:
     """The :class:`Outcome` a result text (``1-0``, ``0-1``, ``1/2-1/2``, ``winner 0,2``)
@@ -61,7 +65,9 @@ class FogSync:
         board.serving = seat
         board.referee_judges = True
         board.shown.sight = None
+        self._held: tuple[Tried, float] | None = None  # a move that may still be amended
         board.subscribe("move", self._moved)
+        board.subscribe("takeback", self._amended)
 
     @property
     def waiting(self) -> bool:
@@ -76,20 +82,56 @@ class FogSync:
                 self.ply, self.view_text, self._refused)):
             return False  # an older view, or the same again (retained, duplicated)
         board = self.board
+        game = board.game
+        before = board.position.board
+        hands_before = [dict(h) for h in board.position.hands]
         self.ply, self.view_text, self._refused = ply, position_text, refused
         self.outbox = [t for t in self.outbox if t.ply > ply and not refused]
-        board.resync(self._position(), refused)
-        board.set_away(frozenset(range(board.game.players)) - {self.seat})
+        self._held = None
         self.result = outcome_of(result, reason or "") if result else None
+        new = self._position()
+        self.hand_notes = [
+            (owner, kind, n) for owner, hand in enumerate(new.hands)
+            for kind, n in sorted(hand.items())
+            if n and hands_before[owner].get(kind, 0) not in (0, n)]
+        # a cell whose piece changes but stays occupied (his piece captured where the
+        # enemy piece now stands) looks the same to the sensors: it is emptied first
+        swaps = [c for c, p in enumerate(new.board) if p is not None
+                 and c < len(before) and before[c] is not None and before[c] != p]
+        if swaps:
+            for c in swaps:
+                new.put(c, None)
+            self._then = True
+            board.resync(game.parse_view(game.position_text(new)), refused)
+            board.set_away(frozenset(range(game.players)))  # nothing is played meanwhile
+        else:
+            self._then = False
+            self._resync(refused)
         self.poll()
         return True
 
     _refused = ""
+    #: piles on the hand pads whose count changed while they stayed occupied (the sensors
+    #: cannot tell): (owner, kind, count), for the page to say
+    hand_notes: list[tuple[int, str, int]] = []
+    _then = False  # the board shows the emptied cells first; the view follows
+
+    def _resync(self, message: str = "") -> None:
+        board = self.board
+        board.resync(self._position(), message)
+        board.set_away(frozenset(range(board.game.players)) - {self.seat})
 
     def poll(self) -> None:
-        """Call after frames: once the board shows the final view, the game is over."""
+        """Call after frames: the view follows the emptied cells once the board shows
+        them; once the board shows the final view, the game is over."""
         board = self.board
-        if (self.result is not None and board.progress.started
+        if self._held is not None and board.now - self._held[1] >= AMEND_WAIT:
+            self.outbox.append(self._held[0])
+            self._held = None
+        if self._then and board.progress.started:
+            self._then = False
+            self._resync()
+        if (self.result is not None and not self._then and board.progress.started
                 and board.state not in ("game_over", "paused")):
             board.end_on_time(self.result)
 
@@ -101,5 +143,14 @@ class FogSync:
         """The player made a move on his board: it becomes an attempt."""
         if self.view_text is None or self.waiting:
             return
-        text = self.board.game.long_move_text(self._position(), move)
-        self.outbox.append(Tried(self.ply + 1, text))
+        board = self.board
+        tried = Tried(self.ply + 1, board.game.long_move_text(self._position(), move))
+        if board.reconciler.amendable is not None:
+            self._held = (tried, board.now)  # see AMEND_WAIT
+        else:
+            self.outbox.append(tried)
+
+    def _amended(self, moves: list[Move]) -> None:
+        """The board replaced the move just made (castling completed): the held attempt
+        goes; the replacement follows through :meth:`_moved`."""
+        self._held = None

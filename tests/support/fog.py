@@ -68,6 +68,7 @@ class FogPlayer:
             self.sync.poll()
             it = rig.interaction
             if it.phase != "setup":
+                self._count_hands()
                 return
             spot = it.guide
             if spot is None:
@@ -88,9 +89,54 @@ class FogPlayer:
             self.placed += 1
         raise AssertionError(f"the board never got ready: {rig.interaction}")
 
+    def _count_hands(self) -> None:
+        """Piles whose count changed but not their occupancy: the page says how many."""
+        sim = self.rig.sim
+        for owner, kind, n in self.sync.hand_notes:
+            pad = hand_pad(owner, kind)
+            have = len(sim.objects(pad))
+            if have < n:
+                sim.take([obj(owner, kind)] * (n - have))
+                self.rig.place(pad, n - have)
+            elif have > n:
+                self.rig.lift(pad, have - n)
+                sim.set_aside(have - n)
+        self.sync.hand_notes = []
+
     def tries(self) -> list[Move]:
         """The moves he may try (as far as his view can tell)."""
         return self.rig.game.board_moves(self.rig.position)
 
     def play(self, move: Move) -> None:
+        """Make ``move`` on the board; it is then tried with the referee."""
         LaoHuman(self.rig, self.rng).play(move)
+        for _ in range(40):  # a move the next gesture could amend waits a moment
+            if self.sync.waiting:
+                return
+            self.rig.wait(0.1)
+            self.sync.poll()
+        raise AssertionError("the move never went to the referee")
+
+
+def decisive_try(game, pos: Position, player: FogPlayer, wild: float = 0.25) -> Move:
+    """The script's choice for ``player``: sometimes any try from his view (the referee may
+    refuse it), else a legal move that mates, checks or captures if there is one — the
+    script looks at the true position ``pos`` only to reach a decisive finish quickly;
+    the board and the player's hands still know only his view."""
+    tries = player.tries()
+    if player.rng.random() < wild:
+        return player.rng.choice(tries)
+    legal = set(game.legal_moves(pos))
+
+    def score(m: Move) -> int:
+        pos.push(m, record=False)
+        try:
+            o = game.outcome(pos)
+            return (3 if o is not None and o.winners else 2 if game.in_check(pos)
+                    else 1 if m.captures else 0)
+        finally:
+            pos.pop()
+
+    scored = [(score(m), m) for m in tries if m in legal]
+    best = max(s for s, _ in scored)
+    return player.rng.choice([m for s, m in scored if s == best])
