@@ -240,15 +240,13 @@ class Referee:
             self.journal.save({k: g.record() for k, g in self.games.items()})
 
 
-def serve(settings: Any, journal: str | Path, *, delay: int | None = None,
-          seed: str | None = None, stop: threading.Event | None = None,
+def serve(settings: Any, referee: Referee, stop: threading.Event | None = None,
           poll_s: float = 0.005) -> None:
-    """Run the referee on the broker of ``settings`` (a
+    """Run ``referee`` on the broker of ``settings`` (a
     :class:`~controller.link.client.BrokerSettings`, its ``board`` the referee's name)
     until ``stop`` is set."""
     from controller.link.client import MqttLink
 
-    referee = Referee(settings.club, RefereeJournal(journal), delay, seed)
     mqtt = MqttLink(settings)
     stop = stop or threading.Event()
     try:
