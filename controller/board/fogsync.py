@@ -69,6 +69,17 @@ class FogSync:
         board.subscribe("move", self._moved)
         board.subscribe("takeback", self._amended)
 
+    def detach(self) -> None:
+        """The board plays on its own again (another game)."""
+        board = self.board
+        for kind, fn in (("move", self._moved), ("takeback", self._amended)):
+            listeners = getattr(board.listeners, kind)
+            if fn in listeners:
+                listeners.remove(fn)
+        board.serving = None
+        board.referee_judges = False
+        board.shown.sight = None
+
     @property
     def waiting(self) -> bool:
         """A move was tried and the referee has not answered yet."""

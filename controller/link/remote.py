@@ -42,10 +42,14 @@ class Invitation:
 class Remote:
     """One board's link: at most one linked game at a time."""
 
-    def __init__(self, settings: BrokerSettings, *, accept_invitations: bool = True) -> None:
+    def __init__(self, settings: BrokerSettings, *, accept_invitations: bool = True,
+                 referee: bool = False) -> None:
         self.settings = settings
         self.accept_invitations = accept_invitations
         self.mqtt = MqttLink(settings)
+        #: the club has a referee: this board's seat in refereed games (hidden information)
+        self.refereed: RefereedSeat | None = (
+            RefereedSeat(self.mqtt, settings.club, settings.board) if referee else None)
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
         #: the club's games as their retained start and state messages tell (spectators)
@@ -119,10 +123,16 @@ class Remote:
         self._publish_state(result, reason)
 
     # -- the board loop --------------------------------------------------------------
-    def poll(self) -> list[Invitation | Action]:
-        """What arrived, in order: invitations to join and the linked game's actions."""
-        out: list[Invitation | Action] = []
+    def poll(self) -> list[Invitation | Action | SeatView]:
+        """What arrived, in order: invitations to join, the linked game's actions, and
+        the referee's views for this board."""
+        out: list[Invitation | Action | SeatView] = []
+        own_view = seat_topic(self.settings.club, self.board, "view")
         for topic, message in self.mqtt.receive():
+            if isinstance(message, SeatView):
+                if topic == own_view and self.refereed is not None:
+                    out.append(message)
+                continue
             self._follow_club(topic, message)
             if isinstance(message, Start) and topic.endswith("/invitation"):
                 if (self.accept_invitations and message.game_id not in self._declined
