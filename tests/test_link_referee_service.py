@@ -73,7 +73,7 @@ def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path):
                 beta.close()
                 beta = refereed_service(tmp_path, "beta", broker.port, users["beta"])
                 services = [alpha, beta]
-                until(lambda: beta.fog is not None and beta.fog.ply == len(g.moves),
+                until(lambda b=beta: b.fog is not None and b.fog.ply == len(g.moves),
                       *services)
                 arrange(beta)
             mover = g.game.ply_mover(g.pos)
@@ -84,7 +84,7 @@ def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path):
                 svc.sim_action(action)
                 svc.step(0.03)
             svc.step(0.3)
-            until(lambda: all(s.fog.ply == ply + 1 for s in services), *services)
+            until(lambda n=ply + 1, ss=services: all(s.fog.ply == n for s in ss), *services)
             for s in services:
                 arrange(s)
                 _assert_holds_the_view(s, g)
