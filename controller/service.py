@@ -1048,6 +1048,8 @@ class BoardService:
         return self._glow
 
     def state_json(self, viewer: int | None = None) -> dict[str, Any]:
+        if viewer is None and self.fog is not None:
+            viewer = self.fog.seat  # a refereed game's board serves its own player
         key = (self.version, viewer)
         cached = self._state_cache.get(key)
         if cached is None:
@@ -1064,6 +1066,8 @@ class BoardService:
         return state
 
     def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
+        if viewer is None and self.fog is not None:
+            viewer = self.fog.seat
         from controller.web.state import visible_leds
         return visible_leds(self, viewer)
 

@@ -89,6 +89,8 @@ def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path):
                 arrange(s)
                 _assert_holds_the_view(s, g)
         assert len(g.moves) == 8
+        for seat, s in enumerate(services):  # the page shows its own player's view
+            assert s.state_json()["viewer"] == seat
         for name, s in zip(SEATS, services, strict=True):
             _assert_nothing_hidden(tmp_path / name, json.dumps(s.state_json()), g,
                                    SEATS.index(name))
