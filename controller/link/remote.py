@@ -195,8 +195,10 @@ class RefereedSeat:
         mqtt.subscribe(seat_topic(club, board, "view"))
 
     def request(self, start: Start) -> None:
-        """Ask the referee to start ``start`` (no hidden options: the referee draws them)."""
-        self.mqtt.publish(referee_topic(self.club), start)
+        """Ask the referee to start ``start`` (no hidden options: the referee draws them).
+        Retained: a referee not yet connected (or restarting) finds the request when it
+        subscribes; it starts each game id once."""
+        self.mqtt.publish(referee_topic(self.club), start, retain=True)
 
     def follow(self, sync: FogSync, message: SeatView) -> bool:
         """A view arrived on this board's topic: shown when it is newer (True)."""
