@@ -54,7 +54,8 @@ def arrange(svc: BoardService) -> None:
     raise AssertionError(svc.interaction)
 
 
-def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path):
+def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path, caplog):
+    caplog.set_level("INFO")
     broker, users = documented_broker(tmp_path / "broker")
     referee = Referee(CLUB, RefereeJournal(tmp_path / "referee.json"), seed="svc")
     ref = RefereeThread(broker.port, users, referee)
@@ -91,8 +92,10 @@ def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path):
         assert len(g.moves) == 8
         for seat, s in enumerate(services):  # the page shows its own player's view
             assert s.state_json()["viewer"] == seat
+        logged = "\n".join(f"{r.getMessage()} {vars(r)}" for r in caplog.records
+                           if not r.name.endswith("referee"))
         for name, s in zip(SEATS, services, strict=True):
-            _assert_nothing_hidden(tmp_path / name, json.dumps(s.state_json()), g,
+            _assert_nothing_hidden(tmp_path / name, json.dumps(s.state_json()) + logged, g,
                                    SEATS.index(name))
     finally:
         for s in services:
