@@ -62,6 +62,11 @@ class FogSync:
         self.view_text: str | None = None
         self.outbox: list[Tried] = []
         self.result: Outcome | None = None  # the referee's, shown once the board matches
+        #: piles on the hand pads whose count changed while they stayed occupied (the
+        #: sensors cannot count them): (owner, kind, count), told on the page
+        self.hand_notes: list[tuple[int, str, int]] = []
+        self._refused = ""  # the refusal shown with the view
+        self._then = False  # the board shows the emptied cells first; the view follows
         board.serving = seat
         board.referee_judges = True
         board.shown.sight = None
@@ -120,12 +125,6 @@ class FogSync:
             self._resync(refused)
         self.poll()
         return True
-
-    _refused = ""
-    #: piles on the hand pads whose count changed while they stayed occupied (the sensors
-    #: cannot tell): (owner, kind, count), for the page to say
-    hand_notes: list[tuple[int, str, int]] = []
-    _then = False  # the board shows the emptied cells first; the view follows
 
     def _resync(self, message: str = "") -> None:
         board = self.board

@@ -201,13 +201,11 @@ class RefereedSeat:
         self.mqtt.publish(referee_topic(self.club), start, retain=True)
 
     def follow(self, sync: FogSync, message: SeatView) -> bool:
-        """A view arrived on this board's topic: shown when it is newer (True)."""
-        if self.view is not None and message.game_id != self.view.game_id \
-                and message.ply < self.view.ply:
-            return False
-        self.view = message
+        """A view of ``sync``'s game arrived on this board's topic: shown on the board when
+        it is newer than the one shown (True)."""
         if message.seat != sync.seat:
             return False
+        self.view = message
         return sync.show(message.ply, message.position, message.refused, message.result,
                          message.reason)
 
