@@ -67,6 +67,8 @@ class FogSync:
         self.hand_notes: list[tuple[int, str, int]] = []
         self._refused = ""  # the refusal shown with the view
         self._then = False  # the board shows the emptied cells first; the view follows
+        #: the board as the sensors last confirmed it (in play, matching its position)
+        self._verified: list = list(board.position.board)
         board.serving = seat
         board.referee_judges = True
         board.shown.sight = None
@@ -111,9 +113,11 @@ class FogSync:
             for kind, n in sorted(hand.items())
             if n and hands_before[owner].get(kind, 0) not in (0, n)]
         # a cell whose piece changes but stays occupied (his piece captured where the
-        # enemy piece now stands) looks the same to the sensors: it is emptied first
-        swaps = [c for c, p in enumerate(new.board) if p is not None
-                 and c < len(before) and before[c] is not None and before[c] != p]
+        # enemy piece now stands) looks the same to the sensors: it is emptied first —
+        # against what the board expected and what it last confirmed (a view may arrive
+        # before the player finished the last one)
+        swaps = [c for c, p in enumerate(new.board) if p is not None and c < len(before)
+                 and any(b[c] is not None and b[c] != p for b in (before, self._verified))]
         if swaps:
             for c in swaps:
                 new.put(c, None)
@@ -135,6 +139,8 @@ class FogSync:
         """Call after frames: the view follows the emptied cells once the board shows
         them; once the board shows the final view, the game is over."""
         board = self.board
+        if board.state in ("turn", "game_over"):
+            self._verified = list(board.position.board)
         if self._held is not None and board.now - self._held[1] >= AMEND_WAIT:
             self.outbox.append(self._held[0])
             self._held = None
@@ -154,6 +160,7 @@ class FogSync:
         if self.view_text is None or self.waiting:
             return
         board = self.board
+        self._verified = list(board.position.board)  # the sensors saw the move made
         tried = Tried(self.ply + 1, board.game.long_move_text(self._position(), move))
         if board.reconciler.amendable is not None:
             self._held = (tried, board.now)  # see AMEND_WAIT

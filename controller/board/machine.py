@@ -710,8 +710,10 @@ class Board:
             self._refuse()
             return
         mover = self._mover()
-        if mover in self.progress.away and self.progress.execute is None:
-            self._refuse(f"{self.game.player_names[mover]} moves on the other board: "
+        # (an amendment is the previous mover's: castling completed after its Rook move)
+        maker = move.piece.owner if amend and move.piece is not None else mover
+        if maker in self.progress.away and self.progress.execute is None:
+            self._refuse(f"{self.game.player_names[maker]} moves on the other board: "
                          "put the piece back and wait for the move")
             return
         self.replacing = None  # never stale from a callback that raised
