@@ -821,10 +821,13 @@ class BoardService:
             if refereed is not None and refereed.follow(fog, view):
                 self._changed()
             return
-        if view.result is not None or view.ply > 0 and view.game_id != self._fog_requested:
-            return  # an old game's view (retained), not one to begin here
-        if view.seats[view.seat] != self.board_name:
-            return
+        if view.result is not None or view.seats[view.seat] != self.board_name:
+            return  # an ended game's view (retained)
+        if view.game_id != self._fog_requested and (
+                not self.remote.accept_invitations
+                or any(r.link and r.link.get("game_id") == view.game_id
+                       for r in self.journal.games())):
+            return  # not accepted here, or a game this board already played or left
         try:
             game = get_game(view.game, **view.options)
             pos = game.parse_view(view.position)
