@@ -203,3 +203,4 @@ def test_a_refereed_game_needs_distinct_boards_and_the_seats_own_topic(tmp_path)
             b.close()
         ref.stop()
         broker.stop()
+
