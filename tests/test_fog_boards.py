@@ -243,3 +243,25 @@ def test_a_view_position_holds_only_the_view_and_every_try(seed):
             if player == pos.turn:
                 assert set(game.board_moves(pos)) <= set(game.board_moves(vp))
         pos.push(rng.choice(game.legal_moves(pos)))
+
+
+@pytest.mark.parametrize("delay", [None, 2])
+def test_the_club_sees_a_refereed_game_late_or_at_its_end(delay):
+    """The public state: no move during the game (or only those ``delay`` plies old);
+    the whole game once it has ended."""
+    from controller.link.messages import State
+
+    referee = Referee("test", delay=delay, seed="club")
+    started(referee)
+    g = referee.games["g-1"]
+    rng = random.Random(2)
+    while g.game.outcome(g.pos) is None:
+        move = rng.choice(g.game.legal_moves(g.pos))
+        seat = g.game.ply_mover(g.pos)
+        outs = referee.attempt(SEATS[seat], Attempt("g-1", len(g.moves) + 1, seat,
+                                                    g.game.long_move_text(g.pos, move)))
+        (state,) = [m for _, m, _ in outs if isinstance(m, State)]
+        if g.game.outcome(g.pos) is None:
+            shown = 0 if delay is None else max(0, len(g.moves) - delay)
+            assert state.moves == tuple(g.moves[:shown]) and state.result is None
+    assert state.moves == tuple(g.moves) and state.result is not None
