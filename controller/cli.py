@@ -341,6 +341,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_service(args)
 
 
+def cmd_referee(args: argparse.Namespace) -> int:
+    """The referee of the club's hidden-information games (docs/link.md)."""
+    import signal
+    import threading
+
+    from controller.config import load_config
+    from controller.link.client import BrokerSettings
+    from controller.link.referee import Referee, RefereeJournal, serve
+    from controller.service import setup_logging
+
+    link = load_config(args.config).link
+    broker = args.broker or link.broker
+    if not broker:
+        raise CommandError("referee: no broker: give --broker or set link.broker")
+    settings = BrokerSettings(
+        host=broker, port=args.port or link.port, club=args.club or link.club,
+        board=args.name, username=args.username or link.username,
+        password=args.password if args.password is not None else link.password,
+        tls_ca=args.tls_ca or link.tls_ca)
+    delay = link.referee_delay if args.delay is None else args.delay
+    if delay < 0:
+        raise CommandError(f"referee: --delay must be 0 or more plies, got {delay}")
+    journal = RefereeJournal(Path(args.journal or link.referee_journal).expanduser())
+    referee = Referee(settings.club, journal, delay or None)  # the journal read first
+    setup_logging("info", args.log_format)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    serve(settings, referee, stop)
+    return 0
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -466,6 +498,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web-host", help="address to bind the web page to (default localhost)")
     p.add_argument("--no-browser", action="store_true", help="accepted for scripts; no effect")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("referee", help="referee the club's hidden-information games "
+                       "(Lao Tzu Chess on two boards; docs/link.md)")
+    p.add_argument("--config", help="TOML configuration file (its [link] table)")
+    p.add_argument("--broker", help="the MQTT broker's address (default: link.broker)")
+    p.add_argument("--port", type=int, help="the broker's port (default: link.port)")
+    p.add_argument("--club", help="the club (default: link.club)")
+    p.add_argument("--name", default="referee", help="the referee's name on the broker "
+                   "(its client id; default: referee)")
+    p.add_argument("--username", help="its user on the broker (default: link.username)")
+    p.add_argument("--password", help="its password (default: link.password)")
+    p.add_argument("--tls-ca", help="CA certificate: connect with TLS (default: link.tls_ca)")
+    p.add_argument("--journal", help="its journal file (default: link.referee_journal)")
+    p.add_argument("--delay", type=int, help="show moves to the club this many plies late "
+                   "(default: link.referee_delay; 0: only at the end)")
+    p.add_argument("--log-format", choices=["json", "text"], default="text",
+                   help="log lines as JSON (for journald) or text")
+    p.set_defaults(func=cmd_referee)
     return parser
 
 

@@ -183,6 +183,14 @@ class LinkSettings:
     password: str = ""
     #: CA certificate file: connect with TLS and check the broker's certificate
     tls_ca: str = ""
+    #: the club has a referee (``fairyboard referee``): games with hidden information are
+    #: linked through it, each board holding only its player's view (docs/link.md)
+    referee: bool = False
+    #: for ``fairyboard referee``: its journal (every refereed game, replaced atomically)
+    referee_journal: str = "~/.local/share/fairyboard/referee.json"
+    #: for ``fairyboard referee``: the club's page shows a refereed game's moves this many
+    #: plies late; 0: only once the game has ended
+    referee_delay: int = 0
 
 
 @dataclass
@@ -239,6 +247,7 @@ RANGES = {
     "sensing.i2c_bus": (0, 20),
     "web.port": (0, 65535),
     "link.port": (1, 65535),
+    "link.referee_delay": (0, 10_000),
 }
 
 

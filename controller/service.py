@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board import HINT, NEW_GAME, NEXT_GAME, Board, BoardOptions
+from controller.board.fogsync import FogSync
 from controller.clock import ClockError, GameClock, format_clock, parse_time_control
 from controller.coach import Coach, parse_advice
 from controller.config import (
@@ -61,7 +62,7 @@ from controller.link.game import (
     TakebackSettled,
     Withdrawn,
 )
-from controller.link.messages import LinkError, Start, check_name, position_digest
+from controller.link.messages import LinkError, SeatView, Start, check_name, position_digest
 from controller.link.remote import Invitation, Remote
 from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
@@ -260,6 +261,9 @@ class BoardService:
         #: linked boards: the broker connection (None: this board plays alone)
         self.remote: Remote | None = open_remote(config)
         self._link_pending: Show | None = None  # a remote move waiting for the board
+        #: a refereed game (hidden information): the board holds its player's view only
+        self.fog: FogSync | None = None
+        self._fog_requested: str | None = None  # a refereed game asked for, not yet begun
         #: why a linked game stopped (the boards disagree), shown on the page
         self.link_problem: str | None = None
         #: a takeback asked or answered between the linked boards, shown on the page
@@ -342,6 +346,8 @@ class BoardService:
             "file": path.name, "problem": problem, "quarantined": str(aside)})
 
     def _resume(self, record: GameRecord) -> GameSession:
+        if record.link and record.link.get("refereed") and self.remote is not None:
+            return self._resume_refereed(record)
         try:  # with its whole history: takebacks, repetitions
             game, pos = record.replay(salvage=True)
             plies = _plies_of(game, record)
@@ -371,6 +377,20 @@ class BoardService:
         self._install(session, pos)
         return session
 
+    def _resume_refereed(self, record: GameRecord) -> GameSession:
+        """A refereed game: the journal holds its first view only (the board never knows
+        more); the referee's retained view brings the board up to date."""
+        game = get_game(record.game, **record.options)
+        link = Start(record.link["game_id"], record.game, dict(record.options), record.setup,
+                     tuple(record.link["seats"]))
+        session = GameSession(game, record.setup, dict(record.options),
+                              self._write(self.journal.continue_game, record), link=link)
+        log.info("resuming refereed game", extra={"game_id": record.id,
+                                                  "link_game": link.game_id})
+        self._install(session, game.parse_view(record.setup))
+        self._fog_attach(link)
+        return session
+
     def _start(self, name: str, options: dict[str, Any], setup: str | None,
                game: Game | None = None, link: Start | None = None) -> GameSession:
         self._check_game(name)
@@ -389,6 +409,8 @@ class BoardService:
         """A new journal game, on the current time control's clock if there is one."""
         control = self.time_control
         link_record = {"game_id": link.game_id, "seats": list(link.seats)} if link else None
+        if link_record is not None and game.hidden_information:
+            link_record["refereed"] = True  # the journal holds views, never the game
         writer = self._write(self.journal.new_game, game.name, options, setup,
                              self._player_names(game), None, control or None, link_record)
         session = GameSession(game, setup, options, writer, link=link)
@@ -496,6 +518,8 @@ class BoardService:
     def _on_takeback(self, moves: list[Move]) -> None:
         if self.board is not None and self.board.replacing is not None:
             return  # the move callback writes the replacement as one amend record
+        if self.fog is not None:
+            return  # a refereed game: nothing is journalled but its views
         s = self.session
         self._write(s.writer.takeback, len(moves))
         del s.plies[len(s.plies) - len(moves):]
@@ -539,6 +563,7 @@ class BoardService:
             return
         self._restart = None
         assert self.board is not None
+        self._fog_detach()
         self._abandon_current()
         self.resume_offer = None
         game = self.board.game
@@ -754,7 +779,9 @@ class BoardService:
         if self.remote is None:
             return
         for event in self.remote.poll():
-            if isinstance(event, Invitation):
+            if isinstance(event, SeatView):
+                self._fog_view(event)
+            elif isinstance(event, Invitation):
                 self._join(event.start)
             elif isinstance(event, Show):
                 self._link_pending = event
@@ -783,6 +810,9 @@ class BoardService:
         if game is not None and game.epoch_known != self._link_epoch_known:
             self._link_epoch_known = game.epoch_known  # a resumed game heard the count
             self._link_away()
+        if self.fog is not None and self.remote.refereed is not None:
+            self.fog.poll()
+            self.remote.refereed.send(self.fog)
         board = self.board
         show = self._link_pending
         if show is None or board is None or board.state != "turn" or self.session.ended:
@@ -870,6 +900,68 @@ class BoardService:
         except (ServiceError, ConfigError, RulesError) as exc:
             log.warning("linked game refused", extra={"link_game": start.game_id,
                                                       "problem": str(exc)})
+
+    def _fog_view(self, view: SeatView) -> None:
+        """The referee's view for this board: the refereed game goes on — or begins,
+        when this board asked for it or plays one of its seats."""
+        fog, refereed = self.fog, self.remote.refereed if self.remote else None
+        link = self.session.link
+        if fog is not None and link is not None and link.game_id == view.game_id:
+            if refereed is not None and refereed.follow(fog, view):
+                self._changed()
+            return
+        if view.result is not None or view.seats[view.seat] != self.board_name:
+            return  # an ended game's view (retained)
+        if view.game_id != self._fog_requested and (
+                not self.remote.accept_invitations
+                or any(r.link and r.link.get("game_id") == view.game_id
+                       for r in self.journal.games())):
+            return  # not accepted here, or a game this board already played or left
+        try:
+            game = get_game(view.game, **view.options)
+            pos = game.parse_view(view.position)
+        except RulesError as exc:
+            log.warning("refereed game refused", extra={"link_game": view.game_id,
+                                                        "problem": str(exc)})
+            return
+        self._fog_requested = None
+        self._abandon_current()
+        self.resume_offer = None
+        self.opponent.cancel()
+        self._hand = []
+        self.opponent.computer = Computer()
+        self.advice = {}
+        self._link_pending = None
+        self.link_problem = None
+        self.remote.detach()
+        start = Start(view.game_id, view.game, dict(view.options), view.position, view.seats)
+        control, self.time_control = self.time_control, ""  # refereed games: no clock
+        try:
+            session = self._new_session(game, dict(view.options), view.position, start)
+        finally:
+            self.time_control = control
+        log.info("refereed game", extra={"game_id": session.game_id,
+                                         "link_game": view.game_id, "seat": view.seat})
+        self._install(session, pos)
+        self._fog_attach(start)
+        self.remote.refereed.follow(self.fog, view)
+
+    @property
+    def board_name(self) -> str:
+        return self.remote.board if self.remote is not None else ""
+
+    def _fog_attach(self, link: Start) -> None:
+        """The board becomes its seat's own board in the refereed game ``link``."""
+        assert self.board is not None and self.remote is not None
+        self._fog_detach()
+        seat = link.seats.index(self.remote.board)
+        self.fog = FogSync(self.board, seat)
+        self.fog.show(0, link.setup)
+
+    def _fog_detach(self) -> None:
+        if self.fog is not None:
+            self.fog.detach()
+            self.fog = None
 
     def _link_stop(self, reason: str) -> None:
         self.link_problem = reason
@@ -1048,6 +1140,8 @@ class BoardService:
         return self._glow
 
     def state_json(self, viewer: int | None = None) -> dict[str, Any]:
+        if viewer is None and self.fog is not None:
+            viewer = self.fog.seat  # a refereed game's board serves its own player
         key = (self.version, viewer)
         cached = self._state_cache.get(key)
         if cached is None:
@@ -1064,6 +1158,8 @@ class BoardService:
         return state
 
     def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
+        if viewer is None and self.fog is not None:
+            viewer = self.fog.seat
         from controller.web.state import visible_leds
         return visible_leds(self, viewer)
 
@@ -1193,6 +1289,14 @@ class BoardService:
         invite = None
         if remote:
             invite = self._link_start(game, options, setup, remote, time_control)
+            if game.hidden_information:  # the referee sends each board its view
+                assert self.remote is not None and self.remote.refereed is not None
+                self._fog_requested = invite.game_id
+                self.remote.refereed.request(invite)
+                log.info("refereed game asked for", extra={"link_game": invite.game_id,
+                                                           "seats": list(invite.seats)})
+                return
+        self._fog_detach()
         self._abandon_current()
         self.resume_offer = None
         if time_control is not None:
@@ -1219,10 +1323,17 @@ class BoardService:
         if self.remote is None:
             raise ServiceError("remote players need a link: set link.broker in the "
                                "configuration (docs/link.md)")
-        if game.hidden_information:  # both boards would hold the whole position
+        if game.hidden_information and self.remote.refereed is None:
+            # both boards would hold the whole position
             raise ServiceError(f"{game.title} cannot be linked yet: each board must hold "
                                "only its player's view, which needs the referee "
                                "(docs/link.md); play it on one board")
+        secret = sorted(set(options) & game.hidden_options)
+        if secret:
+            raise ServiceError(f"remote: {', '.join(secret)} would be known to this board: "
+                               "the referee draws them")
+        if game.hidden_information and setup:
+            raise ServiceError("remote: a refereed game starts from the game's start")
         seats = [self.remote.board] * game.players
         for player, board in remote.items():
             if not 0 <= player < game.players:
@@ -1233,6 +1344,9 @@ class BoardService:
                 raise ServiceError(str(exc)) from None
         pos = game.parse_position(setup) if setup else game.start()
         control = self.time_control if time_control is None else time_control.strip()
+        if game.hidden_information:
+            return Start(self.remote.new_game_id(), game.name, dict(options), "",
+                         tuple(seats))
         return Start(self.remote.new_game_id(), game.name, dict(options),
                      game.position_text(pos), tuple(seats), control)
 
@@ -1291,7 +1405,7 @@ def open_remote(config: Config) -> Remote | None:
         return None
     settings = BrokerSettings(host=c.broker, port=c.port, club=c.club, board=c.board,
                               username=c.username, password=c.password, tls_ca=c.tls_ca)
-    return Remote(settings, accept_invitations=c.accept_invitations)
+    return Remote(settings, accept_invitations=c.accept_invitations, referee=c.referee)
 
 
 def _link_plies(game: Game, setup: str, pos: Position) -> list[tuple[str, str]]:

@@ -129,6 +129,11 @@ class Board:
         #: while an amend's takeback and move callbacks run: the move being replaced (the
         #: journal writes the replacement as one record)
         self.replacing: Move | None = None
+        #: a board of its own for one player (hidden information, linked through a
+        #: referee: controller/board/fogsync.py): whom it serves, and that the referee, not
+        #: this board's partial position, judges legality
+        self.serving: int | None = None
+        self.referee_judges = False
         self._publish()
 
     # -- subscriptions ---------------------------------------------------------------
@@ -325,6 +330,20 @@ class Board:
     def load(self, position: Position) -> None:
         """Resume a saved game: it starts when the board matches ``position``."""
         self.new_game(position.game, position)
+
+    def resync(self, position: Position, message: str = "") -> None:
+        """The physical board must become ``position`` before play goes on (a player's own
+        board after each ply of a refereed game): set-up verification, guiding one piece at a
+        time at once — or showing ``message`` (a refusal) until ``guide_delay``."""
+        away = self.progress.away
+        self.new_game(position.game, position)
+        self.progress = replace(self.progress, away=away)
+        if self.state == "setup":
+            if message:
+                self.shown.message = message
+            else:
+                self.timers = replace(self.timers, guiding=True, wrong_since=self.now)
+            self._publish()
 
     def _in_game(self, what: str) -> None:
         if (not self.progress.started or self.progress.outcome is not None
@@ -687,12 +706,18 @@ class Board:
     # -- effects -----------------------------------------------------------------------
     def _commit(self, move: Move, amend: bool = False) -> None:
         rec = self.reconciler
-        if not rec.is_legal(move, amend):
+        if not (self.referee_judges or rec.is_legal(move, amend)):
             self._refuse()
             return
         mover = self._mover()
-        if mover in self.progress.away and self.progress.execute is None:
-            self._refuse(f"{self.game.player_names[mover]} moves on the other board: "
+        # An amendment (castling completed after its Rook move, the Cube handed over) is
+        # the previous mover's.  A refereed board holds a move until it can no longer be
+        # amended; an open linked board has already sent it, so there the amendment is
+        # refused like any move of the side that plays elsewhere (no fork).
+        maker = (move.piece.owner if amend and self.referee_judges and move.piece is not None
+                 else mover)
+        if maker in self.progress.away and self.progress.execute is None:
+            self._refuse(f"{self.game.player_names[maker]} moves on the other board: "
                          "put the piece back and wait for the move")
             return
         self.replacing = None  # never stale from a callback that raised
@@ -816,7 +841,8 @@ class Board:
         idx = self.reconciler.index
         cache = self.shown.sight
         if cache is None or cache[0] is not idx:
-            self.shown.sight = cache = (idx, Sight(self.game, self.position, self._mover()))
+            viewer = self._mover() if self.serving is None else self.serving
+            self.shown.sight = cache = (idx, Sight(self.game, self.position, viewer))
         return cache[1]
 
     # -- output ------------------------------------------------------------------------

@@ -121,6 +121,8 @@ Message = Start | MoveMessage | Takeback | State | Presence
 
 
 def encode(message: Message) -> bytes:
+    if message.type in REFEREE_TYPES:  # format 2 (below)
+        return encode_refereed(message)  # type: ignore[arg-type]
     data = {"v": FORMAT, **dataclasses.asdict(message), "type": message.type}
     for key in ("seats", "moves", "digests"):
         if key in data:
@@ -151,6 +153,8 @@ def decode(payload: bytes) -> Message:
     if not isinstance(data, dict):
         raise LinkError("link message: not a JSON object")
     version = data.get("v")
+    if version == REFEREE_FORMAT and data.get("type") in REFEREE_TYPES:
+        return _decode_refereed(data)
     if version != FORMAT:
         raise LinkError(f"link message: format {str(version)[:10]!r}, this board reads "
                         f"format {FORMAT} (update the other board's software)")
@@ -243,3 +247,82 @@ def _decode_takeback(data: dict[str, Any]) -> TakebackRequest | TakebackAnswer:
     if data["type"] == "takeback-request":
         return TakebackRequest(game_id, ply, _field(data, "seat", int), _epoch(data))
     return TakebackAnswer(game_id, ply, _field(data, "accepted", bool), _epoch(data))
+
+
+# -- format 2: refereed games (hidden information), docs/link.md ----------------------------
+#: the referee's messages; the format-1 messages above are unchanged and still say "v": 1
+REFEREE_FORMAT = 2
+
+
+def referee_topic(club: str) -> str:
+    """Where a board asks the referee to start a refereed game (a :class:`Start`)."""
+    return f"{ROOT}/{club}/referee/start"
+
+
+def seat_topic(club: str, board: str, kind: str) -> str:
+    """A board's private topics: ``attempt`` (the board writes) and ``view`` (the referee
+    writes, retained; only this board may read it)."""
+    return f"{ROOT}/{club}/seats/{board}/{kind}"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The player of ``seat`` tries ``move`` (long notation, from his view) as ply
+    ``ply``; only the referee, who holds the whole position, can say whether it is legal."""
+
+    game_id: str
+    ply: int
+    seat: int
+    move: str
+    type: str = field(default="attempt", init=False)
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What ``seat`` may know after ``ply`` plies: ``position`` is the game's
+    ``position_text`` of his view position (his pieces, the enemy pieces he sees, the
+    public hands; nothing hidden).  ``refused`` names his attempt of the next ply that the
+    referee refused ("illegal move"); ``check`` says whether the side to move is in check
+    (announced to both); ``result``/``reason`` when the game has ended.  ``options`` never
+    hold the game's hidden options."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    seats: tuple[str, ...]
+    seat: int
+    ply: int
+    position: str
+    check: bool = False
+    refused: str = ""
+    result: str | None = None
+    reason: str | None = None
+    type: str = field(default="view", init=False)
+
+
+REFEREE_TYPES = frozenset({"attempt", "view"})
+
+
+def encode_refereed(message: Attempt | SeatView) -> bytes:
+    data = {**dataclasses.asdict(message), "v": REFEREE_FORMAT, "type": message.type}
+    if "seats" in data:
+        data["seats"] = list(data["seats"])
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _decode_refereed(data: dict[str, Any]) -> Attempt | SeatView:
+    game_id = check_name("game id", _field(data, "game_id", str))
+    ply = _field(data, "ply", int)
+    seat = _field(data, "seat", int)
+    if ply < 0 or not 0 <= seat < 4:
+        raise LinkError("link message: 'ply' or 'seat' out of range")
+    if data["type"] == "attempt":
+        return Attempt(game_id, ply, seat, _field(data, "move", str))
+    seats = _field(data, "seats", list)
+    if not 2 <= len(seats) <= 4 or not all(isinstance(s, str) for s in seats):
+        raise LinkError("link message: 'seats' must name 2-4 boards")
+    return SeatView(game_id, _field(data, "game", str), _field(data, "options", dict),
+                    tuple(seats), seat, ply, _field(data, "position", str),
+                    bool(_field(data, "check", bool, True)),
+                    _field(data, "refused", str, True) or "",
+                    _field(data, "result", str, True), _field(data, "reason", str, True))

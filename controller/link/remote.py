@@ -13,10 +13,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from controller.board.fogsync import FogSync
 from controller.link.client import BrokerSettings, MqttLink
 from controller.link.game import Action, LinkedGame, Withdrawn
 from controller.link.messages import (
+    Attempt,
     MoveMessage,
+    SeatView,
     Start,
     State,
     Takeback,
@@ -24,6 +27,8 @@ from controller.link.messages import (
     TakebackRequest,
     game_topic,
     invitation_topic,
+    referee_topic,
+    seat_topic,
 )
 
 log = logging.getLogger("fairyboard.link")
@@ -39,10 +44,14 @@ class Invitation:
 class Remote:
     """One board's link: at most one linked game at a time."""
 
-    def __init__(self, settings: BrokerSettings, *, accept_invitations: bool = True) -> None:
+    def __init__(self, settings: BrokerSettings, *, accept_invitations: bool = True,
+                 referee: bool = False) -> None:
         self.settings = settings
         self.accept_invitations = accept_invitations
         self.mqtt = MqttLink(settings)
+        #: the club has a referee: this board's seat in refereed games (hidden information)
+        self.refereed: RefereedSeat | None = (
+            RefereedSeat(self.mqtt, settings.club, settings.board) if referee else None)
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
         self._connections_seen = 0  # the link's connections when this board last spoke
@@ -168,13 +177,19 @@ class Remote:
         self._publish_state(result, reason)
 
     # -- the board loop --------------------------------------------------------------
-    def poll(self) -> list[Invitation | Action]:
-        """What arrived, in order: invitations to join and the linked game's actions."""
-        out: list[Invitation | Action] = []
+    def poll(self) -> list[Invitation | Action | SeatView]:
+        """What arrived, in order: invitations to join, the linked game's actions, and
+        the referee's views for this board."""
+        out: list[Invitation | Action | SeatView] = []
         if self.mqtt.connections != self._connections_seen:
             self._connections_seen = self.mqtt.connections
             self._speak_again()
+        own_view = seat_topic(self.settings.club, self.board, "view")
         for topic, message in self.mqtt.receive():
+            if isinstance(message, SeatView):
+                if topic == own_view and self.refereed is not None:
+                    out.append(message)
+                continue
             self._follow_club(topic, message)
             if isinstance(message, Start) and topic.endswith("/invitation"):
                 if (self.accept_invitations and message.game_id not in self._declined
@@ -245,3 +260,41 @@ class Remote:
 
     def close(self) -> None:
         self.mqtt.close()
+
+
+class RefereedSeat:
+    """One board's seat in a game refereed elsewhere (``fairyboard referee``): asks for
+    the game, hands each view the referee sends this board to its
+    :class:`~controller.board.fogsync.FogSync`, and sends the player's attempts.  Only this
+    board's private topics are used; nothing hidden ever reaches it."""
+
+    def __init__(self, mqtt: MqttLink, club: str, board: str) -> None:
+        self.mqtt = mqtt
+        self.club = club
+        self.board = board
+        self.view: SeatView | None = None
+        self._sent: object = None  # the attempt last sent (each is sent once)
+        mqtt.subscribe(seat_topic(club, board, "view"))
+
+    def request(self, start: Start) -> None:
+        """Ask the referee to start ``start`` (no hidden options: the referee draws them).
+        Retained: a referee not yet connected (or restarting) finds the request when it
+        subscribes; it starts each game id once."""
+        self.mqtt.publish(referee_topic(self.club), start, retain=True)
+
+    def follow(self, sync: FogSync, message: SeatView) -> bool:
+        """A view of ``sync``'s game arrived on this board's topic: shown on the board when
+        it is newer than the one shown (True)."""
+        if message.seat != sync.seat:
+            return False
+        self.view = message
+        return sync.show(message.ply, message.position, message.refused, message.result,
+                         message.reason)
+
+    def send(self, sync: FogSync) -> None:
+        """The player's moves tried on the board go to the referee (at most one a ply)."""
+        if self.view is None or not sync.waiting or sync.outbox[-1] is self._sent:
+            return
+        tried = self._sent = sync.outbox[-1]
+        self.mqtt.publish(seat_topic(self.club, self.board, "attempt"),
+                          Attempt(self.view.game_id, tried.ply, sync.seat, tried.move))

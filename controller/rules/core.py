@@ -634,6 +634,18 @@ class Game:
         sees: :mod:`controller.sight` builds on it."""
         return None
 
+    def view_position(self, pos: Position, player: int) -> Position:
+        """What ``player``'s own board holds when each player has a board of his own (a
+        linked game with a referee, ``controller/link/referee.py``): his pieces, the enemy
+        pieces he sees, what is public; hidden cells empty.  Its :meth:`position_text` is all
+        the referee sends him.  Default (nothing hidden): the position itself."""
+        return pos
+
+    def parse_view(self, text: str) -> Position:
+        """A :meth:`view_position` from its text (on the player's board, which must accept
+        a position missing pieces he cannot see).  Default: :meth:`parse_position`."""
+        return self.parse_position(text)
+
     def board_moves(self, pos: Position) -> list[Move]:
         """The moves the side to move may try on the board.  Default: the legal moves;
         with hidden information every move he cannot know to be illegal (the board refuses

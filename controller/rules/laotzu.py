@@ -239,6 +239,8 @@ class LaoTzu(Game):
         occ = own | opp
         pawns, knights, bishops, rooks, queens, kings = bb[2:8]
         ksq = (kings & own).bit_length() - 1
+        if ksq < 0:  # a view position (parse_view) whose enemy King is out of sight
+            return []
         cache = _MOVE_CACHE
         moves: list[Move] = []
         add = moves.append
@@ -587,6 +589,9 @@ class LaoTzu(Game):
                 f"{SQUARE_NAMES[ep] if ep is not None else '-'} {pos.halfmove} {pos.fullmove}")
 
     def parse_position(self, text: str) -> Position:
+        return self._parse(text, view=False)
+
+    def _parse(self, text: str, view: bool) -> Position:
         fields = text.split()
         if not 4 <= len(fields) <= 6:
             raise PositionError(f"laotzu: expected 'board[hands] turn castling ep halfmove "
@@ -599,7 +604,7 @@ class LaoTzu(Game):
                                     f"{placement!r}")
             placement, hand_text = placement[:-1].split("[", 1)
         pos = Position(self)
-        promoted = self._parse_board(pos, placement)
+        promoted = self._parse_board(pos, placement, view)
         for ch in hand_text:
             if ch.upper() not in HAND_ORDER:
                 raise PositionError(f"laotzu: {ch!r} cannot be in a hand (Q R B N P only)")
@@ -622,12 +627,12 @@ class LaoTzu(Game):
             raise PositionError(f"laotzu: move counters must be numbers in {text!r}") from None
         if pos.halfmove < 0 or pos.fullmove < 1:
             raise PositionError(f"laotzu: bad move counters {pos.halfmove} {pos.fullmove}")
-        if self.in_check(pos, pos.turn ^ 1):
+        if not view and self.in_check(pos, pos.turn ^ 1):
             raise PositionError(f"laotzu: the side not to move is in check in {text!r}")
         pos.keys = [self.position_key(pos)]
         return pos
 
-    def _parse_board(self, pos: Position, placement: str) -> int:
+    def _parse_board(self, pos: Position, placement: str, view: bool = False) -> int:
         rows = placement.split("/")
         if len(rows) != 8:
             raise PositionError(f"laotzu: expected 8 ranks, got {len(rows)} in {placement!r}")
@@ -664,7 +669,7 @@ class LaoTzu(Game):
             if f != 8:
                 raise PositionError(f"laotzu: rank {rank + 1} has {f} files instead of 8: {row!r}")
         for owner, n in enumerate(kings):
-            if n != 1:
+            if n != 1 and not (view and n == 0):  # a view may not see the enemy King
                 raise PositionError(f"laotzu: {self.player_names[owner]} must have exactly one "
                                     f"King, has {n}")
         return promoted
@@ -701,6 +706,8 @@ class LaoTzu(Game):
             rights |= 1 << (rank * 8 + file)
         for owner in (WHITE, BLACK):
             mine = rights & BACK_RANK[owner]
+            if not mine:
+                continue
             king = _king_square(board, owner) & 7
             sides = [s & 7 > king for s in _bits(mine)]
             if sides.count(True) > 1 or sides.count(False) > 1:
@@ -803,6 +810,43 @@ class LaoTzu(Game):
     def player_view(self, pos: Position, player: int) -> PlayerView:
         """What ``player`` may know: the board and the page show nothing else."""
         return view(pos, player)
+
+    def view_position(self, pos: Position, player: int) -> Position:
+        """``player``'s view as a position for his own board: his pieces, the enemy pieces
+        he sees, both hands, his castling rights, an en passant he may take; the halfmove
+        clock is not his to know (0)."""
+        v = view(pos, player)
+        known = dict(v.own) | dict(v.enemies)
+        rows = []
+        for rank in range(7, -1, -1):
+            row, empty = "", 0
+            for f in range(8):
+                p = known.get(rank * 8 + f)
+                if p is None:
+                    empty += 1
+                    continue
+                row += (str(empty) if empty else "") + (
+                    p.kind if p.owner == WHITE else p.kind.lower()) + (
+                    "~" if rank * 8 + f in v.own_promoted else "")
+                empty = 0
+            rows.append(row + (str(empty) if empty else ""))
+        hands = "".join(k * n for k, n in v.hands[WHITE])
+        hands += "".join(k.lower() * n for k, n in v.hands[BLACK])
+        castle = "".join(FILE_NAMES[c & 7] for c in sorted(v.castling, reverse=True))
+        castle = castle.upper() if player == WHITE else castle
+        ep = SQUARE_NAMES[v.en_passant] if v.en_passant is not None else "-"
+        return self.parse_view(f"{'/'.join(rows)}[{hands}] {'wb'[v.turn]} {castle or '-'} "
+                               f"{ep} 0 {v.fullmove}")
+
+    def parse_view(self, text: str) -> Position:
+        """A :meth:`view_position` from its text: the enemy King may be out of sight."""
+        pos = self._parse(text, view=True)
+        pos.state["view"] = True  # see outcome
+        return pos
+
+    def outcome(self, pos: Position) -> Outcome | None:
+        """The template's, except on a view position: there the referee announces it."""
+        return None if pos.state.get("view") else super().outcome(pos)
 
     def board_moves(self, pos: Position) -> list[Move]:
         """The moves the side to move may try on the board: every move he cannot know to
