@@ -98,8 +98,9 @@ def take_from_box(sim: Any, name: str) -> None:
 def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, Any]]:
     """The human actions that carry out the legal ``move`` of ``pos`` on the board, the
     way a player would: victims taken off first, then the moving stones (a split lifts
-    only its part), castling's second piece, a piece that changes kind swapped on its
-    cell, the Cube handed over last.  (Demos, tests and the benchmark use it.)"""
+    only its part; castling lifts both pieces, then places both), a piece that changes
+    kind swapped on its cell, the Cube handed over last.  (Demos, tests and the
+    benchmark use it.)"""
     from controller.rules import Piece
     from controller.web.state import object_name
 
@@ -112,6 +113,7 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
         if pos.board[cell] is not None:  # (not the empty field a vanishing piece lands on)
             out += [{"action": "lift", "spot": name(cell)}, {"action": "set_aside"}]
     before = pos.board[move.origin] if move.origin >= 0 else None
+    together = bool(move.also) and 0 <= move.origin != move.target >= 0
     if move.kind == "promote":  # in place: the old piece out, the new one in
         new = move.piece
         out += [{"action": "lift", "spot": name(move.origin)}, {"action": "set_aside"}]
@@ -124,6 +126,15 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
                    and s.piece == move.piece.kind)
         out += [{"action": "lift", "spot": pad.name, "count": 1},
                 {"action": "place", "spot": name(move.target)}]
+    elif together:
+        # castling with a King that moves: both pieces in the hand first, then both down,
+        # the Rook first (the last held) — one piece at a time would set the King on the
+        # Rook's cell when that is its target (Chess960, Lao Tzu set-ups) or swap cells
+        lifted = [(move.origin, move.target, before.height)]
+        lifted += [(a, b, pos.board[a].height) for a, b in move.also]
+        out += [{"action": "lift", "spot": name(a), "count": n} for a, _, n in lifted]
+        out += [{"action": "place", "spot": name(b), "count": n}
+                for _, b, n in reversed(lifted)]
     elif move.origin >= 0 and move.target >= 0:
         count = before.height - (move.left.height if move.left is not None else 0)
         out += [{"action": "lift", "spot": name(move.origin), "count": count},
@@ -138,8 +149,9 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
             out += [{"action": "lift", "spot": name(move.target)}, {"action": "set_aside"},
                     {"action": "take", "object": object_name(game, move.piece)},
                     {"action": "place", "spot": name(move.target)}]
-    for a, b in move.also:
-        out += [{"action": "lift", "spot": name(a)}, {"action": "place", "spot": name(b)}]
+    if not together:  # (a King that stays: only its Rook moves)
+        for a, b in move.also:
+            out += [{"action": "lift", "spot": name(a)}, {"action": "place", "spot": name(b)}]
     # a captured piece changes colour (Lao Tzu, Crazyhouse): one of the capturer's colour
     # of that kind (a Pawn for a promoted piece) goes from the box onto his hand pad
     hands = [dict(h) for h in pos.hands]
