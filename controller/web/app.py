@@ -66,7 +66,7 @@ def _viewer(value: Any) -> int | None:
 #: the fields each request body may have (anything else is refused with 400)
 FIELDS: dict[str, frozenset[str]] = {
     "sim": frozenset({"action", "spot", "count", "path", "object", "onto", "toward",
-                      "amount", "dwell_s", "viewer"}),
+                      "amount", "dwell_s", "plies", "viewer"}),
     "choice": frozenset({"index"}),
     "new game": frozenset({"game", "options", "setup", "computer", "clock", "remote"}),
     "resume": frozenset({"resume"}),

@@ -17,6 +17,9 @@ Actions (``POST /api/sim``), spots by name:
 * ``{"action": "off_centre", "spot": "d4", "toward": "d5"}``;
 * ``{"action": "bounce", "spot": "d4"}`` — contact bounce / a wobble;
 * ``{"action": "arrange"}`` — put every object where the game expects it (set-up aid);
+* ``{"action": "restore", "plies": 2}`` — set up the earlier position after the game's
+  first ``plies`` plies, as a person restores it to take moves back (the page's "Accept"
+  of a linked board's takeback request);
 * ``{"action": "clear"}`` — empty the board, the pads and the hand.
 """
 
@@ -27,7 +30,7 @@ from typing import Any
 from controller.web.state import position_objects
 
 ACTIONS = ("lift", "place", "slide", "set_aside", "take", "knock_over", "off_centre",
-           "bounce", "arrange", "clear")
+           "bounce", "arrange", "restore", "clear")
 
 
 class SimActionError(ValueError):
@@ -80,6 +83,19 @@ def arrange(sim: Any, game: Any, pos: Any, layout: Any) -> None:
     sim.aside.clear()  # the box is put away too: captured pieces do not pile up game after game
     for spot, names in sorted(objects.items()):
         sim.put(spot, names)
+
+
+def restore(sim: Any, service: Any, plies: int) -> None:
+    """Set up the position of the game after its first ``plies`` plies: the board's own
+    takeback gesture (an earlier position, held still), done in one go."""
+    game, moves = service.game, service.expected_position().moves
+    if not 0 <= plies < len(moves):
+        raise SimActionError(f"restore: 'plies' must be from 0 to {len(moves) - 1} "
+                             f"(the moves made so far), got {plies}")
+    earlier = game.parse_position(service.setup)
+    for move in moves[:plies]:
+        earlier.push(move)
+    arrange(sim, game, earlier, service.layout)
 
 
 def take_from_box(sim: Any, name: str) -> None:
@@ -206,6 +222,11 @@ def perform(service: Any, data: dict[str, Any]) -> None:
             sim.bounce(_spot(sim, data, "spot"))
         elif action == "arrange":
             arrange(sim, service.game, service.expected_position(), service.layout)
+        elif action == "restore":
+            plies = data.get("plies")
+            if isinstance(plies, bool) or not isinstance(plies, int):
+                raise SimActionError(f"restore: 'plies' must be a whole number, got {plies!r}")
+            restore(sim, service, plies)
         elif action == "clear":
             sim.clear()
     except SimActionError:

@@ -307,6 +307,7 @@ function renderState() {
     "by itself (systemd) and resumes the game from its journal."] : (S.journal_problems || []);
   problems.hidden = !lines.length;
   problems.textContent = lines.length ? "Journal: " + lines.join(" · ") : "";
+  renderLink(S);
 
   // status
   const names = S.game.players;
@@ -323,7 +324,7 @@ function renderState() {
     dot.style.background = "transparent";
   } else if (S.mover !== null && S.mover !== undefined) {
     $("turn-text").textContent = `${names[S.mover]} to move` + (S.check ? " — check!" : "")
-      + (S.out && S.out.length ? `  ·  out: ${S.out.join(", ")}` : "");
+      + (S.out && S.out.length ? `  ·  out: ${S.out.join(", ")}` : "") + linkWaiting(S);
     dot.style.background = PIECE_COLOURS[names[S.mover].toLowerCase()]?.[0] || "#888";
   } else {
     $("turn-text").textContent = "";
@@ -611,6 +612,45 @@ function renderHealth() {
 }
 
 // ---------------------------------------------------------------------------------
+// a game linked with other boards (docs/link.md): one line, and the buttons it needs
+
+function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : ""; }
+function otherBoard(link) {
+  return (link.seats || []).find((b) => b !== link.board) || "the other board";
+}
+// who the turn waits for when it is not this board's: " — waiting for beta"
+function linkWaiting(S) {
+  const L = S.link;
+  if (!L || !L.seats || S.result || S.mover === null || S.mover === undefined) return "";
+  if (L.takeback && L.takeback.asked !== null) return ` — waiting for ${otherBoard(L)} to answer the takeback`;
+  const at = L.seats[S.mover];
+  return at && at !== L.board ? ` — waiting for ${at}` : "";
+}
+function renderLink(S) {
+  const L = S.link;
+  const offered = L && L.takeback ? L.takeback.offered : null;
+  let text = "";
+  if (L && L.problem) {
+    text = `The game stopped: ${L.problem.replace(/\.$/, "")}.`;
+  } else if (offered !== null && offered !== undefined) {
+    const back = S.moves.length - offered;
+    text = `${capitalised(otherBoard(L))} took ${plural(back, "move")} back and asks you to ` +
+      (S.sim ? "agree. Accept takes the same moves back here; Decline plays on."
+        : "agree: take the same moves back on the board to accept, or decline.");
+  } else if (L && L.notice) {
+    text = capitalised(L.notice.replace(/\.$/, "")) + ".";
+  }
+  const box = $("link-banner");
+  box.hidden = !text;
+  box.className = "banner link-banner" + (L && L.problem ? " stopped" : "");
+  $("link-text").textContent = text;
+  $("link-resync").hidden = !(L && L.problem);
+  $("link-accept").hidden = !(offered !== null && offered !== undefined && S.sim && !(L && L.problem));
+  $("link-decline").hidden = offered === null || offered === undefined || !!(L && L.problem);
+  $("link-accept").dataset.plies = offered === null || offered === undefined ? "" : offered;
+}
+
+// ---------------------------------------------------------------------------------
 // talking to the service
 
 async function post(url, body) {
@@ -894,6 +934,10 @@ async function boot() {
   $("arrange").addEventListener("click", () => enqueue(() => sim({ action: "arrange" })));
   $("clear").addEventListener("click", () => enqueue(() => sim({ action: "clear" })));
   $("roll").addEventListener("click", () => post("/api/roll", {}));
+  $("link-accept").addEventListener("click", () => enqueue(() =>
+    sim({ action: "restore", plies: Number($("link-accept").dataset.plies) })));
+  $("link-decline").addEventListener("click", () => post("/api/link", { action: "decline-takeback" }));
+  $("link-resync").addEventListener("click", () => post("/api/link", { action: "resync" }));
   $("coach-on").addEventListener("change", (ev) =>
     post("/api/command", { command: ev.target.checked ? "coach on" : "coach off" }));
   for (const b of document.querySelectorAll("#commands button, #advice-box button")) {
