@@ -13,19 +13,24 @@ import pytest
 from controller.web.simulator import move_actions
 from tests.support.service import make_service
 
-#: (set-up, castling, a silent swap): King to the Rook's cell; King and Rook swap; the
-#: King stays put; an ordinary castling
-CASES = [("4k3/8/8/8/8/8/8/1RK3R1 w GB - 0 1", "O-O", False),
-         ("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", "O-O", True),
-         ("4k3/8/8/8/8/8/8/1RK3R1 w GB - 0 1", "O-O-O", False),
-         ("4k3/8/8/8/8/8/8/R3K2R w HA - 0 1", "O-O", False)]
+CHESS960 = ("chess", {"chess960": True})
+LAOTZU = ("laotzu", {"castling": "chess960"})
+#: (game, options, set-up, castling, a silent swap): King to the Rook's cell; King and
+#: Rook swap; the King stays put; an ordinary castling; Lao Tzu's first two on one board
+CASES = [(*CHESS960, "4k3/8/8/8/8/8/8/1RK3R1 w GB - 0 1", "O-O", False),
+         (*CHESS960, "4k3/8/8/8/8/8/8/5KR1 w G - 0 1", "O-O", True),
+         (*CHESS960, "4k3/8/8/8/8/8/8/1RK3R1 w GB - 0 1", "O-O-O", False),
+         (*CHESS960, "4k3/8/8/8/8/8/8/R3K2R w HA - 0 1", "O-O", False),
+         (*LAOTZU, "4k3/8/8/8/8/8/8/1RK3R1 w GB - 0 1", "O-O", False),
+         (*LAOTZU, "4k3/8/8/8/8/8/8/5KR1 w G - 0 1", "O-O", True)]
 
 
-@pytest.mark.parametrize(("setup", "text", "swap"), CASES)
-def test_simulated_castling_commits_without_a_correction(tmp_path, setup, text, swap):
+@pytest.mark.parametrize(("game", "options", "setup", "text", "swap"), CASES)
+def test_simulated_castling_commits_without_a_correction(tmp_path, game, options, setup,
+                                                         text, swap):
     svc = make_service(tmp_path)
     try:
-        svc.new_game("chess", {"chess960": True}, setup)
+        svc.new_game(game, options, setup)
         svc.sim_action({"action": "arrange"})
         svc.step(0.1)
         pos = svc.position
