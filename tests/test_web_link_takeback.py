@@ -97,9 +97,10 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
         expect(banner["alpha"]).to_contain_text("waiting for the other board")
         # ... beta's page asks; Accept takes the same move back there
         expect(beta.locator("#link-text")).to_have_text(
-            "Alpha took 1 move back and asks you to agree. Accept takes the same moves back "
+            "Board alpha took 1 move back and asks you to agree. Accept takes the same moves back "
             "here; Decline plays on.", timeout=15_000)
         expect(beta.locator("#link-resync")).to_be_hidden()
+        beta.screenshot(path=str(tmp_path / "beta-takeback-asked.png"))
         beta.click("#link-accept")
         _wait_moves(beta, 1)
         expect(beta.locator("#link-accept")).to_be_hidden(timeout=10_000)

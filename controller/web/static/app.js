@@ -634,7 +634,8 @@ function renderLink(S) {
     text = `The game stopped: ${L.problem.replace(/\.$/, "")}.`;
   } else if (offered !== null && offered !== undefined) {
     const back = S.moves.length - offered;
-    text = `${capitalised(otherBoard(L))} took ${plural(back, "move")} back and asks you to ` +
+    const who = (L.seats || []).some((b) => b !== L.board) ? `Board ${otherBoard(L)}` : "The other board";
+    text = `${who} took ${plural(back, "move")} back and asks you to ` +
       (S.sim ? "agree. Accept takes the same moves back here; Decline plays on."
         : "agree: take the same moves back on the board to accept, or decline.");
   } else if (L && L.notice) {
