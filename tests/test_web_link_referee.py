@@ -150,6 +150,12 @@ def test_each_page_of_a_refereed_game_shows_only_its_players_view(tmp_path):
                     hidden = {(c, p) for c, p in enumerate(g.pos.board)
                               if p is not None and p.owner != seat and c not in view.visible}
                     assert not drawn & _titles(g, seat, cells, hidden)
+                    if not g.game.outcome(g.pos):  # whose turn, on which board
+                        turn = sync_api.expect(page.locator("#turn-text"))
+                        if g.game.ply_mover(g.pos) != seat:
+                            turn.to_contain_text(f"to move — waiting for {SEATS[1 - seat]}")
+                        else:
+                            turn.not_to_contain_text("waiting")
                     hidden_pieces += len(hidden)
                 if ply == PLIES:
                     break

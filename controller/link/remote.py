@@ -248,10 +248,12 @@ class Remote:
     def status(self) -> dict[str, Any]:
         """For the page and /health."""
         game = self.game
+        view = self.refereed.view if self.refereed is not None else None
+        seats = game.start.seats if game else view.seats if view else None
         return {"board": self.board, "club": self.settings.club,
                 "connected": self.connected,
                 "game_id": game.game_id if game else None,
-                "seats": list(game.start.seats) if game else None,
+                "seats": list(seats) if seats is not None else None,
                 "stopped": game.stopped if game else None,
                 "takeback": ({"asked": game.asked, "offered": game.offered}
                              if game and (game.asked is not None or game.offered is not None)
