@@ -364,7 +364,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
     if delay < 0:
         raise CommandError(f"referee: --delay must be 0 or more plies, got {delay}")
     journal = RefereeJournal(Path(args.journal or link.referee_journal).expanduser())
-    referee = Referee(settings.club, journal, delay or None)  # the journal read first
+    referee = Referee(settings.club, journal, delay or None,  # the journal read first
+                      seed=args.seed, numbered=True)
     setup_logging("info", args.log_format)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -511,6 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password", help="its password (default: link.password)")
     p.add_argument("--tls-ca", help="CA certificate: connect with TLS (default: link.tls_ca)")
     p.add_argument("--journal", help="its journal file (default: link.referee_journal)")
+    p.add_argument("--seed", help="draw the hidden set-ups from this text and the game's "
+                   "number instead of at random: for tests and demos only (whoever knows "
+                   "it can work out the hidden pieces)")
     p.add_argument("--delay", type=int, help="show moves to the club this many plies late "
                    "(default: link.referee_delay; 0: only at the end)")
     p.add_argument("--log-format", choices=["json", "text"], default="text",

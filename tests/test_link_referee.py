@@ -204,3 +204,16 @@ def test_a_refereed_game_needs_distinct_boards_and_the_seats_own_topic(tmp_path)
         ref.stop()
         broker.stop()
 
+
+
+def test_a_numbered_seed_repeats_the_nth_game_whatever_its_id():
+    """``fairyboard referee --seed``: boards name games by the time, so the referee's
+    n-th game must be the repeatable one; without ``numbered`` the id seeds it."""
+    def first_seed(game_id: str, **kw) -> str:
+        ref = Referee(CLUB, seed="demo", **kw)
+        ref.start(Start(game_id, "laotzu", {}, "", ("alpha", "beta")))
+        (game,) = ref.games.values()
+        return game.options["seed"]
+
+    assert first_seed("alpha-1", numbered=True) == first_seed("alpha-2", numbered=True)
+    assert first_seed("alpha-1") != first_seed("alpha-2")

@@ -122,14 +122,18 @@ class Referee:
     """The games of one club (pure: :meth:`start` and :meth:`attempt` return what to
     publish).  ``delay``: the public state shows the moves older than this many plies
     (None: only once the game has ended).  ``seed``: draws the hidden ``seed`` option of
-    new games from this (tests) instead of the system's randomness."""
+    new games from this and the game's id (tests) instead of the system's randomness;
+    ``numbered``: from this and the game's number instead (``fairyboard referee --seed``:
+    a board names its games by the time, so the n-th game is the repeatable one)."""
 
     def __init__(self, club: str, journal: RefereeJournal | None = None,
-                 delay: int | None = None, seed: str | None = None) -> None:
+                 delay: int | None = None, seed: str | None = None,
+                 numbered: bool = False) -> None:
         self.club = check_name("link.club", club)
         self.journal = journal
         self.delay = delay
         self.seed = seed
+        self.numbered = numbered
         self.games: dict[str, RefereedGame] = {}
         if journal is not None:
             for game_id, r in journal.load().items():
@@ -153,7 +157,8 @@ class Referee:
             return self._problem(start.game_id, "a refereed game needs one board per seat")
         options = dict(start.options)
         if "seed" in cls.hidden_options and any(o.name == "seed" for o in cls.option_specs):
-            options["seed"] = (f"{self.seed}-{start.game_id}" if self.seed is not None
+            game = len(self.games) + 1 if self.numbered else start.game_id
+            options["seed"] = (f"{self.seed}-{game}" if self.seed is not None
                                else secrets.token_hex(16))
         try:
             g = RefereedGame(start.game_id, start.game, options, start.seats)
