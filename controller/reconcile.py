@@ -253,6 +253,9 @@ class PositionIndex:
         self.silent: dict[int, list[int]] = {}  # gesture mask -> silent moves
         self.landing: dict[int, int] = {}  # move -> cell its vanishing piece lands on
         self._here_detail: dict[int, tuple[int | None, int | None]] = {}
+        #: what presentation derives from this position and asks on every frame (the
+        #: index is immutable: read once per position, see ``board/compose.py``)
+        self.memo: dict[object, object] = {}
         before_hands = [dict(h) for h in pos.hands]
         before_res = [dict(r) for r in pos.reserves]
         before_tokens = dict(pos.tokens)

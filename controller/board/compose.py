@@ -170,8 +170,7 @@ def compose(s: Snapshot) -> Interaction:
                 # the mover stands on its capture: the captured piece is wanted in hand
                 message = _hand_pad_text(s, frozenset(pads))
             if d.to_remove and not message:  # who is knocked out
-                message = game.removal_message(pos, [m for m in index.moves
-                                                     if d.to_remove <= set(m.captures)])
+                message = _removal_message(s, d.to_remove)
             if len(d.origins) == 1:
                 c = next(iter(d.origins))
                 p = pos.board[c] if c < len(pos.board) else None
@@ -306,21 +305,30 @@ def _exchange_prompt(s: Snapshot, base: dict[str, Any], frame: FrameLike | None)
     return f"exchange the piece on {name} for a {what}"
 
 
-#: facts of the last position index that _active_pads asks on every frame (one entry:
-#: frames come in runs on one position, and the index is immutable)
-_index_facts: list = [None, None]
-
-
-def _facts(index: Any) -> tuple[bool, int, bool]:
+def _facts(index: PositionIndex) -> tuple[bool, int, bool]:
     """Whether a move uses the Cube, the sources of all moves (a mask of tracked spots),
     whether a die roll is due — once per position index, not per frame."""
-    if _index_facts[0] is not index:
+    facts = index.memo.get(_facts)
+    if facts is None:
         sources = 0
         for e in index.effects:
             sources |= e.source
-        _index_facts[:] = [index, (any(m.token == CUBE for m in index.moves), sources,
-                                   any(m.kind == "roll" for m in index.moves))]
-    return _index_facts[1]
+        facts = index.memo[_facts] = (any(m.token == CUBE for m in index.moves), sources,
+                                      any(m.kind == "roll" for m in index.moves))
+    return facts  # type: ignore[return-value]
+
+
+def _removal_message(s: Snapshot, to_remove: frozenset[int]) -> str:
+    """The game's words while ``to_remove`` is marked to take off (the moves that take
+    them all decide): once per position and set of pieces — the game may make each of
+    those moves to find out who is out."""
+    index = s.picture.index
+    key = (_removal_message, to_remove)
+    text = index.memo.get(key)
+    if text is None:
+        text = index.memo[key] = s.game.removal_message(
+            s.position, [m for m in index.moves if to_remove <= set(m.captures)])
+    return text  # type: ignore[return-value]
 
 
 def _active_pads(s: Snapshot) -> frozenset[int]:

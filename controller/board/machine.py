@@ -22,12 +22,12 @@ optionally show the gate's held frame with :meth:`Board.preview` (phase ``settli
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from transitions import Machine
 
-from controller.board.attempt import Attempt, Progress, Sensed, Shown, Timers
+from controller.board.attempt import Attempt, Progress, Sensed, Shown, Timers, replace
 from controller.board.choices import Answers, Choice, labels, menu_items, own_cells
 from controller.board.compose import Snapshot, compose, effect_of, royal_cells
 from controller.board.flow import PLAY, TRANSITIONS
