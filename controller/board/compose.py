@@ -319,15 +319,18 @@ def _facts(index: PositionIndex) -> tuple[bool, int, bool]:
 
 
 def _removal_message(s: Snapshot, to_remove: frozenset[int]) -> str:
-    """The game's words while ``to_remove`` is marked to take off (the moves that take
-    them all decide): once per position and set of pieces — the game may make each of
-    those moves to find out who is out."""
+    """The game's words while ``to_remove`` is marked to take off, decided by the moves
+    that take them all: asked once per position and set of moves (the game may make each
+    move to find out who is out; the victims lifted one by one leave the same moves)."""
     index = s.picture.index
-    key = (_removal_message, to_remove)
-    text = index.memo.get(key)
+    memo = index.memo
+    moves = memo.get((_removal_message, to_remove))
+    if moves is None:
+        moves = memo[(_removal_message, to_remove)] = tuple(
+            m for m in index.moves if to_remove <= set(m.captures))
+    text = memo.get(moves)
     if text is None:
-        text = index.memo[key] = s.game.removal_message(
-            s.position, [m for m in index.moves if to_remove <= set(m.captures)])
+        text = memo[moves] = s.game.removal_message(s.position, list(moves))
     return text  # type: ignore[return-value]
 
 
