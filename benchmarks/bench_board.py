@@ -23,9 +23,10 @@ after it with the collector's work).
 *Sensor frame in → LED frame out*: each seeded game is also played on the running board
 service (simulated board, default settings: 200 scans/s, the LED current cap), every
 move by simulator actions, and every poll (``BoardService.tick``) that takes in a sensed
-frame is timed: debouncing, the settle gate, ``Board.feed`` (or the gate's preview), the
-LED scene rendered and handed to the LED driver, the page's LED colours.  Polls that
-commit a move (journal record, next index) are reported apart.  Like ``fairyboard run``,
+frame is timed from its start until the LED driver has the new LED frame (the whole poll
+when the LEDs stay as they were): debouncing, the settle gate, ``Board.feed`` (or the
+gate's preview), the LED scene rendered and handed to the driver.  Polls that commit a
+move (journal record, next index, then the LEDs) are reported apart.  Like ``fairyboard run``,
 the service's start-up objects are frozen out of the garbage collector's walks.
 
 Also: per-position rules times (legal moves, the moves a player may try, his view) and,
@@ -50,6 +51,7 @@ from benchmarks.benchtools import per_call, percentile
 from controller.board import Board
 from controller.config import Config
 from controller.layout import Layout, load_layout
+from controller.leds.scene import LedFrame
 from controller.reconcile import PositionIndex, Reconciler
 from controller.rules import get_game
 from controller.rules.core import Game, Move, Position
@@ -323,9 +325,10 @@ def play_label(registered: str, options: dict) -> str:
 
 def sensor_to_led(name: str, options: dict, layout: str, seed: int,
                   plies: int) -> tuple[list[float], list[float]]:
-    """CPU seconds of every poll of the board service that takes in a sensed frame while
-    a seeded game is played by simulator actions: (polls that commit nothing, polls that
-    commit a move).  A move the simulated hands get wrong (the board asks for a
+    """CPU seconds from the start of every poll of the board service that takes in a
+    sensed frame until the LED driver has the new LED frame, while a seeded game is
+    played by simulator actions: (polls that commit nothing, polls that commit a move —
+    an amend too).  A move the simulated hands get wrong (the board asks for a
     correction) is undone by arranging the position again."""
     lit: list[float] = []
     committing: list[float] = []
@@ -339,18 +342,31 @@ def sensor_to_led(name: str, options: dict, layout: str, seed: int,
         gc.collect()
         gc.freeze()  # as ``fairyboard run`` does after start-up
         board = svc.board
-        assert board is not None
+        assert board is not None and svc.leds is not None
         period = svc.sensing.period
+        shown: list[float] = []  # CPU clock when the LED driver had the frame
+        show = svc.leds.show
+
+        def timed_show(frame: LedFrame) -> None:
+            show(frame)
+            shown.append(CLOCK())
+
+        svc.leds.show = timed_show  # type: ignore[method-assign]
+        commits = [0]  # moves committed (an amend too: the Cube handed over after a move)
+        board.subscribe("move", lambda move: commits.__setitem__(0, commits[0] + 1))
 
         def poll_for(seconds: float) -> None:
             end = svc.sim.now + seconds - 1e-9
             while svc.sim.now < end:
                 svc.sim.advance(period)
-                frame, held, before = board.sensed.frame, svc._previewed, len(svc.plies)
+                frame, held, before = board.sensed.frame, svc._previewed, commits[0]
+                shown.clear()
                 t0 = CLOCK()
                 svc.tick()
-                spent = CLOCK() - t0
-                if len(svc.plies) != before:
+                # up to the LED frame handed to the driver (what follows it in the poll
+                # waits for nothing the player sees); the whole poll if the LEDs stay
+                spent = (shown[0] if shown else CLOCK()) - t0
+                if commits[0] != before:
                     committing.append(spent)
                 elif board.sensed.frame is not frame or svc._previewed is not held:
                     lit.append(spent)

@@ -573,7 +573,7 @@ class BoardService:
         held = pipeline.gate.queue[0] if pipeline.gate.queue else None
         if held is not None and held is not self._previewed:
             self._previewed = held
-            board.preview(held)
+            board.preview(held, prebuild=False)  # built once the LEDs show the preview
         board.tick(now)
         self._run_clock(now)
         self._coach_turn()
@@ -582,6 +582,7 @@ class BoardService:
         if board.interaction != before:
             self._changed()
         self._light(now)
+        board.prebuild()
 
     def _press_clock(self, mover: int) -> list[float] | None:
         """The move is made: the next mover's clock starts (not after a die roll, whose

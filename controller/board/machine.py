@@ -129,6 +129,9 @@ class Board:
         #: while an amend's takeback and move callbacks run: the move being replaced (the
         #: journal writes the replacement as one record)
         self.replacing: Move | None = None
+        #: the commit a preview showed, whose next index :meth:`prebuild` builds (with the
+        #: index it belongs to)
+        self._prebuild: tuple[Any, Move] | None = None
         self._publish()
 
     # -- subscriptions ---------------------------------------------------------------
@@ -183,8 +186,11 @@ class Board:
         return rec.is_extendable(frame, next_touched(self.attempt.touched, self.attempt.lifted,
                                                      rec.lifted(frame)))
 
-    def preview(self, frame: FrameLike) -> None:
-        """Show a frame the settle gate is still holding (phase ``settling``)."""
+    def preview(self, frame: FrameLike, prebuild: bool = True) -> None:
+        """Show a frame the settle gate is still holding (phase ``settling``).  The hold
+        also builds the index of the position after the move it would commit — at once,
+        or with ``prebuild=False`` when :meth:`prebuild` is called (the service lights
+        the LEDs first)."""
         if self.state not in PLAY:
             return
         d = self.reconciler.decide(frame, self.attempt.touched)
@@ -193,7 +199,15 @@ class Board:
             self.previewed()
             self._publish()
             if d.kind == COMMIT and self.reconciler.is_legal(d.moves[0]):
-                self.reconciler.preview(d.moves[0])  # the hold builds the next index
+                self._prebuild = (self.reconciler.index, d.moves[0])
+                if prebuild:
+                    self.prebuild()
+
+    def prebuild(self) -> None:
+        """Build the index a preview asked for, if its position is still the committed one."""
+        wanted, self._prebuild = self._prebuild, None
+        if wanted is not None and wanted[0] is self.reconciler.index:
+            self.reconciler.preview(wanted[1])
 
     def feed(self, frame: FrameLike) -> None:
         """Consume one (debounced, settled) frame."""
