@@ -130,11 +130,31 @@ class SensorView:
         self.option_pads: tuple[int, ...] = tuple(option)
         self.die_pad: int | None = die
         self._pick = operator.itemgetter(*tracked)
+        #: the last frame's occupancy (a tuple: immutable), its key and mask — a frame is
+        #: read by the machine and the reconciler several times
+        self._seen: list = [None, None, None]
 
     # -- sensed ----------------------------------------------------------------------
     def key(self, frame: FrameLike) -> Key:
         """The sensed occupancy of the tracked spots."""
-        return self._pick(frame.occupied)
+        occupied = frame.occupied
+        seen = self._seen
+        if occupied is seen[0]:
+            return seen[1]
+        key = self._pick(occupied)
+        if type(occupied) is tuple:
+            seen[:] = occupied, key, None
+        return key
+
+    def mask(self, frame: FrameLike) -> int:
+        """The sensed occupancy of the tracked spots as a mask (``mask_of(key(frame))``)."""
+        key = self.key(frame)
+        seen = self._seen
+        if seen[1] is key:
+            if seen[2] is None:
+                seen[2] = mask_of(key)
+            return seen[2]
+        return mask_of(key)
 
     def spots(self, mask: int) -> frozenset[int]:
         tracked = self.tracked
@@ -641,7 +661,7 @@ class Reconciler:
         i = idx.moves.index(move)
         e = idx.effects[i]
         key = self.view.key(frame)
-        S = mask_of(key)
+        S = self.view.mask(frame)
         touched |= idx.emask & ~S
         if e.key == idx.expected:
             return key == idx.expected and e.gesture & ~touched == 0
@@ -661,7 +681,7 @@ class Reconciler:
         key = view.key(frame)
         if key == idx.expected:
             return self._idle(frame, touched)
-        S = mask_of(key)
+        S = view.mask(frame)
         E = idx.emask
         L, X = E & ~S, S & ~E
         touched |= L
@@ -830,7 +850,7 @@ class Reconciler:
         low = wrong = 0
         if frame.stack is None and frame.polarity is None:
             return frozenset(), frozenset()
-        for j in bits(idx.emask & mask_of(view.key(frame))):
+        for j in bits(idx.emask & view.mask(frame)):
             s_cls, s_pol = view.sensed_detail(frame, j)
             cls, pol = idx.here_detail(j)
             if s_cls is not None and cls is not None and s_cls < cls:
@@ -844,12 +864,12 @@ class Reconciler:
                                                                          frozenset[int]]:
         """(missing, extra) spots of ``frame`` against ``key`` (default: the position)."""
         E = mask_of(self.index.expected if key is None else key)
-        S = mask_of(self.view.key(frame))
+        S = self.view.mask(frame)
         return self.view.spots(E & ~S), self.view.spots(S & ~E)
 
     def lifted(self, frame: FrameLike) -> int:
         """Tracked spots the position fills that ``frame`` shows empty (a mask)."""
-        return self.index.emask & ~mask_of(self.view.key(frame))
+        return self.index.emask & ~self.view.mask(frame)
 
 
 def next_touched(touched: int, lifted_before: int, lifted_now: int) -> int:

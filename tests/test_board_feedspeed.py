@@ -10,6 +10,7 @@ import pytest
 from controller.board import Board
 from controller.board.attempt import Attempt, Progress, Timers, replace
 from controller.layout import load_layout
+from controller.reconcile import SensorView, mask_of
 from controller.rules import get_game
 from controller.rules.core import Position
 from controller.sensing.frame import Frame
@@ -89,3 +90,17 @@ def test_replace_is_dataclasses_replace(value, changes):
 def test_replace_refuses_unknown_fields():
     with pytest.raises(TypeError, match="no field 'toched'"):
         replace(Attempt(), toched=1)
+
+
+def test_the_sensor_view_reads_each_occupancy():
+    view = SensorView(CHESS, LAYOUT)
+    occupied = [False] * len(LAYOUT.spots)
+    listed = Frame(0.0, occupied, None, None)  # type: ignore[arg-type]
+    assert view.mask(listed) == 0
+    occupied[3] = True  # a mutable reading changed in place is read again
+    assert view.mask(listed) == 1 << 3 and view.key(listed)[3]
+    pos, _ = slide_position()
+    for lifted in (None, 12, 5):
+        f = frame(pos, 0.0, lifted)
+        assert view.mask(f) == mask_of(view.key(f)) == mask_of(view.key(f._replace(time=1)))
+        assert view.key(f) == tuple(f.occupied[spot] for spot in view.tracked)

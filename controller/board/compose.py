@@ -281,11 +281,18 @@ def _fogged(s: Snapshot, base: dict[str, Any], fog: PlayerView, message: str) ->
 
 def _hints(s: Snapshot, spot: int) -> frozenset[int]:
     """Where the viewer's piece lifted from ``spot`` (a cell, or his hand pad) may go,
-    as far as he can know (:meth:`Sight.hints`)."""
-    if spot < s.view.n_cells:
-        return s.sight.hints(spot)
-    pad = s.layout.spots[spot]
-    return s.sight.hints(spot, pad.role, pad.owner, pad.piece)
+    as far as he can know (:meth:`Sight.hints`): once per position and spot (the sight is
+    the side to move's of the committed position, as the index is)."""
+    memo = s.picture.index.memo
+    hints = memo.get((_hints, spot))
+    if hints is None:
+        if spot < s.view.n_cells:
+            hints = s.sight.hints(spot)
+        else:
+            pad = s.layout.spots[spot]
+            hints = s.sight.hints(spot, pad.role, pad.owner, pad.piece)
+        memo[(_hints, spot)] = hints
+    return hints  # type: ignore[return-value]
 
 
 def _exchange_prompt(s: Snapshot, base: dict[str, Any], frame: FrameLike | None) -> str:

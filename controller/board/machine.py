@@ -420,7 +420,7 @@ class Board:
     def _track(self, frame: FrameLike) -> None:
         """The attempt after ``frame`` (see :meth:`Attempt.tracked`)."""
         lifted = self.reconciler.lifted(frame)
-        occupied = mask_of(self.view.key(frame))
+        occupied = self.view.mask(frame)
         before = self.sensed.occupied
         put = occupied & ~before if before is not None else 0
         self.sensed.occupied = occupied
