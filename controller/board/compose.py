@@ -111,7 +111,7 @@ def compose(s: Snapshot) -> Interaction:
     base: dict[str, Any] = {"phase": state, "mover": mover}
     if pos.moves:
         base["last_move"] = move_spots(s.view, pos.moves[-1])
-    if progress.started and game.in_check(pos, mover):
+    if progress.started and _checked(s):
         base["check"] = frozenset(royal_cells(index.board, mover))
     if progress.low_time and state not in ("setup", "game_over"):
         base["low_time"] = frozenset(royal_cells(index.board, mover))
@@ -323,6 +323,15 @@ def _facts(index: PositionIndex) -> tuple[bool, int, bool]:
         facts = index.memo[_facts] = (any(m.token == CUBE for m in index.moves), sources,
                                       any(m.kind == "roll" for m in index.moves))
     return facts  # type: ignore[return-value]
+
+
+def _checked(s: Snapshot) -> bool:
+    """Whether the side to move is in check, once per position index."""
+    memo = s.picture.index.memo
+    check = memo.get(_checked)
+    if check is None:
+        check = memo[_checked] = s.game.in_check(s.position, s.mover)
+    return check  # type: ignore[return-value]
 
 
 def _removal_message(s: Snapshot, to_remove: frozenset[int]) -> str:
