@@ -104,3 +104,14 @@ def test_the_sensor_view_reads_each_occupancy():
         f = frame(pos, 0.0, lifted)
         assert view.mask(f) == mask_of(view.key(f)) == mask_of(view.key(f._replace(time=1)))
         assert view.key(f) == tuple(f.occupied[spot] for spot in view.tracked)
+
+
+def test_the_scene_dims_colours_given_as_lists_too():
+    from controller.interaction import Interaction
+    from controller.leds.palette import Palette
+    from controller.leds.scene import SceneRenderer
+
+    it = Interaction(phase="lifted", origins=frozenset({12}), targets=frozenset({20, 28}))
+    listed = SceneRenderer(LAYOUT, Palette(target=[0, 90, 255])).render(it)  # type: ignore[arg-type]
+    plain = SceneRenderer(LAYOUT, Palette(target=(0, 90, 255))).render(it)
+    assert listed.pixels == plain.pixels and listed.roles == plain.roles

@@ -319,7 +319,10 @@ class SceneRenderer:
     def _dimmed(self, colour: RGB, f: float) -> RGB:
         """``colour`` at level ``f`` (brightness × the cell's own level), rounded: kept per
         colour and level — a scene has a handful of colours on ~100 LEDs."""
-        q = self._dim.get((colour, f))
+        try:
+            q = self._dim.get((colour, f))
+        except TypeError:  # a colour given as a list (a palette built by hand)
+            return _round(_mul(colour, f))
         if q is None:
             q = self._dim[(colour, f)] = _round(_mul(colour, f))
         return q
