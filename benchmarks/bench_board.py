@@ -346,7 +346,7 @@ def whole_game(name: str, options: dict, layout: str, seed: int) -> dict:
 
 
 #: times every game is played on the service for the sensor frame -> LED frame figures
-LED_ROUNDS = 2
+LED_ROUNDS = 3
 
 
 def median_per_poll(rounds: list[list[float]]) -> list[float]:
@@ -456,8 +456,8 @@ def run(game_name: str, quick: bool = False, whole: bool = True,
             line = replay(game, pos, layout, figures, quick)
             count += 1
             say(f"  {registered} {options or ''} ply {ply:3d}: {line}")
-        # the game played twice on a new service: the same polls (it is deterministic in
-        # simulated time), each counted with the median of its two times
+        # the game played three times on a new service: the same polls (it is deterministic
+        # in simulated time), each counted with the median of its three times
         played = [sensor_to_led(registered, options, layout_name, seed, 20 if quick else 60)
                   for _ in range(1 if quick else LED_ROUNDS)]
         lit = median_per_poll([x[0] for x in played])
