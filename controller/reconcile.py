@@ -130,11 +130,31 @@ class SensorView:
         self.option_pads: tuple[int, ...] = tuple(option)
         self.die_pad: int | None = die
         self._pick = operator.itemgetter(*tracked)
+        #: the last frame's occupancy (a tuple: immutable), its key and mask — a frame is
+        #: read by the machine and the reconciler several times
+        self._seen: list = [None, None, None]
 
     # -- sensed ----------------------------------------------------------------------
     def key(self, frame: FrameLike) -> Key:
         """The sensed occupancy of the tracked spots."""
-        return self._pick(frame.occupied)
+        occupied = frame.occupied
+        seen = self._seen
+        if occupied is seen[0]:
+            return seen[1]
+        key = self._pick(occupied)
+        if type(occupied) is tuple:
+            seen[:] = occupied, key, None
+        return key
+
+    def mask(self, frame: FrameLike) -> int:
+        """The sensed occupancy of the tracked spots as a mask (``mask_of(key(frame))``)."""
+        key = self.key(frame)
+        seen = self._seen
+        if seen[1] is key:
+            if seen[2] is None:
+                seen[2] = mask_of(key)
+            return seen[2]
+        return mask_of(key)
 
     def spots(self, mask: int) -> frozenset[int]:
         tracked = self.tracked
@@ -253,6 +273,9 @@ class PositionIndex:
         self.silent: dict[int, list[int]] = {}  # gesture mask -> silent moves
         self.landing: dict[int, int] = {}  # move -> cell its vanishing piece lands on
         self._here_detail: dict[int, tuple[int | None, int | None]] = {}
+        #: what presentation derives from this position and asks on every frame (the
+        #: index is immutable: read once per position, see ``board/compose.py``)
+        self.memo: dict[object, object] = {}
         before_hands = [dict(h) for h in pos.hands]
         before_res = [dict(r) for r in pos.reserves]
         before_tokens = dict(pos.tokens)
@@ -266,7 +289,10 @@ class PositionIndex:
         here_pads = here[n_cells:]
         pads_of = view.pads_expected if here_pads else None
         detail_of = view.detail
+        counted = {*view.hand_pads.values(), *view.reserve_pads.values()}  # pads with counts
+        token_pads: dict[tuple, Key] = {}  # tokens after a move -> the pads they light
         effects, by_key, by_bit = self.effects, self.by_key, self.by_bit
+        extendable = self._extendable(game)
         for i, m in enumerate(self.moves):
             pos.push(m, record=False)
             after = pos.board
@@ -293,17 +319,26 @@ class PositionIndex:
                 b = board[c]
                 if b is not None and (a != b or c in captures):
                     touch |= 1 << c
+            stores = pos.hands != before_hands or pos.reserves != before_res
             if pads_of is not None:
-                # the pads follow the tokens, hands and reserves: most moves change none
-                pads = (pads_of(pos) if pos.tokens != before_tokens or pos.hands != before_hands
-                        or pos.reserves != before_res else here_pads)
+                # the pads follow the tokens, hands and reserves: most moves change none,
+                # and the moves that only hand the Cube over share their pads
+                if stores:
+                    pads = pads_of(pos)
+                elif pos.tokens != before_tokens:
+                    tokens = tuple(pos.tokens.items())
+                    pads = token_pads.get(tokens)
+                    if pads is None:
+                        pads = token_pads[tokens] = pads_of(pos)
+                else:
+                    pads = here_pads
                 if pads != here_pads:
                     for jj, on in enumerate(pads, start=n_cells):
                         A = A | 1 << jj if on else A & ~(1 << jj)
                 key = tuple(cells) + pads
             else:
                 key = tuple(cells)
-            if pads_tracked and (pos.hands != before_hands or pos.reserves != before_res):
+            if pads_tracked and stores:
                 touch |= self._pad_touch(pos, before_hands, before_res)
             vacate, arrive = E & ~A, A & ~E
             shown = touch | arrive
@@ -316,8 +351,10 @@ class PositionIndex:
                     if j < n_cells:
                         p = after[j]
                         detail.append((j, min(p.height, 3) if p else 0, piece_polarity(p)))
-                    else:
+                    elif j in counted:
                         detail.append((j, *detail_of(pos, j)))
+                    else:  # a Cube pad: nothing to read but presence
+                        detail.append((j, None, None))
                 detail = tuple(detail)
             else:
                 detail = ()
@@ -348,7 +385,7 @@ class PositionIndex:
                 self.landing[i] = landing
             effects.append(Effect(key, vacate, arrive, touch, must, source,
                                   arrive | (touch & target_bit) | landing, victims,
-                                  gesture, False, pads_only, detail))
+                                  gesture, i in extendable, pads_only, detail))
             if silent:
                 # confirmed once its landing cell was lifted (and maybe its source too)
                 self.silent.setdefault(gesture, []).append(i)
@@ -366,7 +403,6 @@ class PositionIndex:
                     by_bit[j] = [i]
                 else:
                     group.append(i)
-        self._mark_extendable(game)
         self.all_silent = bool(self.moves) and len(self.by_key) == 0
 
     def _pad_touch(self, pos: Position, hands: list[dict], reserves: list[dict]) -> int:
@@ -387,30 +423,34 @@ class PositionIndex:
         pads = mask >> n << n
         return pads & -pads  # the lowest pad bit: the hand/reserve pad it came from
 
-    def _mark_extendable(self, game: Game) -> None:
-        """A slide is extendable when the same piece could go further along its line."""
+    def _extendable(self, game: Game) -> set[int]:
+        """The moves that are slides the same piece could carry further along its line."""
         # the same moving part: same origin, same remainder left behind (a Tower passing a
         # cell on its way to merge, a King sliding on to castle)
         reach: dict[tuple, set[int]] = {}
         for m in self.moves:
             if m.origin >= 0 and m.target >= 0 and m.origin != m.target:
                 reach.setdefault((m.origin, m.left, m.token), set()).add(m.target)
+        ways = {part: frozenset(targets) for part, targets in reach.items()}
         # the rules say whether a target lies on the way to another (straight rays by
-        # default; KaleidoChess's paths are no straight lines)
-        passes: dict[tuple[int, int, int], bool] = {}  # the split sizes share their answer
+        # default; KaleidoChess's paths are no straight lines); a piece's parts that reach
+        # the same targets (a Tower's split sizes) share the answer
+        passes: dict[tuple[int, int, frozenset[int]], bool] = {}
+        out = set()
         for i, m in enumerate(self.moves):
             if m.origin < 0 or m.target < 0 or m.origin == m.target:
                 continue
-            targets = reach[(m.origin, m.left, m.token)]
+            targets = ways[(m.origin, m.left, m.token)]
             if len(targets) < 2:
                 continue
-            known = (m.origin, m.target, id(targets))
+            known = (m.origin, m.target, targets)
             slides = passes.get(known)
             if slides is None:
                 slides = passes[known] = game.slide_passes(self.board, m.origin, m.target,
                                                            targets)
             if slides:
-                self.effects[i] = self.effects[i]._replace(extendable=True)
+                out.add(i)
+        return out
 
     # -- queries ---------------------------------------------------------------------
     def here_detail(self, j: int) -> tuple[int | None, int | None]:
@@ -638,7 +678,7 @@ class Reconciler:
         i = idx.moves.index(move)
         e = idx.effects[i]
         key = self.view.key(frame)
-        S = mask_of(key)
+        S = self.view.mask(frame)
         touched |= idx.emask & ~S
         if e.key == idx.expected:
             return key == idx.expected and e.gesture & ~touched == 0
@@ -658,7 +698,7 @@ class Reconciler:
         key = view.key(frame)
         if key == idx.expected:
             return self._idle(frame, touched)
-        S = mask_of(key)
+        S = view.mask(frame)
         E = idx.emask
         L, X = E & ~S, S & ~E
         touched |= L
@@ -827,7 +867,7 @@ class Reconciler:
         low = wrong = 0
         if frame.stack is None and frame.polarity is None:
             return frozenset(), frozenset()
-        for j in bits(idx.emask & mask_of(view.key(frame))):
+        for j in bits(idx.emask & view.mask(frame)):
             s_cls, s_pol = view.sensed_detail(frame, j)
             cls, pol = idx.here_detail(j)
             if s_cls is not None and cls is not None and s_cls < cls:
@@ -841,12 +881,12 @@ class Reconciler:
                                                                          frozenset[int]]:
         """(missing, extra) spots of ``frame`` against ``key`` (default: the position)."""
         E = mask_of(self.index.expected if key is None else key)
-        S = mask_of(self.view.key(frame))
+        S = self.view.mask(frame)
         return self.view.spots(E & ~S), self.view.spots(S & ~E)
 
     def lifted(self, frame: FrameLike) -> int:
         """Tracked spots the position fills that ``frame`` shows empty (a mask)."""
-        return self.index.emask & ~mask_of(self.view.key(frame))
+        return self.index.emask & ~self.view.mask(frame)
 
 
 def next_touched(touched: int, lifted_before: int, lifted_now: int) -> int:

@@ -292,6 +292,9 @@ class BoardService:
         self.led_frame: LedFrame | None = None
         self._lit: tuple[Any, Any, float | None] = (None, None, None)
         self._glow: list[list[Any]] = [["#000000", 0.0]] * len(self.layout.spots)
+        self._spot_at_led = self.layout.led_spots()
+        #: (LED colour, gain) -> the page's [colour, opacity] for it (a scene has a handful)
+        self._glow_of: dict[tuple[Any, float], list[Any]] = {}
 
         from controller.web.state import games_json, layout_json
         self.layout_json = layout_json(self.layout)
@@ -616,7 +619,7 @@ class BoardService:
         held = pipeline.gate.queue[0] if pipeline.gate.queue else None
         if held is not None and held is not self._previewed:
             self._previewed = held
-            board.preview(held)
+            board.preview(held, prebuild=False)  # built once the LEDs show the preview
         board.tick(now)
         self._run_clock(now)
         self._coach_turn()
@@ -625,6 +628,7 @@ class BoardService:
         if board.interaction != before:
             self._changed()
         self._light(now)
+        board.prebuild()
 
     def _press_clock(self, mover: int) -> list[float] | None:
         """The move is made: the next mover's clock starts (not after a die roll, whose
@@ -1057,13 +1061,19 @@ class BoardService:
             self.leds.show(frame)
             self.leds.poll()
         from controller.leds.simulated import glow
-        spot_at_led = self.layout.led_spots()
+        spot_at_led = self._spot_at_led
         colours: list[list[Any]] = [["#000000", 0.0]] * len(self.layout.spots)
         gain = 1.0 / max(self.settings.brightness, 0.05) ** 0.5  # show dim LEDs legibly
+        known = self._glow_of
+        if len(known) > 4096:  # the current cap dims by any factor: keep the memo small
+            known.clear()
         for led, rgb in enumerate(frame.pixels):
-            hue, opacity = glow(rgb, gain)
-            colours[spot_at_led[led]] = [f"#{hue[0]:02x}{hue[1]:02x}{hue[2]:02x}",
-                                         round(opacity, 3)]
+            shown = known.get((rgb, gain))
+            if shown is None:
+                hue, opacity = glow(rgb, gain)
+                shown = known[(rgb, gain)] = [f"#{hue[0]:02x}{hue[1]:02x}{hue[2]:02x}",
+                                              round(opacity, 3)]
+            colours[spot_at_led[led]] = shown
         if colours != self._glow:
             self._glow = colours
             self.led_version += 1

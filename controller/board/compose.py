@@ -111,7 +111,7 @@ def compose(s: Snapshot) -> Interaction:
     base: dict[str, Any] = {"phase": state, "mover": mover}
     if pos.moves:
         base["last_move"] = move_spots(s.view, pos.moves[-1])
-    if progress.started and game.in_check(pos, mover):
+    if progress.started and _checked(s):
         base["check"] = frozenset(royal_cells(index.board, mover))
     if progress.low_time and state not in ("setup", "game_over"):
         base["low_time"] = frozenset(royal_cells(index.board, mover))
@@ -170,8 +170,7 @@ def compose(s: Snapshot) -> Interaction:
                 # the mover stands on its capture: the captured piece is wanted in hand
                 message = _hand_pad_text(s, frozenset(pads))
             if d.to_remove and not message:  # who is knocked out
-                message = game.removal_message(pos, [m for m in index.moves
-                                                     if d.to_remove <= set(m.captures)])
+                message = _removal_message(s, d.to_remove)
             if len(d.origins) == 1:
                 c = next(iter(d.origins))
                 p = pos.board[c] if c < len(pos.board) else None
@@ -282,11 +281,18 @@ def _fogged(s: Snapshot, base: dict[str, Any], fog: PlayerView, message: str) ->
 
 def _hints(s: Snapshot, spot: int) -> frozenset[int]:
     """Where the viewer's piece lifted from ``spot`` (a cell, or his hand pad) may go,
-    as far as he can know (:meth:`Sight.hints`)."""
-    if spot < s.view.n_cells:
-        return s.sight.hints(spot)
-    pad = s.layout.spots[spot]
-    return s.sight.hints(spot, pad.role, pad.owner, pad.piece)
+    as far as he can know (:meth:`Sight.hints`): once per position and spot (the sight is
+    the side to move's of the committed position, as the index is)."""
+    memo = s.picture.index.memo
+    hints = memo.get((_hints, spot))
+    if hints is None:
+        if spot < s.view.n_cells:
+            hints = s.sight.hints(spot)
+        else:
+            pad = s.layout.spots[spot]
+            hints = s.sight.hints(spot, pad.role, pad.owner, pad.piece)
+        memo[(_hints, spot)] = hints
+    return hints  # type: ignore[return-value]
 
 
 def _exchange_prompt(s: Snapshot, base: dict[str, Any], frame: FrameLike | None) -> str:
@@ -306,21 +312,42 @@ def _exchange_prompt(s: Snapshot, base: dict[str, Any], frame: FrameLike | None)
     return f"exchange the piece on {name} for a {what}"
 
 
-#: facts of the last position index that _active_pads asks on every frame (one entry:
-#: frames come in runs on one position, and the index is immutable)
-_index_facts: list = [None, None]
-
-
-def _facts(index: Any) -> tuple[bool, int, bool]:
+def _facts(index: PositionIndex) -> tuple[bool, int, bool]:
     """Whether a move uses the Cube, the sources of all moves (a mask of tracked spots),
     whether a die roll is due — once per position index, not per frame."""
-    if _index_facts[0] is not index:
+    facts = index.memo.get(_facts)
+    if facts is None:
         sources = 0
         for e in index.effects:
             sources |= e.source
-        _index_facts[:] = [index, (any(m.token == CUBE for m in index.moves), sources,
-                                   any(m.kind == "roll" for m in index.moves))]
-    return _index_facts[1]
+        facts = index.memo[_facts] = (any(m.token == CUBE for m in index.moves), sources,
+                                      any(m.kind == "roll" for m in index.moves))
+    return facts  # type: ignore[return-value]
+
+
+def _checked(s: Snapshot) -> bool:
+    """Whether the side to move is in check, once per position index."""
+    memo = s.picture.index.memo
+    check = memo.get(_checked)
+    if check is None:
+        check = memo[_checked] = s.game.in_check(s.position, s.mover)
+    return check  # type: ignore[return-value]
+
+
+def _removal_message(s: Snapshot, to_remove: frozenset[int]) -> str:
+    """The game's words while ``to_remove`` is marked to take off, decided by the moves
+    that take them all: asked once per position and set of moves (the game may make each
+    move to find out who is out; the victims lifted one by one leave the same moves)."""
+    index = s.picture.index
+    memo = index.memo
+    moves = memo.get((_removal_message, to_remove))
+    if moves is None:
+        moves = memo[(_removal_message, to_remove)] = tuple(
+            m for m in index.moves if to_remove <= set(m.captures))
+    text = memo.get(moves)
+    if text is None:
+        text = memo[moves] = s.game.removal_message(s.position, list(moves))
+    return text  # type: ignore[return-value]
 
 
 def _active_pads(s: Snapshot) -> frozenset[int]:

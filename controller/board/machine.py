@@ -22,12 +22,12 @@ optionally show the gate's held frame with :meth:`Board.preview` (phase ``settli
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from transitions import Machine
 
-from controller.board.attempt import Attempt, Progress, Sensed, Shown, Timers
+from controller.board.attempt import Attempt, Progress, Sensed, Shown, Timers, replace
 from controller.board.choices import Answers, Choice, labels, menu_items, own_cells
 from controller.board.compose import Snapshot, compose, effect_of, royal_cells
 from controller.board.flow import PLAY, TRANSITIONS
@@ -134,6 +134,9 @@ class Board:
         #: this board's partial position, judges legality
         self.serving: int | None = None
         self.referee_judges = False
+        #: the commit a preview showed, whose next index :meth:`prebuild` builds (with the
+        #: index it belongs to)
+        self._prebuild: tuple[Any, Move] | None = None
         self._publish()
 
     # -- subscriptions ---------------------------------------------------------------
@@ -188,8 +191,11 @@ class Board:
         return rec.is_extendable(frame, next_touched(self.attempt.touched, self.attempt.lifted,
                                                      rec.lifted(frame)))
 
-    def preview(self, frame: FrameLike) -> None:
-        """Show a frame the settle gate is still holding (phase ``settling``)."""
+    def preview(self, frame: FrameLike, prebuild: bool = True) -> None:
+        """Show a frame the settle gate is still holding (phase ``settling``).  The hold
+        also builds the index of the position after the move it would commit — at once,
+        or with ``prebuild=False`` when :meth:`prebuild` is called (the service lights
+        the LEDs first)."""
         if self.state not in PLAY:
             return
         d = self.reconciler.decide(frame, self.attempt.touched)
@@ -198,7 +204,15 @@ class Board:
             self.previewed()
             self._publish()
             if d.kind == COMMIT and self.reconciler.is_legal(d.moves[0]):
-                self.reconciler.preview(d.moves[0])  # the hold builds the next index
+                self._prebuild = (self.reconciler.index, d.moves[0])
+                if prebuild:
+                    self.prebuild()
+
+    def prebuild(self) -> None:
+        """Build the index a preview asked for, if its position is still the committed one."""
+        wanted, self._prebuild = self._prebuild, None
+        if wanted is not None and wanted[0] is self.reconciler.index:
+            self.reconciler.preview(wanted[1])
 
     def feed(self, frame: FrameLike) -> None:
         """Consume one (debounced, settled) frame."""
@@ -425,7 +439,7 @@ class Board:
     def _track(self, frame: FrameLike) -> None:
         """The attempt after ``frame`` (see :meth:`Attempt.tracked`)."""
         lifted = self.reconciler.lifted(frame)
-        occupied = mask_of(self.view.key(frame))
+        occupied = self.view.mask(frame)
         before = self.sensed.occupied
         put = occupied & ~before if before is not None else 0
         self.sensed.occupied = occupied

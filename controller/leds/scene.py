@@ -198,6 +198,7 @@ class SceneRenderer:
         s = self.settings
         self.scale = tuple(s.brightness * (s.dark_square_level if i in dark else 1.0)
                            for i in range(n))
+        self._dim: dict[tuple[RGB, float], RGB] = {}
 
     @property
     def palette(self) -> Palette:
@@ -315,19 +316,33 @@ class SceneRenderer:
         self._last = (interaction, frame)
         return frame
 
+    def _dimmed(self, colour: RGB, f: float) -> RGB:
+        """``colour`` at level ``f`` (brightness × the cell's own level), rounded: kept per
+        colour and level — a scene has a handful of colours on ~100 LEDs."""
+        try:
+            q = self._dim.get((colour, f))
+        except TypeError:  # a colour given as a list (a palette built by hand)
+            return _round(_mul(colour, f))
+        if q is None:
+            q = self._dim[(colour, f)] = _round(_mul(colour, f))
+        return q
+
     def _render(self, interaction: Interaction, t: float) -> LedFrame:
         role, base, alt, blink = self.layers(interaction)
         n = self.spot_count
         scale = self.scale
-        hb = [_mul(base[s], scale[s]) for s in range(n)]
-        ha = [_mul(alt[s], scale[s]) for s in range(n)]
-        qb = [_round(c) for c in hb]
-        qa = [_round(c) for c in ha]
+        dimmed = self._dimmed
+        qb = [dimmed(base[s], scale[s]) for s in range(n)]
+        qa = [b if alt[s] is base[s] else dimmed(alt[s], scale[s])
+              for s, b in enumerate(qb)]
         s = self.settings
         if s.budget_ma is not None:
-            peak = [tuple(max(x, y) for x, y in zip(b, a, strict=True))
+            peak = [b if b is a or b == a else (max(b[0], a[0]), max(b[1], a[1]),
+                                                max(b[2], a[2]))
                     for b, a in zip(qb, qa, strict=True)]
             if current_ma(peak, s) > s.budget_ma:  # type: ignore[arg-type]
+                hb = [_mul(base[s], scale[s]) for s in range(n)]
+                ha = [_mul(alt[s], scale[s]) for s in range(n)]
                 raw = sum(max(x, y) for b, a in zip(hb, ha, strict=True)
                           for x, y in zip(b, a, strict=True))
                 room = (s.budget_ma - s.idle_current(n)) * 255.0 / s.ma_per_channel
