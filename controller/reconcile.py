@@ -431,6 +431,11 @@ class PositionIndex:
         for m in self.moves:
             if m.origin >= 0 and m.target >= 0 and m.origin != m.target:
                 reach.setdefault((m.origin, m.left, m.token), set()).add(m.target)
+        # a whole Tower (or stack) in the hand may still be a split going further, its
+        # remainder put back afterwards (the board amends the move then): hold it too
+        for (origin, left, token), targets in list(reach.items()):
+            if left is not None and (origin, None, token) in reach:
+                reach[(origin, None, token)] |= targets
         ways = {part: frozenset(targets) for part, targets in reach.items()}
         # the rules say whether a target lies on the way to another (straight rays by
         # default; KaleidoChess's paths are no straight lines); a piece's parts that reach
