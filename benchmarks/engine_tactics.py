@@ -18,7 +18,8 @@ every first move that forces the mate is listed.  The position text is the whole
 Lao Tzu's set is a perfect-information puzzle, like its mate-in-one set.
 
 ``--solve`` runs the engine at level 10 with a 2 s budget on every position of every set
-and writes the table into ``docs/engine.md`` (between the ``tactics-table`` markers).
+and writes the table into ``docs/engine.md`` (between the ``tactics-table`` markers);
+with ``--games``/``--mate`` only those sets are solved again, the other rows stay.
 
     python -m benchmarks.engine_tactics [--count 50] [--seed 1] [--mate 2] [--cpu 600]
     python -m benchmarks.engine_tactics --solve
@@ -167,12 +168,13 @@ class Exhaustive:
 
 def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
                          max_plies: int = 50_000, most: int = 6, tokens_to_other: bool = False,
-                         ) -> tuple[list[str], int, int]:
+                         others_most: int | None = None) -> tuple[list[str], int, int]:
     """Mate-in-two lines from near-end positions: seeded random play (10–80 plies,
     captures preferred half the time), then pieces taken off at random (``thin_out``:
     never a royal one, and only what the game's own validation accepts) — three times
     as often the pieces of the player not to move — until each player has at most a
-    few (random, 0–6) non-royal pieces left; every such position is checked
+    few (random, 0 to ``most``; ``others_most`` for the players not to move) non-royal
+    pieces left; every such position is checked
     exhaustively (``Exhaustive.mates_in_two``), and kept when it is a puzzle: no mate in
     one, a forced mate in two, and at least one first move that does not force it.
     Returns the lines, the positions tried and those dropped over ``max_plies``."""
@@ -196,7 +198,9 @@ def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
         if game.outcome(pos) is not None:
             continue
         pos = game.parse_position(game.position_text(pos))
-        limit = {p: rng.randint(0, most) for p in range(game.players)}
+        mover = game.ply_mover(pos)
+        limit = {p: rng.randint(0, most if p == mover or others_most is None else others_most)
+                 for p in range(game.players)}
         for _ in range(200):
             left = _non_royal(pos, keep)
             over = [p for p in range(game.players) if left.get(p, 0) > limit[p]]
@@ -356,11 +360,12 @@ def solve(name: str, path: Path) -> tuple[int, int, float, float]:
     return solved, total, wall, cpu
 
 
-def solve_all(names: list[str]) -> str:
-    """The tactics table (markdown) for every set found, mate in one then mate in two."""
-    rows = ["| tactics set | mate in | solved | of | slowest answer (s, wall) "
-            "| slowest answer (s, CPU) |", "|---|---|---|---|---|---|"]
+def solve_all(names: list[str], mates: tuple[int, ...] = (1, 2)) -> list[str]:
+    """Table rows (markdown) for every set found among ``names`` and ``mates``."""
+    rows = []
     for mate, folder in ((1, OUT), (2, OUT_MATE2)):
+        if mate not in mates:
+            continue
         for name in names:
             path = folder / f"{name}.txt"
             if not path.exists():
@@ -368,16 +373,33 @@ def solve_all(names: list[str]) -> str:
             solved, total, wall, cpu = solve(name, path)
             rows.append(f"| {name} | {mate} | {solved} | {total} | {wall:.2f} | {cpu:.2f} |")
             print(rows[-1], flush=True)
-    return "\n".join(rows)
+    return rows
 
 
-def write_table(table: str) -> None:
-    """Replace the table between the ``tactics-table`` markers of docs/engine.md."""
+TABLE_HEAD = ["| tactics set | mate in | solved | of | slowest answer (s, wall) "
+              "| slowest answer (s, CPU) |", "|---|---|---|---|---|---|"]
+
+
+def write_table(rows: list[str]) -> None:
+    """Put ``rows`` into the table between the ``tactics-table`` markers of docs/engine.md:
+    a row replaces the one of the same set and mate, the other rows stay (a run may
+    solve only some sets); mate in one first, then mate in two, in ``SETS`` order."""
     text = DOCS.read_text(encoding="utf-8")
-    pattern = re.compile(r"(<!-- tactics-table -->\n).*?(\n<!-- /tactics-table -->)", re.S)
-    if not pattern.search(text):
+    pattern = re.compile(r"(<!-- tactics-table -->\n)(.*?)(\n<!-- /tactics-table -->)", re.S)
+    found = pattern.search(text)
+    if not found:
         raise SystemExit("docs/engine.md has no <!-- tactics-table --> markers")
-    DOCS.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text),
+
+    def key(row: str) -> tuple[str, int]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        return cells[0], int(cells[1])
+
+    table = {key(r): r for r in found.group(2).splitlines()[2:] if r.startswith("|")}
+    table.update({key(r): r for r in rows})
+    order = {name: i for i, name in enumerate(SETS)}
+    ordered = sorted(table, key=lambda k: (k[1], order.get(k[0], len(order)), k[0]))
+    body = "\n".join(TABLE_HEAD + [table[k] for k in ordered])
+    DOCS.write_text(pattern.sub(lambda m: m.group(1) + body + m.group(3), text),
                     encoding="utf-8")
 
 
@@ -386,12 +408,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", nargs="*", default=list(SETS))
-    parser.add_argument("--mate", type=int, choices=(1, 2), default=1)
+    parser.add_argument("--mate", type=int, choices=(1, 2),
+                        help="collect: mate in 1 (default) or 2; --solve: only these sets")
     parser.add_argument("--cpu", type=float, default=600.0,
                         help="mate in two: CPU seconds at most per set")
     parser.add_argument("--sparse", type=int, metavar="MOST",
                         help="mate in two from near-end positions: at most MOST non-royal "
                              "pieces a player (collect_mate2_sparse)")
+    parser.add_argument("--others-most", type=int,
+                        help="with --sparse: at most this many for the players not to move")
     parser.add_argument("--tokens-to-other", action="store_true",
                         help="with --sparse: the player not to move holds the tokens")
     parser.add_argument("--max-plies", type=int, default=MAX_PLIES,
@@ -400,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="solve every set with the engine; write docs/engine.md's table")
     args = parser.parse_args(argv)
     if args.solve:
-        write_table(solve_all(args.games))
+        write_table(solve_all(args.games, (args.mate,) if args.mate else (1, 2)))
         return 0
     if args.mate == 2:
         OUT_MATE2.mkdir(parents=True, exist_ok=True)
@@ -421,14 +446,17 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 lines, games, dropped = collect_mate2_sparse(
                     name, args.count, args.seed, args.cpu, args.max_plies, args.sparse,
-                    args.tokens_to_other)
+                    args.tokens_to_other, args.others_most)
                 command += f" --sparse {args.sparse}" + (
-                    " --tokens-to-other" if args.tokens_to_other else "")
+                    f" --others-most {args.others_most}" if args.others_most is not None
+                    else "") + (" --tokens-to-other" if args.tokens_to_other else "")
                 how = [f"# {games} near-end positions tried: seeded random play (10-80 plies), "
                        "then random pieces taken off (never one a player has only one of, "
                        "such as its King or Wazir;",
                        f"# only what the game's own position text reads back as playable) "
                        f"until each player has at most a random 0-{args.sparse} such pieces"
+                       + (f" (0-{args.others_most} for those not to move)"
+                          if args.others_most is not None else "")
                        + ("; every off-board token (the Cube) handed to the player not to "
                           "move" if args.tokens_to_other else "") + ".",
                        "# Each searched exhaustively: no mate in one; after each listed first "
