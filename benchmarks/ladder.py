@@ -20,7 +20,7 @@ stopped and continued: pairs already there are not played again (a pair found tw
 two runs, counts all its games), and ``--write-docs`` writes the table of every pair in
 the file.
 
-    python -m benchmarks.ladder --games 8 --high 6 --results ladder.jsonl --write-docs
+    python -m benchmarks.ladder --games 8 --high 6 --write-docs
     python -m benchmarks.ladder --game gnuqi --low 5 --high 8 --games 20
 """
 
@@ -38,6 +38,8 @@ from benchmarks.spar import Player, Score, make_player, write_docs
 from controller.engine import Evaluator
 from controller.rules import GAMES, Game, get_game
 
+#: finished pairs (kept in the repository: the docs' table is made from it)
+RESULTS = Path(__file__).resolve().parent / "results" / "ladder.jsonl"
 #: centipawns of lead (by the evaluation) that win a game stopped at the ply cap
 ADJUDICATE = 300
 
@@ -129,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adjudicate", type=int, default=ADJUDICATE,
                         help="centipawns of lead that win at the ply cap (0: a draw)")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--results", type=Path,
+    parser.add_argument("--results", type=Path, default=RESULTS,
                         help="JSON lines of finished pairs: appended to, and skipped")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
@@ -156,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                  "margin": args.adjudicate}
             results[(game, low)] = r
             if args.results is not None:
+                args.results.parent.mkdir(parents=True, exist_ok=True)
                 with args.results.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(r) + "\n")
             elo, lo, hi = score.elo()
