@@ -171,12 +171,12 @@ def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
                          others_most: int | None = None) -> tuple[list[str], int, int]:
     """Mate-in-two lines from near-end positions: seeded random play (10–80 plies,
     captures preferred half the time), then pieces taken off at random (``thin_out``:
-    never a royal one, and only what the game's own validation accepts) — three times
-    as often the pieces of the player not to move — until each player has at most a
-    few (random, 0 to ``most``; ``others_most`` for the players not to move) non-royal
-    pieces left; every such position is checked
-    exhaustively (``Exhaustive.mates_in_two``), and kept when it is a puzzle: no mate in
-    one, a forced mate in two, and at least one first move that does not force it.
+    never a royal one, and only what the game's own validation accepts) until each
+    player has at most a few (random, 0 to ``most``; ``others_most`` for the players not
+    to move) non-royal pieces left; ``tokens_to_other``: the next player then holds every
+    off-board token.  Every such position is checked exhaustively
+    (``Exhaustive.mates_in_two``) and kept when it is a puzzle: no mate in one, a forced
+    mate in two, and at least one first move that does not force it.
     Returns the lines, the positions tried and those dropped over ``max_plies``."""
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
