@@ -74,7 +74,7 @@ def run(config: str, against: str, games: int, movetime: float, max_plies: int,
 
 def table(results: dict[tuple[str, str], dict]) -> str:
     lines = ["| game | against | games | top wins | draws (cap) | losses | wins % "
-             "[95 %] | goal | met | s/move | minutes |",
+             "[95 %] | goal | met | budget s/move | minutes |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     missing = []
     for config in CONFIGS:

@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             for g in args.game for low in range(args.low, args.high)
             if (g, low) not in results]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for game, low, score, judged, seconds in pool.map(run_pair, *zip(*jobs, strict=True)):
+        done = pool.map(run_pair, *zip(*jobs, strict=True)) if jobs else []
+        for game, low, score, judged, seconds in done:
             r = {"game": game, "low": low, "wins": score.wins, "draws": score.draws,
                  "losses": score.losses, "seconds": round(seconds, 1),
                  "max_plies": args.max_plies, "adjudicated": judged,
