@@ -18,7 +18,8 @@ every first move that forces the mate is listed.  The position text is the whole
 Lao Tzu's set is a perfect-information puzzle, like its mate-in-one set.
 
 ``--solve`` runs the engine at level 10 with a 2 s budget on every position of every set
-and writes the table into ``docs/engine.md`` (between the ``tactics-table`` markers).
+and writes the table into ``docs/engine.md`` (between the ``tactics-table`` markers);
+with ``--games``/``--mate`` only those sets are solved again, the other rows stay.
 
     python -m benchmarks.engine_tactics [--count 50] [--seed 1] [--mate 2] [--cpu 600]
     python -m benchmarks.engine_tactics --solve
@@ -34,7 +35,7 @@ import time
 from pathlib import Path
 
 from controller.engine import Engine
-from controller.rules import GAMES, get_game
+from controller.rules import GAMES, RulesError, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "data" / "tactics"
@@ -165,6 +166,85 @@ class Exhaustive:
         return found
 
 
+def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
+                         max_plies: int = 50_000, most: int = 6, tokens_to_other: bool = False,
+                         others_most: int | None = None) -> tuple[list[str], int, int]:
+    """Mate-in-two lines from near-end positions: seeded random play (10–80 plies,
+    captures preferred half the time), then pieces taken off at random (``thin_out``:
+    never a royal one, and only what the game's own validation accepts) until each
+    player has at most a few (random, 0 to ``most``; ``others_most`` for the players not
+    to move) non-royal pieces left; ``tokens_to_other``: the next player then holds every
+    off-board token.  Every such position is checked exhaustively
+    (``Exhaustive.mates_in_two``) and kept when it is a puzzle: no mate in one, a forced
+    mate in two, and at least one first move that does not force it.
+    Returns the lines, the positions tried and those dropped over ``max_plies``."""
+    game_name, options = SETS[name]
+    game = get_game(game_name, **options)
+    keep = _royal_kinds(game)
+    exhaustive = Exhaustive(game, max_plies)
+    rng = random.Random(seed)
+    lines: list[str] = []
+    seen: set[str] = set()
+    tried = dropped = 0
+    ends = time.process_time() + cpu
+    while len(lines) < count and time.process_time() < ends:
+        pos = game.start()
+        for _ in range(rng.randint(10, 80)):
+            moves = game.legal_moves(pos)
+            if not moves or moves[0].kind == "roll" or game.outcome(pos) is not None:
+                break
+            captures = [m for m in moves if m.captures]
+            pos.push(rng.choice(captures if captures and rng.random() < 0.5 else moves))
+        if game.outcome(pos) is not None:
+            continue
+        pos = game.parse_position(game.position_text(pos))
+        mover = game.ply_mover(pos)
+        limit = {p: rng.randint(0, most if p == mover or others_most is None else others_most)
+                 for p in range(game.players)}
+        for _ in range(200):
+            left = _non_royal(pos, keep)
+            over = [p for p in range(game.players) if left.get(p, 0) > limit[p]]
+            if not over:
+                break
+            pos = thin_out(game, pos, rng, keep | {k for k in _kinds(pos) if k[0] not in over})
+        if tokens_to_other:  # the next player holds every off-board token (the Cube)
+            for token in list(pos.tokens):
+                pos.set_token(token, (game.ply_mover(pos) + 1) % game.players)
+            try:
+                pos = game.parse_position(game.position_text(pos))
+            except RulesError:  # the token cannot be the mover's now (mid-turn)
+                continue
+        text = game.position_text(pos)
+        if text in seen or game.outcome(pos) is not None:
+            continue
+        seen.add(text)
+        tried += 1
+        moves = game.legal_moves(pos)
+        if not moves or moves[0].kind == "roll" or mates(game, pos):
+            continue
+        try:
+            found = exhaustive.mates_in_two(game.parse_position(text))
+        except TooLong:
+            dropped += 1
+            continue
+        if found and len(found) < len(moves):
+            problem = game.parse_position(text)
+            lines.append(text + "\t" + " ".join(game.move_text(problem, m) for m in found))
+    return lines, tried, dropped
+
+
+def _non_royal(pos, keep: set[tuple[int, str]]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for piece in pos.board:
+        if piece is not None and (piece.owner, piece.kind) not in keep:
+            counts[piece.owner] = counts.get(piece.owner, 0) + 1
+    return counts
+
+
+def _kinds(pos) -> set[tuple[int, str]]:
+    return {(p.owner, p.kind) for p in pos.board if p is not None}
+
+
 def _previous_turn(history: list[tuple[int, str]], player: int) -> str | None:
     """The position text at the start of ``player``'s turn before the last other ply."""
     j = len(history) - 1
@@ -173,6 +253,39 @@ def _previous_turn(history: list[tuple[int, str]], player: int) -> str | None:
     while j >= 1 and history[j - 1][0] == player:
         j -= 1  # the first ply of that turn
     return history[j][1] if j >= 0 else None
+
+
+def _royal_kinds(game) -> set[tuple[int, str]]:
+    """(owner, kind) that a player has exactly one of at the start (the King, the Wazir):
+    never taken off by thinning, so a thinned position keeps every royal piece."""
+    counts: dict[tuple[int, str], int] = {}
+    for piece in game.start().board:
+        if piece is not None:
+            key = (piece.owner, piece.kind)
+            counts[key] = counts.get(key, 0) + 1
+    return {key for key, n in counts.items() if n == 1}
+
+
+def thin_out(game, pos, rng: random.Random, keep: set[tuple[int, str]]):
+    """``pos`` with one random piece taken off (not a royal one, see ``_royal_kinds``), as
+    the game's own position text reads it back — or ``pos`` unchanged when the game
+    refuses that position (a castling right without its Rook, a side left holding no
+    castle) or it has ended."""
+    cells = [c for c, p in enumerate(pos.board)
+             if p is not None and (p.owner, p.kind) not in keep]
+    if not cells:
+        return pos
+    cell = rng.choice(cells)
+    trial = pos.copy()
+    trial.put(cell, None)
+    try:
+        thinned = game.parse_position(game.position_text(trial))
+        game.check_playable(thinned)
+    except RulesError:  # the game's own validation refused it: keep the position
+        return pos
+    if game.outcome(thinned) is not None or not game.legal_moves(thinned):
+        return pos
+    return thinned
 
 
 def collect_mate2(name: str, count: int, seed: int, cpu: float,
@@ -247,11 +360,12 @@ def solve(name: str, path: Path) -> tuple[int, int, float, float]:
     return solved, total, wall, cpu
 
 
-def solve_all(names: list[str]) -> str:
-    """The tactics table (markdown) for every set found, mate in one then mate in two."""
-    rows = ["| tactics set | mate in | solved | of | slowest answer (s, wall) "
-            "| slowest answer (s, CPU) |", "|---|---|---|---|---|---|"]
+def solve_all(names: list[str], mates: tuple[int, ...] = (1, 2)) -> list[str]:
+    """Table rows (markdown) for every set found among ``names`` and ``mates``."""
+    rows = []
     for mate, folder in ((1, OUT), (2, OUT_MATE2)):
+        if mate not in mates:
+            continue
         for name in names:
             path = folder / f"{name}.txt"
             if not path.exists():
@@ -259,16 +373,33 @@ def solve_all(names: list[str]) -> str:
             solved, total, wall, cpu = solve(name, path)
             rows.append(f"| {name} | {mate} | {solved} | {total} | {wall:.2f} | {cpu:.2f} |")
             print(rows[-1], flush=True)
-    return "\n".join(rows)
+    return rows
 
 
-def write_table(table: str) -> None:
-    """Replace the table between the ``tactics-table`` markers of docs/engine.md."""
+TABLE_HEAD = ["| tactics set | mate in | solved | of | slowest answer (s, wall) "
+              "| slowest answer (s, CPU) |", "|---|---|---|---|---|---|"]
+
+
+def write_table(rows: list[str]) -> None:
+    """Put ``rows`` into the table between the ``tactics-table`` markers of docs/engine.md:
+    a row replaces the one of the same set and mate, the other rows stay (a run may
+    solve only some sets); mate in one first, then mate in two, in ``SETS`` order."""
     text = DOCS.read_text(encoding="utf-8")
-    pattern = re.compile(r"(<!-- tactics-table -->\n).*?(\n<!-- /tactics-table -->)", re.S)
-    if not pattern.search(text):
+    pattern = re.compile(r"(<!-- tactics-table -->\n)(.*?)(\n<!-- /tactics-table -->)", re.S)
+    found = pattern.search(text)
+    if not found:
         raise SystemExit("docs/engine.md has no <!-- tactics-table --> markers")
-    DOCS.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text),
+
+    def key(row: str) -> tuple[str, int]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        return cells[0], int(cells[1])
+
+    table = {key(r): r for r in found.group(2).splitlines()[2:] if r.startswith("|")}
+    table.update({key(r): r for r in rows})
+    order = {name: i for i, name in enumerate(SETS)}
+    ordered = sorted(table, key=lambda k: (k[1], order.get(k[0], len(order)), k[0]))
+    body = "\n".join(TABLE_HEAD + [table[k] for k in ordered])
+    DOCS.write_text(pattern.sub(lambda m: m.group(1) + body + m.group(3), text),
                     encoding="utf-8")
 
 
@@ -277,30 +408,67 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", nargs="*", default=list(SETS))
-    parser.add_argument("--mate", type=int, choices=(1, 2), default=1)
+    parser.add_argument("--mate", type=int, choices=(1, 2),
+                        help="collect: mate in 1 (default) or 2; --solve: only these sets")
     parser.add_argument("--cpu", type=float, default=600.0,
                         help="mate in two: CPU seconds at most per set")
+    parser.add_argument("--sparse", type=int, metavar="MOST",
+                        help="mate in two from near-end positions: at most MOST non-royal "
+                             "pieces a player (collect_mate2_sparse)")
+    parser.add_argument("--others-most", type=int,
+                        help="with --sparse: at most this many for the players not to move")
+    parser.add_argument("--tokens-to-other", action="store_true",
+                        help="with --sparse: the player not to move holds the tokens")
+    parser.add_argument("--max-plies", type=int, default=MAX_PLIES,
+                        help="mate in two: plies one exhaustive check may try")
     parser.add_argument("--solve", action="store_true",
                         help="solve every set with the engine; write docs/engine.md's table")
     args = parser.parse_args(argv)
     if args.solve:
-        write_table(solve_all(args.games))
+        write_table(solve_all(args.games, (args.mate,) if args.mate else (1, 2)))
         return 0
     if args.mate == 2:
         OUT_MATE2.mkdir(parents=True, exist_ok=True)
         for name in args.games:
             started = time.process_time()
-            lines, games, dropped = collect_mate2(name, args.count, args.seed, args.cpu)
+            command = (f"python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
+                       f"--count {args.count} --cpu {args.cpu:g}")
+            if args.max_plies != MAX_PLIES:
+                command += f" --max-plies {args.max_plies}"
+            if args.sparse is None:
+                lines, games, dropped = collect_mate2(name, args.count, args.seed, args.cpu,
+                                                      args.max_plies)
+                how = [f"# {games} seeded random-play games (captures preferred half the "
+                       "time); where the mover had a mate in one, the position at its "
+                       "previous turn was",
+                       "# searched exhaustively: no mate in one, and after each listed first "
+                       "move every reply of every other player allows a mate."]
+            else:
+                lines, games, dropped = collect_mate2_sparse(
+                    name, args.count, args.seed, args.cpu, args.max_plies, args.sparse,
+                    args.tokens_to_other, args.others_most)
+                command += f" --sparse {args.sparse}" + (
+                    f" --others-most {args.others_most}" if args.others_most is not None
+                    else "") + (" --tokens-to-other" if args.tokens_to_other else "")
+                how = [f"# {games} near-end positions tried: seeded random play (10-80 plies), "
+                       "then random pieces taken off (never one a player has only one of, "
+                       "such as its King or Wazir;",
+                       f"# only what the game's own position text reads back as playable) "
+                       f"until each player has at most a random 0-{args.sparse} such pieces"
+                       + (f" (0-{args.others_most} for those not to move)"
+                          if args.others_most is not None else "")
+                       + ("; every off-board token (the Cube) handed to the player not to "
+                          "move" if args.tokens_to_other else "") + ".",
+                       "# Each searched exhaustively: no mate in one; after each listed first "
+                       "move every reply of every other player allows a mate; and at least "
+                       "one first move does not force it."]
             spent = time.process_time() - started
             header = [
-                f"# {name}: mate in two, {len(lines)} positions; made by "
-                f"`python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
-                f"--count {args.count} --cpu {args.cpu:g}` on {datetime.date.today()}",
-                f"# {games} seeded random-play games (captures preferred half the time); "
-                "where the mover had a mate in one, the position at its previous turn was",
-                "# searched exhaustively: no mate in one, and after each listed first move "
-                "every reply of every other player allows a mate.",
-                f"# {dropped} positions dropped: their check went past {MAX_PLIES:,} plies.",
+                f"# {name}: mate in two, {len(lines)} positions; made by `{command}` on "
+                f"{datetime.date.today()}",
+                *how,
+                f"# {dropped} positions dropped: their check went past {args.max_plies:,} "
+                "plies.",
                 f"# CPU: {spent:.0f} s.  Line: position text, a tab, every first move that "
                 "forces the mate.",
             ]

@@ -84,9 +84,19 @@ def test_a_set_for_every_game():
     for name in NAMES:
         header = (MATE2 / f"{name}.txt").read_text(encoding="utf-8").splitlines()[0]
         assert header.startswith(f"# {name}: mate in two") and "--seed" in header
-        # a set may hold fewer than 50 (KaleidoChess with two players: none found yet);
-        # the header says how many and how much CPU went into the search
+        # a set may hold fewer than 50 (Lùotuoqí: the exhaustive check with the Cube is
+        # slow); the header says how many and how much CPU went into the search
         assert f"mate in two, {len(problems(name))} positions" in header
+
+
+#: sets still short of issue 18's 50 positions (docs/engine.md, "Not done yet")
+SHORT = {"luotuoqi"}
+
+
+def test_the_sets_hold_fifty_positions():
+    for name in NAMES:
+        if name not in SHORT:
+            assert len(problems(name)) >= 50, name
 
 
 @pytest.mark.parametrize("name", NAMES)
