@@ -39,6 +39,20 @@ QUIESCENCE_PLIES = 4
 #: centipawns a capture must be able to gain beyond its victims to be searched in quiescence
 DELTA_MARGIN = 200
 CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
+#: reverse futility and futility pruning: centipawns per ply of depth left, up to this depth
+FUTILITY_MARGIN = 150
+FUTILE_DEPTH = 2
+#: null move: from this depth on, searched this many plies shallower (one more from 6)
+NULL_MIN_DEPTH = 3
+NULL_REDUCTION = 2
+#: late-move reductions: quiet moves from this place in the order on, from this depth
+LATE_MOVES = 3
+LMR_DEPTH = 3
+#: aspiration window around the last iteration's score (centipawns)
+ASPIRATION = 50
+#: an iteration is not started once this share of the time budget is spent: the next
+#: one takes several times as long as the last and would be thrown away unfinished
+ITERATION_SHARE = 0.45
 
 
 class SearchStopped(Exception):
@@ -93,6 +107,9 @@ class Search:
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
         self._partial: tuple[int, Move] | None = None
+        self._extend_below = 0  # check extensions only this close to the root
+        #: the game ends inside quiescence only by mate (values.toml ``mate_only``)
+        self._mate_only = self.evaluator.w.mate_only
 
     # -- the public entry --------------------------------------------------------------
     def best_move(self, pos: Position, limits: Limits,
@@ -119,13 +136,23 @@ class Search:
                           time.monotonic() - started, [moves[0]])
         max_depth = limits.depth or 64
         self._deadline = deadline
-        moves = self._order(pos, moves, None, 0)
+        moves = self._order(pos, moves, None, 0, self.root)
         best = Result(moves[0], self.evaluator.score(pos, self.root), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
+        exact = limits.noise > 0
         for depth in range(1, max_depth + 1):
+            if depth > 1 and limits.movetime and (
+                    time.monotonic() - started > ITERATION_SHARE * limits.movetime):
+                break  # this iteration would not finish in the time left
             self._partial = None
+            self._extend_below = 2 * depth
             try:
-                score, move, scores = self._root(pos, moves, depth, exact=limits.noise > 0)
+                window = (-INF, INF)
+                if depth > 1 and not exact and abs(best.score) < MATE_BOUND:
+                    window = (best.score - ASPIRATION, best.score + ASPIRATION)
+                score, move, scores = self._root(pos, moves, depth, exact, window)
+                if not window[0] < score < window[1]:  # outside the window: search again
+                    score, move, scores = self._root(pos, moves, depth, exact)
             except SearchStopped:
                 if depth == 1 and self._partial is not None:
                     # out of time inside the first iteration: the best move searched so far
@@ -174,11 +201,16 @@ class Search:
 
     def _repeated(self, pos: Position) -> bool:
         keys = pos.keys
-        return len(keys) > 1 and keys[-1] in keys[:-1]
+        if len(keys) < 2:
+            return False
+        if self.game.move_rule is not None:  # only positions since the last capture or
+            back = pos.halfmove                # Pawn move can repeat
+            return back >= 2 and keys[-1] in keys[-back - 1:-1]
+        return keys[-1] in keys[:-1]
 
-    def _root(self, pos: Position, moves: list[Move], depth: int,
-              exact: bool) -> tuple[int, Move, dict[Move, int]]:
-        alpha, beta = -INF, INF
+    def _root(self, pos: Position, moves: list[Move], depth: int, exact: bool,
+              window: tuple[int, int] = (-INF, INF)) -> tuple[int, Move, dict[Move, int]]:
+        alpha, beta = window
         best_move, best = moves[0], -INF
         scores: dict[Move, int] = {}
         for i, move in enumerate(moves):
@@ -196,47 +228,121 @@ class Search:
             if score > best:
                 best, best_move = score, move
                 alpha = max(alpha, score)
-                self._partial = (best, best_move)
-        self._store(self._key(pos), depth, EXACT, best, best_move, 0)
+                if best < beta:
+                    self._partial = (best, best_move)
+            if best >= beta:
+                break  # above the aspiration window: searched again with a wider one
+        if window[0] < best < window[1]:
+            self._store(self._key(pos), depth, EXACT, best, best_move, 0)
         return best, best_move, scores
 
-    def _node(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def _node(self, pos: Position, depth: int, alpha: int, beta: int, ply: int,
+              may_pass: bool = True) -> int:
         self._tick()
         if self._repeated(pos):
             return 0
-        moves = self.game.legal_moves(pos)
-        if not moves:
-            return self._terminal(pos, ply)
-        if moves[0].kind == "roll":
-            return self._chance(pos, moves, depth, ply)
-        if depth <= 0:
-            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves)
         key = self._key(pos)
         entry = self.table.get(key)
         table_move = None
-        if entry is not None:
+        if entry is not None:  # no entry is ever stored for a position without moves
             e_depth, flag, e_score, table_move = entry
             if e_depth >= depth:
                 score = self._from_table(e_score, ply)
                 if flag == EXACT or (flag == LOWER and score >= beta) or (
                         flag == UPPER and score <= alpha):
                     return score
-        maximising = self.game.ply_mover(pos) == self.root
-        ordered = self._order(pos, moves, table_move, ply)
+        game = self.game
+        moves = game.legal_moves(pos)
+        if not moves:
+            return self._terminal(pos, ply)
+        if moves[0].kind == "roll":
+            return self._chance(pos, moves, depth, ply)
+        mover = game.ply_mover(pos)
+        in_check = game.in_check(pos, mover)
+        if in_check and ply < self._extend_below:
+            depth += 1  # check extension: a check is answered one ply deeper
+        if depth <= 0:
+            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check)
+        maximising = mover == self.root
+        pv = beta - alpha > 1
+        stand: int | None = None
+        calm = not pv and not in_check and alpha > -MATE_BOUND and beta < MATE_BOUND
+        if calm:
+            if depth <= FUTILE_DEPTH:
+                # reverse futility: so far past the window that one or two plies of quiet
+                # moves will not bring it back
+                stand = self.evaluator.score(pos, self.root)
+                margin = FUTILITY_MARGIN * depth
+                if maximising and stand - margin >= beta:
+                    return stand - margin
+                if not maximising and stand + margin <= alpha:
+                    return stand + margin
+            if may_pass and depth >= NULL_MIN_DEPTH:
+                passing = game.pass_move(pos)
+                if passing is not None and self.evaluator.phase_material(pos, mover) > 0:
+                    if stand is None:
+                        stand = self.evaluator.score(pos, self.root)
+                    if (stand >= beta) if maximising else (stand <= alpha):
+                        # null move: even after passing the turn the mover stays past the
+                        # window, so a real move would too (not in check, not in a Pawn
+                        # ending, where passing may be the best move there is)
+                        reduced = depth - 1 - NULL_REDUCTION - (depth >= 6)
+                        pos.push(passing)
+                        try:
+                            if maximising:
+                                score = self._node(pos, reduced, beta - 1, beta, ply + 1, False)
+                            else:
+                                score = self._node(pos, reduced, alpha, alpha + 1, ply + 1,
+                                                   False)
+                        finally:
+                            pos.pop()
+                        if maximising and score >= beta:
+                            return beta
+                        if not maximising and score <= alpha:
+                            return alpha
+        ordered = self._order(pos, moves, table_move, ply, mover)
         a0, b0 = alpha, beta
         best_move = ordered[0]
         best = -INF if maximising else INF
+        futile = False
+        if calm and depth == 1:
+            if stand is None:
+                stand = self.evaluator.score(pos, self.root)
+            futile = (stand + FUTILITY_MARGIN <= alpha) if maximising else (
+                stand - FUTILITY_MARGIN >= beta)
+        searched = 0
         for i, move in enumerate(ordered):
+            quiet = not move.captures and not move.promotion
             pos.push(move)
             try:
+                late = quiet and i >= LATE_MOVES and not in_check and depth >= LMR_DEPTH
+                gives_check = (futile or late) and quiet and game.in_check(
+                    pos, game.ply_mover(pos))
+                if futile and quiet and i > 0 and not gives_check:
+                    # futility: a quiet move one ply from the horizon cannot lift the score
+                    # into the window; counted as the best it could be
+                    bound = stand + FUTILITY_MARGIN if maximising else stand - FUTILITY_MARGIN
+                    best = max(best, bound) if maximising else min(best, bound)
+                    continue
+                # late-move reduction: quiet moves late in the order are searched one or two
+                # plies shallower first, and again at full depth only if they surprise
+                reduce = 0
+                if late and not gives_check:
+                    reduce = 1 if (pv or i < 2 * LATE_MOVES) else 2
+                    reduce = min(reduce, depth - 1)
+                searched += 1
                 if i == 0:
                     score = self._node(pos, depth - 1, alpha, beta, ply + 1)
                 elif maximising:
-                    score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, alpha, alpha + 1, ply + 1)
+                    if reduce and score > alpha:
+                        score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
                     if alpha < score < beta:
                         score = self._node(pos, depth - 1, score, beta, ply + 1)
                 else:
-                    score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, beta - 1, beta, ply + 1)
+                    if reduce and score < beta:
+                        score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
                     if alpha < score < beta:
                         score = self._node(pos, depth - 1, alpha, score, ply + 1)
             finally:
@@ -250,8 +356,8 @@ class Search:
                     best, best_move = score, move
                 beta = min(beta, score)
             if alpha >= beta:
-                if not move.captures:
-                    self._remember(move, ply, depth)
+                if quiet:
+                    self._remember(move, ply, depth, mover)
                 break
         flag = EXACT if a0 < best < b0 else (LOWER if best >= b0 else UPPER)
         self._store(key, depth, flag, best, best_move, ply)
@@ -269,18 +375,31 @@ class Search:
         return total // len(rolls)
 
     def _quiesce(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
-                 moves: list[Move] | None = None) -> int:
+                 moves: list[Move] | None = None, in_check: bool = False) -> int:
+        game = self.game
+        mover = game.ply_mover(pos)
         if moves is None:
             self._tick()
-            if self._repeated(pos):
-                return 0
-            moves = self.game.legal_moves(pos)
-            if not moves:
-                return self._terminal(pos, ply)
+            if self._mate_only:
+                # the game ends here only by mate: a side not in check may stand pat
+                # before its moves are listed
+                in_check = game.in_check(pos, mover)
+            else:
+                if self._repeated(pos):
+                    return 0
+                moves = game.legal_moves(pos)
+                if not moves:
+                    return self._terminal(pos, ply)
+        maximising = mover == self.root
+        if in_check and self._mate_only and left > 0:
+            if moves is None:
+                moves = game.legal_moves(pos)
+                if not moves:
+                    return self._terminal(pos, ply)
+            return self._evasions(pos, moves, alpha, beta, ply, left, maximising)
         stand = self.evaluator.score(pos, self.root)
-        if left <= 0 or moves[0].kind == "roll":
+        if left <= 0 or (moves is not None and moves[0].kind == "roll"):
             return stand
-        maximising = self.game.ply_mover(pos) == self.root
         if maximising:
             if stand >= beta:
                 return stand
@@ -289,17 +408,41 @@ class Search:
             if stand <= alpha:
                 return stand
             beta = min(beta, stand)
+        if moves is None:
+            moves = game.legal_moves(pos)
+            if not moves:
+                return self._terminal(pos, ply)
         best = stand
-        mover = self.game.ply_mover(pos)
         board = pos.board
-        captures = [m for m in moves if any(board[c] is not None and board[c].owner != mover
-                                            for c in m.captures)]
-        captures.sort(key=lambda m: -self._gain(pos, m))
+        captures = [m for m in moves if m.captures and any(
+            board[c] is not None and board[c].owner != mover for c in m.captures)]
+        if len(captures) > 1:
+            captures.sort(key=lambda m: -self._gain(pos, m))
         for move in captures:
             # delta pruning: a capture that cannot lift the score past the window is skipped
             taken = self._taken(pos, move) + DELTA_MARGIN
             if (stand + taken <= alpha) if maximising else (stand - taken >= beta):
                 continue
+            pos.push(move)
+            try:
+                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+            finally:
+                pos.pop()
+            if maximising:
+                best = max(best, score)
+                alpha = max(alpha, score)
+            else:
+                best = min(best, score)
+                beta = min(beta, score)
+            if alpha >= beta:
+                break
+        return best
+
+    def _evasions(self, pos: Position, moves: list[Move], alpha: int, beta: int, ply: int,
+                  left: int, maximising: bool) -> int:
+        """In check inside quiescence: every answer to the check (no standing pat)."""
+        best = -INF if maximising else INF
+        for move in self._order(pos, moves, None, ply, self.game.ply_mover(pos)):
             pos.push(move)
             try:
                 score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
@@ -338,9 +481,8 @@ class Search:
         return 16 * taken - cost // 16 + (800 if move.promotion else 0)
 
     def _order(self, pos: Position, moves: list[Move], table_move: Move | None,
-               ply: int) -> list[Move]:
+               ply: int, mover: int) -> list[Move]:
         killers = self.killers[ply] if ply < len(self.killers) else []
-        mover = self.game.ply_mover(pos)
         history = self.history
 
         def rank(m: Move) -> int:
@@ -354,14 +496,14 @@ class Search:
 
         return sorted(moves, key=rank, reverse=True)
 
-    def _remember(self, move: Move, ply: int, depth: int) -> None:
+    def _remember(self, move: Move, ply: int, depth: int, mover: int) -> None:
         while len(self.killers) <= ply:
             self.killers.append([])
         killers = self.killers[ply]
         if move not in killers:
             killers.insert(0, move)
             del killers[2:]
-        key = (self.root, move.origin, move.target)
+        key = (mover, move.origin, move.target)
         self.history[key] = self.history.get(key, 0) + depth * depth
 
     def _store(self, key: int, depth: int, flag: int, score: int, move: Move | None,
