@@ -102,8 +102,9 @@ def weights_for(game: Game) -> Weights:
                    mate_only=bool(data.get("mate_only", False)))
 
 
-#: a piece's cell values: (middlegame per cell, endgame per cell, phase weight)
-CellValues = tuple[tuple[int, ...], tuple[int, ...], int]
+#: a piece's cell values: (middlegame per cell, endgame per cell, phase weight, whether a
+#: term of more than one piece — shelter, pairs — looks at it)
+CellValues = tuple[tuple[int, ...], tuple[int, ...], int, bool]
 
 
 class Evaluator:
@@ -186,7 +187,8 @@ class Evaluator:
                 if ranks == 0:
                     mg[c] += home
         phase = 0 if kind in w.advance_kinds else value
-        found = (tuple(mg), tuple(eg), phase)
+        marked = kind in w.pair or (bool(w.shelter) and kind in w.shelter_kinds)
+        found = (tuple(mg), tuple(eg), phase, marked)
         self._cells[piece] = found
         return found
 
@@ -198,9 +200,7 @@ class Evaluator:
         eg = [0] * players
         phase = 0
         cells = self._cells
-        shelter = w.shelter
-        guarded: list[tuple[int, int]] = []
-        pairs: dict[tuple[int, str], int] = {}
+        marked: list[tuple[int, Piece]] = []
         for c, piece in enumerate(pos.board):
             if piece is None:
                 continue
@@ -209,20 +209,10 @@ class Evaluator:
             mg[owner] += values[0][c]
             eg[owner] += values[1][c]
             phase += values[2]
-            if shelter and piece.kind in w.shelter_kinds:
-                guarded.append((c, owner))
-            if piece.kind in w.pair:
-                pairs[owner, piece.kind] = pairs.get((owner, piece.kind), 0) + 1
-        for (owner, kind), n in pairs.items():
-            if n >= 2:
-                mg[owner] += w.pair[kind]
-                eg[owner] += w.pair[kind]
-        board = pos.board
-        for c, owner in guarded:
-            for n in self.neighbours[c]:
-                p = board[n]
-                if p is not None and p.owner == owner and p.kind in w.advance_kinds:
-                    mg[owner] += shelter
+            if values[3]:
+                marked.append((c, piece))
+        if marked:
+            self._piece_terms(pos, marked, mg, eg)
         if self.tapered and self.full_phase:
             phase = min(phase, self.full_phase)
             full = self.full_phase
@@ -245,6 +235,26 @@ class Evaluator:
             return mine[player] - mine[1 - player]
         others = [mine[p] for p in range(players) if p != player]
         return mine[player] - (max(others) if others else 0)
+
+    def _piece_terms(self, pos: Position, marked: list[tuple[int, Piece]], mg: list[int],
+                     eg: list[int]) -> None:
+        """The terms of more than one piece: shelter and pairs."""
+        w = self.w
+        board = pos.board
+        pairs: dict[tuple[int, str], int] = {}
+        for c, piece in marked:
+            owner, kind = piece.owner, piece.kind
+            if kind in w.pair:
+                pairs[owner, kind] = pairs.get((owner, kind), 0) + 1
+            if w.shelter and kind in w.shelter_kinds:
+                for n in self.neighbours[c]:
+                    p = board[n]
+                    if p is not None and p.owner == owner and p.kind in w.advance_kinds:
+                        mg[owner] += w.shelter
+        for (owner, kind), n in pairs.items():
+            if n >= 2:
+                mg[owner] += w.pair[kind]
+                eg[owner] += w.pair[kind]
 
 
 def _centrality(centres: tuple[tuple[float, float], ...]) -> tuple[float, ...]:

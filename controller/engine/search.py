@@ -107,6 +107,8 @@ class Search:
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
         self._partial: tuple[int, Move] | None = None
+        self._evals: dict[int, int] = {}
+        self._evals_for = -1
         self._extend_below = 0  # check extensions only this close to the root
         #: the game ends inside quiescence only by mate (values.toml ``mate_only``)
         self._mate_only = self.evaluator.w.mate_only
@@ -121,6 +123,9 @@ class Search:
         started = time.monotonic()
         self.nodes = 0
         self.root = self.game.ply_mover(pos)
+        if self.root != self._evals_for:  # remembered scores are one player's
+            self._evals.clear()
+            self._evals_for = self.root
         deadline = started + limits.movetime if limits.movetime else float("inf")
         self._max_nodes = limits.nodes
         self._stop = stop
@@ -132,12 +137,12 @@ class Search:
             roll = self.rng.choice(moves)
             return Result(roll, 0, 0, 0, time.monotonic() - started, [roll])
         if len(moves) == 1 and not limits.noise:
-            return Result(moves[0], self.evaluator.score(pos, self.root), 0, 0,
+            return Result(moves[0], self._static(pos), 0, 0,
                           time.monotonic() - started, [moves[0]])
         max_depth = limits.depth or 64
         self._deadline = deadline
         moves = self._order(pos, moves, None, 0, self.root)
-        best = Result(moves[0], self.evaluator.score(pos, self.root), 0, 0, 0.0, [moves[0]])
+        best = Result(moves[0], self._static(pos), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
         exact = limits.noise > 0
         for depth in range(1, max_depth + 1):
@@ -154,11 +159,13 @@ class Search:
                 if not window[0] < score < window[1]:  # outside the window: search again
                     score, move, scores = self._root(pos, moves, depth, exact)
             except SearchStopped:
-                if depth == 1 and self._partial is not None:
-                    # out of time inside the first iteration: the best move searched so far
+                if self._partial is not None and (depth == 1 or not exact):
+                    # out of time inside an iteration: the best move it has searched in
+                    # full so far (the last iteration's best is searched first, so this
+                    # one is at least as good)
                     score, move = self._partial
-                    best = Result(move, score, 1, self.nodes, time.monotonic() - started,
-                                  [move])
+                    best = Result(move, score, depth if depth == 1 else depth - 1,
+                                  self.nodes, time.monotonic() - started, [move])
                 break
             best = Result(move, score, depth, self.nodes, time.monotonic() - started,
                           self._pv(pos, move, depth))
@@ -181,6 +188,18 @@ class Search:
                 raise SearchStopped
         if self._max_nodes is not None and self.nodes >= self._max_nodes:
             raise SearchStopped
+
+    def _static(self, pos: Position) -> int:
+        """The evaluation for the root player, remembered by position for this search
+        (iterative deepening meets the same leaves again and again)."""
+        key = self._key(pos)
+        score = self._evals.get(key)
+        if score is None:
+            score = self.evaluator.score(pos, self.root)
+            if len(self._evals) >= self.table_size:
+                self._evals.clear()
+            self._evals[key] = score
+        return score
 
     def _noisy_choice(self, scores: dict[Move, int], noise: int) -> Move:
         """A move within ``noise`` of the best, the better ones more likely."""
@@ -228,8 +247,7 @@ class Search:
             if score > best:
                 best, best_move = score, move
                 alpha = max(alpha, score)
-                if best < beta:
-                    self._partial = (best, best_move)
+                self._partial = (best, best_move)
             if best >= beta:
                 break  # above the aspiration window: searched again with a wider one
         if window[0] < best < window[1]:
@@ -271,7 +289,7 @@ class Search:
             if depth <= FUTILE_DEPTH:
                 # reverse futility: so far past the window that one or two plies of quiet
                 # moves will not bring it back
-                stand = self.evaluator.score(pos, self.root)
+                stand = self._static(pos)
                 margin = FUTILITY_MARGIN * depth
                 if maximising and stand - margin >= beta:
                     return stand - margin
@@ -281,7 +299,7 @@ class Search:
                 passing = game.pass_move(pos)
                 if passing is not None and self.evaluator.phase_material(pos, mover) > 0:
                     if stand is None:
-                        stand = self.evaluator.score(pos, self.root)
+                        stand = self._static(pos)
                     if (stand >= beta) if maximising else (stand <= alpha):
                         # null move: even after passing the turn the mover stays past the
                         # window, so a real move would too (not in check, not in a Pawn
@@ -307,7 +325,7 @@ class Search:
         futile = False
         if calm and depth == 1:
             if stand is None:
-                stand = self.evaluator.score(pos, self.root)
+                stand = self._static(pos)
             futile = (stand + FUTILITY_MARGIN <= alpha) if maximising else (
                 stand - FUTILITY_MARGIN >= beta)
         searched = 0
@@ -397,7 +415,7 @@ class Search:
                 if not moves:
                     return self._terminal(pos, ply)
             return self._evasions(pos, moves, alpha, beta, ply, left, maximising)
-        stand = self.evaluator.score(pos, self.root)
+        stand = self._static(pos)
         if left <= 0 or (moves is not None and moves[0].kind == "roll"):
             return stand
         if maximising:
