@@ -19,7 +19,7 @@ Terms (all in centipawns):
   on every board shape); negative keeps a piece away from the centre (the King in the
   middlegame); ``centre_end`` the same in the endgame;
 * ``home``: per kind, a bonus for standing on its owner's home rank in the middlegame
-  (the King behind his Pawns);
+  (the King behind his Pawns), or with a minus a penalty (undeveloped Knights, Bishops);
 * ``shelter``: in the middlegame, per piece of an ``advance_kinds`` kind next to an own
   piece of a ``shelter_kinds`` kind (Pawns around the King);
 * ``pair``: per kind, a bonus for holding two or more (the Bishop pair);

@@ -38,7 +38,7 @@ EXACT, LOWER, UPPER = 0, 1, 2
 QUIESCENCE_PLIES = 4
 #: centipawns a capture must be able to gain beyond its victims to be searched in quiescence
 DELTA_MARGIN = 200
-CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
+CHECK_EVERY = 128  # nodes between two looks at the clock and the stop flag
 #: reverse futility and futility pruning: centipawns per ply of depth left, up to this depth
 FUTILITY_MARGIN = 150
 FUTILE_DEPTH = 2
@@ -51,8 +51,9 @@ LMR_DEPTH = 3
 #: aspiration window around the last iteration's score (centipawns)
 ASPIRATION = 50
 #: an iteration is not started once this share of the time budget is spent: the next
-#: one takes several times as long as the last and would be thrown away unfinished
-ITERATION_SHARE = 0.45
+#: one takes several times as long as the last and would not finish (what an unfinished
+#: iteration has searched in full is still used: its first move is the last one's best)
+ITERATION_SHARE = 0.6
 
 
 class SearchStopped(Exception):
