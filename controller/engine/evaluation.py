@@ -188,6 +188,8 @@ class Evaluator:
                     mg[c] += home
         phase = 0 if kind in w.advance_kinds else value
         marked = kind in w.pair or (bool(w.shelter) and kind in w.shelter_kinds)
+        if self.game.players == 2 and piece.owner == 1:  # see score(): one signed sum
+            mg, eg = [-v for v in mg], [-v for v in eg]
         found = (tuple(mg), tuple(eg), phase, marked)
         self._cells[piece] = found
         return found
@@ -196,23 +198,59 @@ class Evaluator:
         """Worth of ``pos`` for ``player`` minus the strongest opponent's, in centipawns."""
         w = self.w
         players = self.game.players
-        mg = [0] * players
-        eg = [0] * players
-        phase = 0
         cells = self._cells
         marked: list[tuple[int, Piece]] = []
-        for c, piece in enumerate(pos.board):
-            if piece is None:
-                continue
-            values = cells.get(piece) or self._cell_values(piece)
-            owner = piece.owner
-            mg[owner] += values[0][c]
-            eg[owner] += values[1][c]
-            phase += values[2]
-            if values[3]:
-                marked.append((c, piece))
+        phase = 0
+        if players == 2:
+            # two players: the tables carry Black's values negated, one sum is White's lead
+            mg_sum = eg_sum = 0
+            for c, piece in enumerate(pos.board):
+                if piece:
+                    mgs, egs, weight, mark = cells.get(piece) or self._cell_values(piece)
+                    mg_sum += mgs[c]
+                    eg_sum += egs[c]
+                    phase += weight
+                    if mark:
+                        marked.append((c, piece))
+            if marked:
+                mg_add, eg_add = self._piece_terms(pos, marked)
+                mg_sum += mg_add[0] - mg_add[1]
+                eg_sum += eg_add[0] - eg_add[1]
+            if self.tapered and self.full_phase:
+                full = self.full_phase
+                phase = min(phase, full)
+                lead = (mg_sum * phase + eg_sum * (full - phase)) // full
+            else:
+                lead = mg_sum
+            hands, reserves = pos.hands, pos.reserves
+            if hands[0] or hands[1] or reserves[0] or reserves[1]:
+                lead += self._off_board(pos, 0) - self._off_board(pos, 1)
+            if w.token:
+                for holder in pos.tokens.values():
+                    if holder == 0:
+                        lead += w.token
+                    elif holder == 1:
+                        lead -= w.token
+            if w.check:
+                mover = self.game.ply_mover(pos)
+                if self.game.in_check(pos, mover):
+                    lead += -w.check if mover == 0 else w.check
+            return lead if player == 0 else -lead
+        else:
+            mg, eg = [0] * players, [0] * players
+            for c, piece in enumerate(pos.board):
+                if piece:
+                    mgs, egs, weight, mark = cells.get(piece) or self._cell_values(piece)
+                    mg[piece.owner] += mgs[c]
+                    eg[piece.owner] += egs[c]
+                    phase += weight
+                    if mark:
+                        marked.append((c, piece))
         if marked:
-            self._piece_terms(pos, marked, mg, eg)
+            mg_add, eg_add = self._piece_terms(pos, marked)
+            for p in range(players):
+                mg[p] += mg_add[p]
+                eg[p] += eg_add[p]
         if self.tapered and self.full_phase:
             phase = min(phase, self.full_phase)
             full = self.full_phase
@@ -220,9 +258,7 @@ class Evaluator:
         else:
             mine = mg
         for p in range(players):
-            for store in (pos.hands[p], pos.reserves[p]):
-                for kind, n in store.items():
-                    mine[p] += int(w.hand_factor * self.piece_value(kind) * n)
+            mine[p] += self._off_board(pos, p)
         if w.token:
             for holder in pos.tokens.values():
                 if 0 <= holder < players:
@@ -231,16 +267,25 @@ class Evaluator:
             mover = self.game.ply_mover(pos)
             if self.game.in_check(pos, mover):
                 mine[mover] -= w.check
-        if players == 2:
-            return mine[player] - mine[1 - player]
         others = [mine[p] for p in range(players) if p != player]
         return mine[player] - (max(others) if others else 0)
 
-    def _piece_terms(self, pos: Position, marked: list[tuple[int, Piece]], mg: list[int],
-                     eg: list[int]) -> None:
-        """The terms of more than one piece: shelter and pairs."""
+    def _off_board(self, pos: Position, player: int) -> int:
+        """Pieces in ``player``'s hand and reserve."""
+        total = 0
+        for store in (pos.hands[player], pos.reserves[player]):
+            for kind, n in store.items():
+                total += int(self.w.hand_factor * self.piece_value(kind) * n)
+        return total
+
+    def _piece_terms(self, pos: Position, marked: list[tuple[int, Piece]],
+                     ) -> tuple[list[int], list[int]]:
+        """The terms of more than one piece, per player (middlegame, endgame): shelter
+        and pairs."""
         w = self.w
         board = pos.board
+        mg = [0] * self.game.players
+        eg = [0] * self.game.players
         pairs: dict[tuple[int, str], int] = {}
         for c, piece in marked:
             owner, kind = piece.owner, piece.kind
@@ -255,6 +300,7 @@ class Evaluator:
             if n >= 2:
                 mg[owner] += w.pair[kind]
                 eg[owner] += w.pair[kind]
+        return mg, eg
 
 
 def _centrality(centres: tuple[tuple[float, float], ...]) -> tuple[float, ...]:
