@@ -271,13 +271,17 @@ class Search:
                         flag == UPPER and score <= alpha):
                     return score
         game = self.game
+        mover = game.ply_mover(pos)
+        in_check = game.in_check(pos, mover)
+        if depth <= 0 and self._mate_only and not in_check:
+            # at the horizon, not in check, in a game only mate ends: straight to
+            # quiescence, which may stand pat before listing the moves
+            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, counted=True)
         moves = game.legal_moves(pos)
         if not moves:
             return self._terminal(pos, ply)
         if moves[0].kind == "roll":
             return self._chance(pos, moves, depth, ply)
-        mover = game.ply_mover(pos)
-        in_check = game.in_check(pos, mover)
         if in_check and ply < self._extend_below:
             depth += 1  # check extension: a check is answered one ply deeper
         if depth <= 0:
@@ -394,11 +398,13 @@ class Search:
         return total // len(rolls)
 
     def _quiesce(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
-                 moves: list[Move] | None = None, in_check: bool = False) -> int:
+                 moves: list[Move] | None = None, in_check: bool = False,
+                 counted: bool = False) -> int:
         game = self.game
         mover = game.ply_mover(pos)
         if moves is None:
-            self._tick()
+            if not counted:
+                self._tick()
             if self._mate_only:
                 # the game ends here only by mate: a side not in check may stand pat
                 # before its moves are listed
