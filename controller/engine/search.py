@@ -38,6 +38,8 @@ EXACT, LOWER, UPPER = 0, 1, 2
 QUIESCENCE_PLIES = 4
 #: centipawns a capture must be able to gain beyond its victims to be searched in quiescence
 DELTA_MARGIN = 200
+#: quiescence skips a capture whose piece is worth this much more than its defended victim
+BAD_CAPTURE = 50
 CHECK_EVERY = 128  # nodes between two looks at the clock and the stop flag
 #: reverse futility and futility pruning: centipawns per ply of depth left, up to this depth
 FUTILITY_MARGIN = 150
@@ -443,10 +445,19 @@ class Search:
             board[c] is not None and board[c].owner != mover for c in m.captures)]
         if len(captures) > 1:
             captures.sort(key=lambda m: -self._gain(pos, m))
+        value = self.evaluator.piece_value
         for move in captures:
             # delta pruning: a capture that cannot lift the score past the window is skipped
-            taken = self._taken(pos, move) + DELTA_MARGIN
-            if (stand + taken <= alpha) if maximising else (stand - taken >= beta):
+            taken = self._taken(pos, move)
+            if (stand + taken + DELTA_MARGIN <= alpha) if maximising else (
+                    stand - taken - DELTA_MARGIN >= beta):
+                continue
+            # a dearer piece taking a defended one loses material: left to the full search
+            attacker = board[move.origin] if move.origin >= 0 else None
+            if (attacker is not None and not move.promotion and len(move.captures) == 1
+                    and value(attacker.kind, attacker.height) > taken + BAD_CAPTURE
+                    and game.cell_attacked(pos, move.captures[0],
+                                           board[move.captures[0]].owner)):
                 continue
             pos.push(move)
             try:

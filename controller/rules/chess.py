@@ -27,7 +27,7 @@ from controller.rules.core import (
     SpecialStep,
 )
 from controller.rules.laotzu import LaoTzu
-from controller.rules.laotzu_board import ORTHODOX_ARRAY
+from controller.rules.laotzu_board import ORTHODOX_ARRAY, _attacked
 
 #: light and dark squares (a1 is dark)
 DARK = sum(1 << sq for sq in range(64) if (sq % 8 + sq // 8) % 2 == 0)
@@ -87,6 +87,10 @@ class Chess(LaoTzu):
     def pass_move(self, pos: Position) -> Move | None:
         """Passing is a fair test in chess but in Pawn endings (the engine checks those)."""
         return PASS
+
+    def cell_attacked(self, pos: Position, cell: int, player: int) -> bool | None:
+        bb = pos.state["bb"]
+        return _attacked(bb, player, bb[player], cell, bb[0] | bb[1])
 
     def make(self, pos: Position, move: Move) -> None:
         if move.kind == "pass":  # the engine's null move: the turn changes, nothing else

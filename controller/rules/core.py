@@ -580,6 +580,12 @@ class Game:
         two players, double moves, drops)."""
         return None
 
+    def cell_attacked(self, pos: Position, cell: int, player: int) -> bool | None:
+        """Whether ``player`` could capture a piece of another player standing on ``cell``
+        (``player`` need not be to move); None (the default) when the game does not say.
+        The engine's quiescence skips a capture of a defended piece by a dearer one."""
+        return None
+
     # -- hooks of the board, the page and the command line (with defaults) --------------
     def check_playable(self, pos: Position) -> None:
         """Raise :class:`PositionError` (one line) when a game cannot be played from
