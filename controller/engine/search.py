@@ -52,10 +52,13 @@ LATE_MOVES = 3
 LMR_DEPTH = 3
 #: aspiration window around the last iteration's score (centipawns)
 ASPIRATION = 50
-#: an iteration is not started once this share of the time budget is spent: the next
-#: one takes several times as long as the last and would not finish (what an unfinished
-#: iteration has searched in full is still used: its first move is the last one's best)
-ITERATION_SHARE = 0.6
+#: time manager: the next iteration is expected to take the last one's time times the
+#: growth from the one before (within these bounds); it is started only if this share of
+#: it — about what its first move, the last best, takes — fits in the time left.  What an
+#: unfinished iteration has searched in full is used: its first move is the last best,
+#: so anything it prefers is better still.
+GROWTH = (2.0, 8.0)
+FIRST_MOVE_SHARE = 0.5
 
 
 class SearchStopped(Exception):
@@ -148,10 +151,14 @@ class Search:
         best = Result(moves[0], self._static(pos), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
         exact = limits.noise > 0
+        took = [0.0, 0.0]  # seconds of the last two iterations
         for depth in range(1, max_depth + 1):
-            if depth > 1 and limits.movetime and (
-                    time.monotonic() - started > ITERATION_SHARE * limits.movetime):
-                break  # this iteration would not finish in the time left
+            now = time.monotonic()
+            if depth > 1 and limits.movetime:
+                growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
+                expected = took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
+                if now + FIRST_MOVE_SHARE * expected > deadline:
+                    break  # not even its first move would be searched in the time left
             self._partial = None
             self._extend_below = 2 * depth
             try:
@@ -170,6 +177,7 @@ class Search:
                     best = Result(move, score, depth if depth == 1 else depth - 1,
                                   self.nodes, time.monotonic() - started, [move])
                 break
+            took = [took[-1], time.monotonic() - now]
             best = Result(move, score, depth, self.nodes, time.monotonic() - started,
                           self._pv(pos, move, depth))
             moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
