@@ -222,3 +222,17 @@ def test_the_evaluation_centralises_and_tapers_by_material():
     # the Bishop pair
     assert score("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1") - score(
         "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1") > Evaluator(game).piece_value("B")
+
+
+def test_cell_attacked_says_who_could_take_there():
+    game = get_game("chess")
+    pos = game.parse_position("4k3/8/8/3p4/8/8/8/R3K3 w - - 0 1")
+    cell = game.geometry.cell
+    assert game.cell_attacked(pos, cell("a8"), 0) is True  # the Rook along the a-file
+    assert game.cell_attacked(pos, cell("e4"), 1) is True  # the Pawn on d5
+    assert game.cell_attacked(pos, cell("d4"), 1) is False  # a Pawn does not take ahead
+    assert game.cell_attacked(pos, cell("d5"), 0) is False
+    others = {get_game(name).cell_attacked(get_game(name).start(), 0, 0)
+              for name in GAMES if name != "chess"}
+    assert others == {None}  # the default: the game does not say
+
