@@ -52,11 +52,11 @@ LATE_MOVES = 3
 LMR_DEPTH = 3
 #: aspiration window around the last iteration's score (centipawns)
 ASPIRATION = 50
-#: time manager: the next iteration is expected to take the last one's time times the
-#: growth from the one before (within these bounds); it is started only if this share of
-#: it — about what its first move, the last best, takes — fits in the time left.  What an
-#: unfinished iteration has searched in full is used: its first move is the last best,
-#: so anything it prefers is better still.
+#: time manager: from depth 3 on, the next iteration is expected to take the last one's
+#: time times the growth from the one before (within these bounds); it is started only
+#: if this share of it — about what its first move, the last best, takes — fits in the
+#: time left.  What an unfinished iteration has searched in full is used: its first move
+#: is the last best, so anything it prefers is better still.
 GROWTH = (2.0, 8.0)
 FIRST_MOVE_SHARE = 0.5
 
@@ -154,7 +154,7 @@ class Search:
         took = [0.0, 0.0]  # seconds of the last two iterations
         for depth in range(1, max_depth + 1):
             now = time.monotonic()
-            if depth > 1 and limits.movetime:
+            if depth > 2 and limits.movetime:  # depth 2 is cheap: always tried
                 growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
                 expected = took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
                 if now + FIRST_MOVE_SHARE * expected > deadline:
