@@ -40,7 +40,7 @@ QUIESCENCE_PLIES = 4
 DELTA_MARGIN = 200
 #: quiescence skips a capture whose piece is worth this much more than its defended victim
 BAD_CAPTURE = 50
-CHECK_EVERY = 128  # nodes between two looks at the clock and the stop flag
+CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
 #: reverse futility and futility pruning: centipawns per ply of depth left, up to this depth
 FUTILITY_MARGIN = 150
 FUTILE_DEPTH = 2
