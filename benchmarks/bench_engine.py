@@ -13,7 +13,13 @@
   with nobody thinking, with the built-in search thinking in its worker process (level
   10: 4 s), and with Stockfish thinking (an external UCI engine, when installed).
 
-    python -m benchmarks.bench_engine [--quick] [--board]
+* Chess to a fixed depth (``--chess-depth N``): five middlegame and endgame positions
+  searched to depth N; nodes and CPU seconds, so changes to the pruning and to the cost
+  per node show apart from the load of the machine.
+* Where the time goes (``--profile GAME``): cProfile of the speed searches of one game,
+  the functions by their own time — the starting point for cutting the search's overhead.
+
+    python -m benchmarks.bench_engine [--quick] [--board] [--profile chess] [--chess-depth 5]
 """
 
 from __future__ import annotations
@@ -56,6 +62,28 @@ def search_speed(name: str, count: int) -> tuple[float, int]:
         cpu += time.process_time() - t
         nodes += result.nodes
     return nodes / cpu, nodes
+
+
+#: positions for --chess-depth: open game, Queen's Gambit, a sharp middlegame (a well-known
+#: perft position), a quiet middlegame, a Rook ending
+CHESS_POSITIONS = (
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "2r3k1/pp3ppp/2n1b3/q2p4/3P4/P1NQ1N2/1P3PPP/R4RK1 w - - 0 18",
+    "8/5pk1/6p1/3R4/8/6P1/5PK1/2r5 w - - 0 40",
+)
+
+
+def chess_depth(depth: int) -> tuple[int, float]:
+    """Nodes and CPU seconds to search ``CHESS_POSITIONS`` to ``depth`` (fresh tables)."""
+    game = get_game("chess")
+    nodes, cpu = 0, 0.0
+    for text in CHESS_POSITIONS:
+        t = time.process_time()
+        nodes += Search(game).best_move(game.parse_position(text), Limits(depth=depth)).nodes
+        cpu += time.process_time() - t
+    return nodes, cpu
 
 
 def chess_yardstick(count: int) -> float:
@@ -166,7 +194,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--board", action="store_true",
                         help="only the board loop while the computer thinks")
+    parser.add_argument("--profile", metavar="GAME",
+                        help="only a profile of GAME's speed searches (cProfile)")
+    parser.add_argument("--chess-depth", type=int, metavar="N",
+                        help="only chess: nodes and CPU time to search five positions to N")
     args = parser.parse_args(argv)
+    if args.chess_depth:
+        nodes, cpu = chess_depth(args.chess_depth)
+        print(f"chess, depth {args.chess_depth}, {len(CHESS_POSITIONS)} positions: "
+              f"{nodes:,} nodes, {cpu:.2f} s CPU, {nodes / cpu:,.0f} nodes/s")
+        return 0
+    if args.profile:
+        import cProfile
+        import pstats
+
+        profile = cProfile.Profile()
+        profile.runcall(search_speed, args.profile, 3 if args.quick else 8)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(20)
+        return 0
     if args.board:
         board_report(1.5 if args.quick else 3.5)
         return 0

@@ -107,9 +107,11 @@ def think_external(program: str, engine_options: tuple, game_name: str,
 
 
 def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: int,
-                    seed: int, movetime: float | None = None) -> list[Move]:
+                    seed: int, movetime: float | None = None,
+                    limits: Any = None) -> list[Move]:
     """In the worker, for a hidden-information game: the moves to try, best first, judged
-    from ``view`` alone (the true position never leaves the service)."""
+    from ``view`` alone (the true position never leaves the service).  ``limits``
+    replaces the level's (tests bound the search by depth alone, to be repeatable)."""
     from controller.engine import LEVELS
     from controller.engine.fog import ranked_tries
     from controller.engine.search import Limits
@@ -117,7 +119,8 @@ def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: i
     game = get_game(game_name, **options)
     lv = LEVELS[level]
     budget = lv.movetime if movetime is None else min(movetime, lv.movetime)
-    limits = Limits(depth=min(lv.depth, 3), movetime=budget / 6, noise=0)
+    if limits is None:
+        limits = Limits(depth=min(lv.depth, 3), movetime=budget / 6, noise=0)
     return ranked_tries(game, view, limits, seed=seed + view.fullmove)
 
 

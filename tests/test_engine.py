@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.engine import LEVELS, Engine, Limits, Search, clock_budget
+from controller.engine import LEVELS, Engine, Evaluator, Limits, Search, clock_budget
 from controller.rules import GAMES, get_game
 
 TACTICS = Path(__file__).resolve().parent / "data" / "tactics"
@@ -137,3 +137,102 @@ def test_play_a_whole_game_against_a_random_mover(capsys):
                  "--max-plies", "200", "--seed", "2"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[-1].startswith(("1-0", "0-1", "1/2", "stopped"))
+
+
+# -- the search's pruning and the evaluation's terms ---------------------------------------
+class _CountingChess(type(get_game("chess"))):
+    """Chess that counts the engine's null moves (passes) it is asked to make."""
+
+    passes = 0
+
+    def make(self, pos, move):
+        if move.kind == "pass":
+            type(self).passes += 1
+        super().make(pos, move)
+
+
+def test_a_pass_hands_over_the_turn_and_is_undone_exactly():
+    game = get_game("chess")
+    pos = game.parse_position("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3")
+    before, key = pos.snapshot(), pos.keys[-1]
+    pos.push(game.pass_move(pos))
+    assert pos.turn == 0 and pos.state.get("ep") is None and pos.keys[-1] != key
+    pos.pop()
+    assert pos.snapshot() == before
+    passing = [name for name in GAMES if get_game(name).pass_move(get_game(name).start())]
+    assert passing == ["chess"]  # the other games keep the default: no null move
+
+
+def test_the_null_move_is_tried_but_never_in_a_pawn_ending():
+    game = _CountingChess()
+    _CountingChess.passes = 0
+    middlegame = game.parse_position(
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8")
+    Search(game).best_move(middlegame, Limits(depth=4))
+    assert _CountingChess.passes > 0
+    _CountingChess.passes = 0
+    # a Pawn ending where passing would be best for either side (mutual zugzwang)
+    ending = game.parse_position("8/8/8/1k6/8/1K6/1P6/8 w - - 0 1")
+    result = Search(game).best_move(ending, Limits(depth=6))
+    assert _CountingChess.passes == 0 and result.move in game.legal_moves(ending)
+
+
+def test_mates_survive_the_pruning_at_every_depth():
+    # the null move, futility and late-move reductions must not hide a mate: a back-rank
+    # mate in one, and a mate in two whose only first move is a quiet King step
+    # (1. Kb3! and 2. Rf1#/Ra2#, checked with python-chess by exhaustive search)
+    game = get_game("chess")
+    pos = game.parse_position("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    for depth in (3, 4, 5, 6):
+        result = Search(game).best_move(pos, Limits(depth=depth))
+        assert result.mate_in == 1 and game.move_text(pos, result.move) == "Rd8#"
+    pos = game.parse_position("8/8/8/8/K4p2/8/5R2/k7 w - - 0 1")
+    for depth in (3, 4, 5, 6, 7):
+        result = Search(game).best_move(pos, Limits(depth=depth))
+        assert result.mate_in == 3 and game.move_text(pos, result.move) == "Kb3", depth
+
+
+def test_the_search_is_deterministic_and_its_table_consistent():
+    game = get_game("chess")
+    text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    first = Search(game, seed=5).best_move(game.parse_position(text), Limits(depth=4))
+    again = Search(game, seed=5).best_move(game.parse_position(text), Limits(depth=4))
+    assert (first.move, first.score, first.nodes) == (again.move, again.score, again.nodes)
+    warm = Search(game, seed=5)
+    warm.best_move(game.parse_position(text), Limits(depth=4))
+    reused = warm.best_move(game.parse_position(text), Limits(depth=4))
+    assert (reused.move, reused.score) == (first.move, first.score)
+    assert reused.nodes < first.nodes  # the table answers much of it
+
+
+def test_the_evaluation_centralises_and_tapers_by_material():
+    game = get_game("chess")
+    ev = Evaluator(game)
+
+    def score(text):
+        return ev.score(game.parse_position(text), 0)
+
+    # a Knight in the centre is worth more than on the rim
+    assert score("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1") > score("4k3/8/8/8/8/8/8/N3K3 w - - 0 1")
+    # the King: home and behind his Pawns with the Queens on, in the centre in the ending
+    full = "rnbqkbnr/pppppppp/8/8/8/{}/PPPPPPPP/RNBQ1BNR w kq - 0 1"
+    assert score(full.format("8") .replace("RNBQ1BNR", "RNBQKBNR")) > score(
+        full.format("4K3"))
+    assert score("4k3/8/8/8/4K3/8/8/8 w - - 0 1") > score("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+    # the Bishop pair
+    assert score("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1") - score(
+        "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1") > Evaluator(game).piece_value("B")
+
+
+def test_cell_attacked_says_who_could_take_there():
+    game = get_game("chess")
+    pos = game.parse_position("4k3/8/8/3p4/8/8/8/R3K3 w - - 0 1")
+    cell = game.geometry.cell
+    assert game.cell_attacked(pos, cell("a8"), 0) is True  # the Rook along the a-file
+    assert game.cell_attacked(pos, cell("e4"), 1) is True  # the Pawn on d5
+    assert game.cell_attacked(pos, cell("d4"), 1) is False  # a Pawn does not take ahead
+    assert game.cell_attacked(pos, cell("d5"), 0) is False
+    others = {get_game(name).cell_attacked(get_game(name).start(), 0, 0)
+              for name in GAMES if name != "chess"}
+    assert others == {None}  # the default: the game does not say
+

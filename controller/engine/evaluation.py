@@ -13,20 +13,41 @@ Terms (all in centipawns):
 * ``castle``: per own piece standing on a cell tagged ``castle`` (KaleidoChess: holding
   castles is the goal);
 * ``advance``: per rank a piece of a kind in ``advance_kinds`` has made toward the far side
-  (boards with ranks: Pawns, Eaglets);
+  (boards with ranks: Pawns, Eaglets); ``advance_end`` the same in the endgame;
+* ``centre``: per kind, the bonus at the board's centre, falling linearly to nothing at the
+  cell farthest from it (distance between the cells' drawn centres, so it means the same
+  on every board shape); negative keeps a piece away from the centre (the King in the
+  middlegame); ``centre_end`` the same in the endgame;
+* ``home``: per kind, a bonus for standing on its owner's home rank in the middlegame
+  (the King behind his Pawns), or with a minus a penalty (undeveloped Knights, Bishops);
+* ``shelter``: in the middlegame, per piece of an ``advance_kinds`` kind next to an own
+  piece of a ``shelter_kinds`` kind (Pawns around the King);
+* ``pair``: per kind, a bonus for holding two or more (the Bishop pair);
 * ``check``: a penalty for being in check (a cheap stand-in for King safety);
 * ``token``: per off-board token held (Lùotuoqí's Cube: a double move in hand).
+
+Not a term but a fact the search uses: ``mate_only`` says the game ends, as far as a
+capture sequence can tell, only by mate — so quiescence may stand pat before listing the
+moves when the side to move is not in check (chess; not where taking a castle or a piece
+ends the game).
+
+Middlegame and endgame are blended by the material left on the board: the *phase* is the
+value of the pieces other than ``advance_kinds`` and value-0 (royal) ones, relative to the
+starting position's; a game that gives no ``*_end`` terms uses the same terms throughout.
+Every term that depends on one piece and its cell only is folded into a per-piece table of
+cell values, built once per piece, so the evaluation is one lookup per piece.
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from controller.rules import Game, Position
+from controller.rules import Game, Piece, Position
 
 VALUES_FILE = Path(__file__).with_name("values.toml")
 
@@ -40,9 +61,17 @@ class Weights:
     hand_factor: float = 1.0
     castle: int = 0
     advance: int = 0
+    advance_end: int | None = None
     advance_kinds: str = ""
+    centre: dict[str, int] = field(default_factory=dict)
+    centre_end: dict[str, int] | None = None
+    home: dict[str, int] = field(default_factory=dict)
+    shelter: int = 0
+    shelter_kinds: str = ""
+    pair: dict[str, int] = field(default_factory=dict)
     check: int = 0
     token: int = 0
+    mate_only: bool = False
 
 
 @cache
@@ -55,12 +84,27 @@ def weights_for(game: Game) -> Weights:
     data = _table().get(game.name)
     if data is None:
         return Weights(values={})
+    end = data.get("centre_end")
+    advance_end = data.get("advance_end")
     return Weights(values=dict(data.get("values", {})),
                    per_height=dict(data.get("per_height", {})),
                    hand_factor=float(data.get("hand_factor", 1.0)),
                    castle=int(data.get("castle", 0)), advance=int(data.get("advance", 0)),
+                   advance_end=int(advance_end) if advance_end is not None else None,
                    advance_kinds=str(data.get("advance_kinds", "")),
-                   check=int(data.get("check", 0)), token=int(data.get("token", 0)))
+                   centre=dict(data.get("centre", {})),
+                   centre_end=dict(end) if end is not None else None,
+                   home=dict(data.get("home", {})),
+                   shelter=int(data.get("shelter", 0)),
+                   shelter_kinds=str(data.get("shelter_kinds", "")),
+                   pair=dict(data.get("pair", {})),
+                   check=int(data.get("check", 0)), token=int(data.get("token", 0)),
+                   mate_only=bool(data.get("mate_only", False)))
+
+
+#: a piece's cell values: (middlegame per cell, endgame per cell, phase weight, whether a
+#: term of more than one piece — shelter, pairs — looks at it)
+CellValues = tuple[tuple[int, ...], tuple[int, ...], int, bool]
 
 
 class Evaluator:
@@ -70,11 +114,23 @@ class Evaluator:
         self.game = game
         self.w = weights_for(game)
         g = game.geometry
+        self.cells = len(g.cells)
         self.castles = frozenset(g.tags.get("castle", ()))
         rank = g.attributes.get("rank")
         self.rank: tuple[int, ...] | None = tuple(rank) if rank is not None else None
         self.low = min(self.rank) if self.rank else 0
         self.high = max(self.rank) if self.rank else 0
+        self.centrality = _centrality(g.centres)
+        self.neighbours: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted({step[c] for step in g.steps.values() if step[c] >= 0}))
+            for c in range(self.cells))
+        self.tapered = self.w.centre_end is not None or self.w.advance_end is not None
+        self._cells: dict[Piece, CellValues] = {}
+        self.full_phase = 0
+        if self.tapered:
+            start = game.start()
+            self.full_phase = sum(self._cell_values(p)[2] for p in start.board
+                                  if p is not None)
 
     def piece_value(self, kind: str, height: int = 1) -> int:
         per = self.w.per_height.get(kind)
@@ -93,31 +149,167 @@ class Evaluator:
                 total += int(self.w.hand_factor * self.piece_value(kind) * n)
         return total
 
+    def phase_material(self, pos: Position, player: int) -> int:
+        """``player``'s pieces on the board that count for the phase (not Pawns, not the
+        royal piece): near zero means a Pawn ending, where passing may be the best move."""
+        total = 0
+        for piece in pos.board:
+            if piece is not None and piece.owner == player:
+                total += self._cell_values(piece)[2]
+        return total
+
+    def _cell_values(self, piece: Piece) -> CellValues:
+        """The piece's worth on every cell, middlegame and endgame, and its phase weight."""
+        found = self._cells.get(piece)
+        if found is not None:
+            return found
+        w = self.w
+        kind = piece.kind
+        value = self.piece_value(kind, piece.height)
+        mg, eg = [value] * self.cells, [value] * self.cells
+        centre = w.centre.get(kind, 0)
+        end_centre = (w.centre_end if w.centre_end is not None else w.centre).get(kind, 0)
+        advance = w.advance if kind in w.advance_kinds else 0
+        end_advance = (w.advance_end if w.advance_end is not None else w.advance
+                       ) if kind in w.advance_kinds else 0
+        home = w.home.get(kind, 0)
+        for c in range(self.cells):
+            if c in self.castles:
+                mg[c] += w.castle
+                eg[c] += w.castle
+            mg[c] += round(centre * self.centrality[c])
+            eg[c] += round(end_centre * self.centrality[c])
+            if self.rank is not None:
+                r = self.rank[c]
+                ranks = r - self.low if piece.owner == 0 else self.high - r
+                mg[c] += advance * ranks
+                eg[c] += end_advance * ranks
+                if ranks == 0:
+                    mg[c] += home
+        phase = 0 if kind in w.advance_kinds else value
+        marked = kind in w.pair or (bool(w.shelter) and kind in w.shelter_kinds)
+        if self.game.players == 2 and piece.owner == 1:  # see score(): one signed sum
+            mg, eg = [-v for v in mg], [-v for v in eg]
+        found = (tuple(mg), tuple(eg), phase, marked)
+        self._cells[piece] = found
+        return found
+
     def score(self, pos: Position, player: int) -> int:
         """Worth of ``pos`` for ``player`` minus the strongest opponent's, in centipawns."""
         w = self.w
-        mine = [0] * self.game.players
-        for c, piece in enumerate(pos.board):
-            if piece is None:
-                continue
-            v = self.piece_value(piece.kind, piece.height)
-            if c in self.castles:
-                v += w.castle
-            if w.advance and piece.kind in w.advance_kinds and self.rank is not None:
-                r = self.rank[c]
-                v += w.advance * (r - self.low if piece.owner == 0 else self.high - r)
-            mine[piece.owner] += v
-        for p in range(self.game.players):
-            for store in (pos.hands[p], pos.reserves[p]):
-                for kind, n in store.items():
-                    mine[p] += int(w.hand_factor * self.piece_value(kind) * n)
+        players = self.game.players
+        cells = self._cells
+        marked: list[tuple[int, Piece]] = []
+        phase = 0
+        if players == 2:
+            # two players: the tables carry Black's values negated, one sum is White's lead
+            mg_sum = eg_sum = 0
+            for c, piece in enumerate(pos.board):
+                if piece:
+                    mgs, egs, weight, mark = cells.get(piece) or self._cell_values(piece)
+                    mg_sum += mgs[c]
+                    eg_sum += egs[c]
+                    phase += weight
+                    if mark:
+                        marked.append((c, piece))
+            if marked:
+                mg_add, eg_add = self._piece_terms(pos, marked)
+                mg_sum += mg_add[0] - mg_add[1]
+                eg_sum += eg_add[0] - eg_add[1]
+            if self.tapered and self.full_phase:
+                full = self.full_phase
+                phase = min(phase, full)
+                lead = (mg_sum * phase + eg_sum * (full - phase)) // full
+            else:
+                lead = mg_sum
+            hands, reserves = pos.hands, pos.reserves
+            if hands[0] or hands[1] or reserves[0] or reserves[1]:
+                lead += self._off_board(pos, 0) - self._off_board(pos, 1)
+            if w.token:
+                for holder in pos.tokens.values():
+                    if holder == 0:
+                        lead += w.token
+                    elif holder == 1:
+                        lead -= w.token
+            if w.check:
+                mover = self.game.ply_mover(pos)
+                if self.game.in_check(pos, mover):
+                    lead += -w.check if mover == 0 else w.check
+            return lead if player == 0 else -lead
+        else:
+            mg, eg = [0] * players, [0] * players
+            for c, piece in enumerate(pos.board):
+                if piece:
+                    mgs, egs, weight, mark = cells.get(piece) or self._cell_values(piece)
+                    mg[piece.owner] += mgs[c]
+                    eg[piece.owner] += egs[c]
+                    phase += weight
+                    if mark:
+                        marked.append((c, piece))
+        if marked:
+            mg_add, eg_add = self._piece_terms(pos, marked)
+            for p in range(players):
+                mg[p] += mg_add[p]
+                eg[p] += eg_add[p]
+        if self.tapered and self.full_phase:
+            phase = min(phase, self.full_phase)
+            full = self.full_phase
+            mine = [(mg[p] * phase + eg[p] * (full - phase)) // full for p in range(players)]
+        else:
+            mine = mg
+        for p in range(players):
+            mine[p] += self._off_board(pos, p)
         if w.token:
             for holder in pos.tokens.values():
-                if 0 <= holder < len(mine):
+                if 0 <= holder < players:
                     mine[holder] += w.token
         if w.check:
             mover = self.game.ply_mover(pos)
             if self.game.in_check(pos, mover):
                 mine[mover] -= w.check
-        others = [mine[p] for p in range(self.game.players) if p != player]
+        others = [mine[p] for p in range(players) if p != player]
         return mine[player] - (max(others) if others else 0)
+
+    def _off_board(self, pos: Position, player: int) -> int:
+        """Pieces in ``player``'s hand and reserve."""
+        total = 0
+        for store in (pos.hands[player], pos.reserves[player]):
+            for kind, n in store.items():
+                total += int(self.w.hand_factor * self.piece_value(kind) * n)
+        return total
+
+    def _piece_terms(self, pos: Position, marked: list[tuple[int, Piece]],
+                     ) -> tuple[list[int], list[int]]:
+        """The terms of more than one piece, per player (middlegame, endgame): shelter
+        and pairs."""
+        w = self.w
+        board = pos.board
+        mg = [0] * self.game.players
+        eg = [0] * self.game.players
+        pairs: dict[tuple[int, str], int] = {}
+        for c, piece in marked:
+            owner, kind = piece.owner, piece.kind
+            if kind in w.pair:
+                pairs[owner, kind] = pairs.get((owner, kind), 0) + 1
+            if w.shelter and kind in w.shelter_kinds:
+                for n in self.neighbours[c]:
+                    p = board[n]
+                    if p is not None and p.owner == owner and p.kind in w.advance_kinds:
+                        mg[owner] += w.shelter
+        for (owner, kind), n in pairs.items():
+            if n >= 2:
+                mg[owner] += w.pair[kind]
+                eg[owner] += w.pair[kind]
+        return mg, eg
+
+
+def _centrality(centres: tuple[tuple[float, float], ...]) -> tuple[float, ...]:
+    """Per cell: 1 at the board's centre (the mean of the cells' centres), 0 at the cell
+    farthest from it, linear in the distance in between."""
+    if not centres:
+        return ()
+    cx = sum(x for x, _ in centres) / len(centres)
+    cy = sum(y for _, y in centres) / len(centres)
+    dist = [math.hypot(x - cx, y - cy) for x, y in centres]
+    far = max(dist) or 1.0
+    return tuple(1.0 - d / far for d in dist)

@@ -38,7 +38,27 @@ EXACT, LOWER, UPPER = 0, 1, 2
 QUIESCENCE_PLIES = 4
 #: centipawns a capture must be able to gain beyond its victims to be searched in quiescence
 DELTA_MARGIN = 200
+#: quiescence skips a capture whose piece is worth this much more than its defended victim
+BAD_CAPTURE = 50
 CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
+#: reverse futility and futility pruning: centipawns per ply of depth left, up to this depth
+FUTILITY_MARGIN = 150
+FUTILE_DEPTH = 2
+#: null move: from this depth on, searched this many plies shallower (one more from 6)
+NULL_MIN_DEPTH = 3
+NULL_REDUCTION = 2
+#: late-move reductions: quiet moves from this place in the order on, from this depth
+LATE_MOVES = 3
+LMR_DEPTH = 3
+#: aspiration window around the last iteration's score (centipawns)
+ASPIRATION = 50
+#: time manager: from depth 3 on, the next iteration is expected to take the last one's
+#: time times the growth from the one before (within these bounds); it is started only
+#: if this share of it — about what its first move, the last best, takes — fits in the
+#: time left.  What an unfinished iteration has searched in full is used: its first move
+#: is the last best, so anything it prefers is better still.
+GROWTH = (2.0, 8.0)
+FIRST_MOVE_SHARE = 0.5
 
 
 class SearchStopped(Exception):
@@ -93,6 +113,11 @@ class Search:
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
         self._partial: tuple[int, Move] | None = None
+        self._evals: dict[int, int] = {}
+        self._evals_for = -1
+        self._extend_below = 0  # check extensions only this close to the root
+        #: the game ends inside quiescence only by mate (values.toml ``mate_only``)
+        self._mate_only = self.evaluator.w.mate_only
 
     # -- the public entry --------------------------------------------------------------
     def best_move(self, pos: Position, limits: Limits,
@@ -104,6 +129,9 @@ class Search:
         started = time.monotonic()
         self.nodes = 0
         self.root = self.game.ply_mover(pos)
+        if self.root != self._evals_for:  # remembered scores are one player's
+            self._evals.clear()
+            self._evals_for = self.root
         deadline = started + limits.movetime if limits.movetime else float("inf")
         self._max_nodes = limits.nodes
         self._stop = stop
@@ -115,24 +143,41 @@ class Search:
             roll = self.rng.choice(moves)
             return Result(roll, 0, 0, 0, time.monotonic() - started, [roll])
         if len(moves) == 1 and not limits.noise:
-            return Result(moves[0], self.evaluator.score(pos, self.root), 0, 0,
+            return Result(moves[0], self._static(pos), 0, 0,
                           time.monotonic() - started, [moves[0]])
         max_depth = limits.depth or 64
         self._deadline = deadline
-        moves = self._order(pos, moves, None, 0)
-        best = Result(moves[0], self.evaluator.score(pos, self.root), 0, 0, 0.0, [moves[0]])
+        moves = self._order(pos, moves, None, 0, self.root)
+        best = Result(moves[0], self._static(pos), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
+        exact = limits.noise > 0
+        took = [0.0, 0.0]  # seconds of the last two iterations
         for depth in range(1, max_depth + 1):
+            now = time.monotonic()
+            if depth > 2 and limits.movetime:  # depth 2 is cheap: always tried
+                growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
+                expected = took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
+                if now + FIRST_MOVE_SHARE * expected > deadline:
+                    break  # not even its first move would be searched in the time left
             self._partial = None
+            self._extend_below = 2 * depth
             try:
-                score, move, scores = self._root(pos, moves, depth, exact=limits.noise > 0)
+                window = (-INF, INF)
+                if depth > 1 and not exact and abs(best.score) < MATE_BOUND:
+                    window = (best.score - ASPIRATION, best.score + ASPIRATION)
+                score, move, scores = self._root(pos, moves, depth, exact, window)
+                if not window[0] < score < window[1]:  # outside the window: search again
+                    score, move, scores = self._root(pos, moves, depth, exact)
             except SearchStopped:
-                if depth == 1 and self._partial is not None:
-                    # out of time inside the first iteration: the best move searched so far
+                if self._partial is not None and (depth == 1 or not exact):
+                    # out of time inside an iteration: the best move it has searched in
+                    # full so far (the last iteration's best is searched first, so this
+                    # one is at least as good)
                     score, move = self._partial
-                    best = Result(move, score, 1, self.nodes, time.monotonic() - started,
-                                  [move])
+                    best = Result(move, score, depth if depth == 1 else depth - 1,
+                                  self.nodes, time.monotonic() - started, [move])
                 break
+            took = [took[-1], time.monotonic() - now]
             best = Result(move, score, depth, self.nodes, time.monotonic() - started,
                           self._pv(pos, move, depth))
             moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
@@ -155,6 +200,18 @@ class Search:
         if self._max_nodes is not None and self.nodes >= self._max_nodes:
             raise SearchStopped
 
+    def _static(self, pos: Position) -> int:
+        """The evaluation for the root player, remembered by position for this search
+        (iterative deepening meets the same leaves again and again)."""
+        key = self._key(pos)
+        score = self._evals.get(key)
+        if score is None:
+            score = self.evaluator.score(pos, self.root)
+            if len(self._evals) >= self.table_size:
+                self._evals.clear()
+            self._evals[key] = score
+        return score
+
     def _noisy_choice(self, scores: dict[Move, int], noise: int) -> Move:
         """A move within ``noise`` of the best, the better ones more likely."""
         top = max(scores.values())
@@ -174,11 +231,16 @@ class Search:
 
     def _repeated(self, pos: Position) -> bool:
         keys = pos.keys
-        return len(keys) > 1 and keys[-1] in keys[:-1]
+        if len(keys) < 2:
+            return False
+        if self.game.move_rule is not None:  # only positions since the last capture or
+            back = pos.halfmove                # Pawn move can repeat
+            return back >= 2 and keys[-1] in keys[-back - 1:-1]
+        return keys[-1] in keys[:-1]
 
-    def _root(self, pos: Position, moves: list[Move], depth: int,
-              exact: bool) -> tuple[int, Move, dict[Move, int]]:
-        alpha, beta = -INF, INF
+    def _root(self, pos: Position, moves: list[Move], depth: int, exact: bool,
+              window: tuple[int, int] = (-INF, INF)) -> tuple[int, Move, dict[Move, int]]:
+        alpha, beta = window
         best_move, best = moves[0], -INF
         scores: dict[Move, int] = {}
         for i, move in enumerate(moves):
@@ -197,46 +259,123 @@ class Search:
                 best, best_move = score, move
                 alpha = max(alpha, score)
                 self._partial = (best, best_move)
-        self._store(self._key(pos), depth, EXACT, best, best_move, 0)
+            if best >= beta:
+                break  # above the aspiration window: searched again with a wider one
+        if window[0] < best < window[1]:
+            self._store(self._key(pos), depth, EXACT, best, best_move, 0)
         return best, best_move, scores
 
-    def _node(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def _node(self, pos: Position, depth: int, alpha: int, beta: int, ply: int,
+              may_pass: bool = True) -> int:
         self._tick()
         if self._repeated(pos):
             return 0
-        moves = self.game.legal_moves(pos)
-        if not moves:
-            return self._terminal(pos, ply)
-        if moves[0].kind == "roll":
-            return self._chance(pos, moves, depth, ply)
-        if depth <= 0:
-            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves)
         key = self._key(pos)
         entry = self.table.get(key)
         table_move = None
-        if entry is not None:
+        if entry is not None:  # no entry is ever stored for a position without moves
             e_depth, flag, e_score, table_move = entry
             if e_depth >= depth:
                 score = self._from_table(e_score, ply)
                 if flag == EXACT or (flag == LOWER and score >= beta) or (
                         flag == UPPER and score <= alpha):
                     return score
-        maximising = self.game.ply_mover(pos) == self.root
-        ordered = self._order(pos, moves, table_move, ply)
+        game = self.game
+        mover = game.ply_mover(pos)
+        in_check = game.in_check(pos, mover)
+        if depth <= 0 and self._mate_only and not in_check:
+            # at the horizon, not in check, in a game only mate ends: straight to
+            # quiescence, which may stand pat before listing the moves
+            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, counted=True)
+        moves = game.legal_moves(pos)
+        if not moves:
+            return self._terminal(pos, ply)
+        if moves[0].kind == "roll":
+            return self._chance(pos, moves, depth, ply)
+        if in_check and ply < self._extend_below:
+            depth += 1  # check extension: a check is answered one ply deeper
+        if depth <= 0:
+            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check)
+        maximising = mover == self.root
+        pv = beta - alpha > 1
+        stand: int | None = None
+        calm = not pv and not in_check and alpha > -MATE_BOUND and beta < MATE_BOUND
+        if calm:
+            if depth <= FUTILE_DEPTH:
+                # reverse futility: so far past the window that one or two plies of quiet
+                # moves will not bring it back
+                stand = self._static(pos)
+                margin = FUTILITY_MARGIN * depth
+                if maximising and stand - margin >= beta:
+                    return stand - margin
+                if not maximising and stand + margin <= alpha:
+                    return stand + margin
+            if may_pass and depth >= NULL_MIN_DEPTH:
+                passing = game.pass_move(pos)
+                if passing is not None and self.evaluator.phase_material(pos, mover) > 0:
+                    if stand is None:
+                        stand = self._static(pos)
+                    if (stand >= beta) if maximising else (stand <= alpha):
+                        # null move: even after passing the turn the mover stays past the
+                        # window, so a real move would too (not in check, not in a Pawn
+                        # ending, where passing may be the best move there is)
+                        reduced = depth - 1 - NULL_REDUCTION - (depth >= 6)
+                        pos.push(passing)
+                        try:
+                            if maximising:
+                                score = self._node(pos, reduced, beta - 1, beta, ply + 1, False)
+                            else:
+                                score = self._node(pos, reduced, alpha, alpha + 1, ply + 1,
+                                                   False)
+                        finally:
+                            pos.pop()
+                        if maximising and score >= beta:
+                            return beta
+                        if not maximising and score <= alpha:
+                            return alpha
+        ordered = self._order(pos, moves, table_move, ply, mover)
         a0, b0 = alpha, beta
         best_move = ordered[0]
         best = -INF if maximising else INF
+        futile = False
+        if calm and depth == 1:
+            if stand is None:
+                stand = self._static(pos)
+            futile = (stand + FUTILITY_MARGIN <= alpha) if maximising else (
+                stand - FUTILITY_MARGIN >= beta)
+        searched = 0
         for i, move in enumerate(ordered):
+            quiet = not move.captures and not move.promotion
             pos.push(move)
             try:
+                late = quiet and i >= LATE_MOVES and not in_check and depth >= LMR_DEPTH
+                gives_check = (futile or late) and quiet and game.in_check(
+                    pos, game.ply_mover(pos))
+                if futile and quiet and i > 0 and not gives_check:
+                    # futility: a quiet move one ply from the horizon cannot lift the score
+                    # into the window; counted as the best it could be
+                    bound = stand + FUTILITY_MARGIN if maximising else stand - FUTILITY_MARGIN
+                    best = max(best, bound) if maximising else min(best, bound)
+                    continue
+                # late-move reduction: quiet moves late in the order are searched one or two
+                # plies shallower first, and again at full depth only if they surprise
+                reduce = 0
+                if late and not gives_check:
+                    reduce = 1 if (pv or i < 2 * LATE_MOVES) else 2
+                    reduce = min(reduce, depth - 1)
+                searched += 1
                 if i == 0:
                     score = self._node(pos, depth - 1, alpha, beta, ply + 1)
                 elif maximising:
-                    score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, alpha, alpha + 1, ply + 1)
+                    if reduce and score > alpha:
+                        score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
                     if alpha < score < beta:
                         score = self._node(pos, depth - 1, score, beta, ply + 1)
                 else:
-                    score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, beta - 1, beta, ply + 1)
+                    if reduce and score < beta:
+                        score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
                     if alpha < score < beta:
                         score = self._node(pos, depth - 1, alpha, score, ply + 1)
             finally:
@@ -250,8 +389,8 @@ class Search:
                     best, best_move = score, move
                 beta = min(beta, score)
             if alpha >= beta:
-                if not move.captures:
-                    self._remember(move, ply, depth)
+                if quiet:
+                    self._remember(move, ply, depth, mover)
                 break
         flag = EXACT if a0 < best < b0 else (LOWER if best >= b0 else UPPER)
         self._store(key, depth, flag, best, best_move, ply)
@@ -269,18 +408,33 @@ class Search:
         return total // len(rolls)
 
     def _quiesce(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
-                 moves: list[Move] | None = None) -> int:
+                 moves: list[Move] | None = None, in_check: bool = False,
+                 counted: bool = False) -> int:
+        game = self.game
+        mover = game.ply_mover(pos)
         if moves is None:
-            self._tick()
-            if self._repeated(pos):
-                return 0
-            moves = self.game.legal_moves(pos)
-            if not moves:
-                return self._terminal(pos, ply)
-        stand = self.evaluator.score(pos, self.root)
-        if left <= 0 or moves[0].kind == "roll":
+            if not counted:
+                self._tick()
+            if self._mate_only:
+                # the game ends here only by mate: a side not in check may stand pat
+                # before its moves are listed
+                in_check = game.in_check(pos, mover)
+            else:
+                if self._repeated(pos):
+                    return 0
+                moves = game.legal_moves(pos)
+                if not moves:
+                    return self._terminal(pos, ply)
+        maximising = mover == self.root
+        if in_check and self._mate_only and left > 0:
+            if moves is None:
+                moves = game.legal_moves(pos)
+                if not moves:
+                    return self._terminal(pos, ply)
+            return self._evasions(pos, moves, alpha, beta, ply, left, maximising)
+        stand = self._static(pos)
+        if left <= 0 or (moves is not None and moves[0].kind == "roll"):
             return stand
-        maximising = self.game.ply_mover(pos) == self.root
         if maximising:
             if stand >= beta:
                 return stand
@@ -289,17 +443,50 @@ class Search:
             if stand <= alpha:
                 return stand
             beta = min(beta, stand)
+        if moves is None:
+            moves = game.legal_moves(pos)
+            if not moves:
+                return self._terminal(pos, ply)
         best = stand
-        mover = self.game.ply_mover(pos)
         board = pos.board
-        captures = [m for m in moves if any(board[c] is not None and board[c].owner != mover
-                                            for c in m.captures)]
-        captures.sort(key=lambda m: -self._gain(pos, m))
+        captures = [m for m in moves if m.captures and any(
+            board[c] is not None and board[c].owner != mover for c in m.captures)]
+        if len(captures) > 1:
+            captures.sort(key=lambda m: -self._gain(pos, m))
+        value = self.evaluator.piece_value
         for move in captures:
             # delta pruning: a capture that cannot lift the score past the window is skipped
-            taken = self._taken(pos, move) + DELTA_MARGIN
-            if (stand + taken <= alpha) if maximising else (stand - taken >= beta):
+            taken = self._taken(pos, move)
+            if (stand + taken + DELTA_MARGIN <= alpha) if maximising else (
+                    stand - taken - DELTA_MARGIN >= beta):
                 continue
+            # a dearer piece taking a defended one loses material: left to the full search
+            attacker = board[move.origin] if move.origin >= 0 else None
+            if (attacker is not None and not move.promotion and len(move.captures) == 1
+                    and value(attacker.kind, attacker.height) > taken + BAD_CAPTURE
+                    and game.cell_attacked(pos, move.captures[0],
+                                           board[move.captures[0]].owner)):
+                continue
+            pos.push(move)
+            try:
+                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+            finally:
+                pos.pop()
+            if maximising:
+                best = max(best, score)
+                alpha = max(alpha, score)
+            else:
+                best = min(best, score)
+                beta = min(beta, score)
+            if alpha >= beta:
+                break
+        return best
+
+    def _evasions(self, pos: Position, moves: list[Move], alpha: int, beta: int, ply: int,
+                  left: int, maximising: bool) -> int:
+        """In check inside quiescence: every answer to the check (no standing pat)."""
+        best = -INF if maximising else INF
+        for move in self._order(pos, moves, None, ply, self.game.ply_mover(pos)):
             pos.push(move)
             try:
                 score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
@@ -338,9 +525,8 @@ class Search:
         return 16 * taken - cost // 16 + (800 if move.promotion else 0)
 
     def _order(self, pos: Position, moves: list[Move], table_move: Move | None,
-               ply: int) -> list[Move]:
+               ply: int, mover: int) -> list[Move]:
         killers = self.killers[ply] if ply < len(self.killers) else []
-        mover = self.game.ply_mover(pos)
         history = self.history
 
         def rank(m: Move) -> int:
@@ -354,14 +540,14 @@ class Search:
 
         return sorted(moves, key=rank, reverse=True)
 
-    def _remember(self, move: Move, ply: int, depth: int) -> None:
+    def _remember(self, move: Move, ply: int, depth: int, mover: int) -> None:
         while len(self.killers) <= ply:
             self.killers.append([])
         killers = self.killers[ply]
         if move not in killers:
             killers.insert(0, move)
             del killers[2:]
-        key = (self.root, move.origin, move.target)
+        key = (mover, move.origin, move.target)
         self.history[key] = self.history.get(key, 0) + depth * depth
 
     def _store(self, key: int, depth: int, flag: int, score: int, move: Move | None,

@@ -27,11 +27,13 @@ from controller.rules.core import (
     SpecialStep,
 )
 from controller.rules.laotzu import LaoTzu
-from controller.rules.laotzu_board import ORTHODOX_ARRAY
+from controller.rules.laotzu_board import ORTHODOX_ARRAY, _attacked
 
 #: light and dark squares (a1 is dark)
 DARK = sum(1 << sq for sq in range(64) if (sq % 8 + sq // 8) % 2 == 0)
 LIGHT = ((1 << 64) - 1) ^ DARK
+#: the engine's null move (:meth:`Chess.pass_move`)
+PASS = Move("pass")
 
 
 class Chess(LaoTzu):
@@ -82,7 +84,23 @@ class Chess(LaoTzu):
             self.options["seed"] = seed
 
     # -- moves: no drops, captured pieces leave the game ---------------------------------
+    def pass_move(self, pos: Position) -> Move | None:
+        """Passing is a fair test in chess but in Pawn endings (the engine checks those)."""
+        return PASS
+
+    def cell_attacked(self, pos: Position, cell: int, player: int) -> bool | None:
+        bb = pos.state["bb"]
+        return _attacked(bb, player, bb[player], cell, bb[0] | bb[1])
+
     def make(self, pos: Position, move: Move) -> None:
+        if move.kind == "pass":  # the engine's null move: the turn changes, nothing else
+            if pos.state.get("ep") is not None:
+                pos.set_state("ep", None)
+            pos.halfmove += 1
+            if pos.turn == 1:
+                pos.fullmove += 1
+            pos.turn ^= 1
+            return
         super().make(pos, move)
         for player, hand in enumerate(pos.hands):  # Lao Tzu's make put the victim in hand
             for kind, n in list(hand.items()):

@@ -572,6 +572,20 @@ class Game:
         """The player who makes the next ply (differs from ``turn`` only in special turns)."""
         return pos.turn
 
+    def pass_move(self, pos: Position) -> Move | None:
+        """A move that only hands the turn to the other player, never legal in play: the
+        engine's null-move test ("if I could pass, would I still be winning?") makes it
+        inside its search (``controller/engine/search.py``).  None (the default) when the
+        game has no such move or passing is no fair test of a position in it (more than
+        two players, double moves, drops)."""
+        return None
+
+    def cell_attacked(self, pos: Position, cell: int, player: int) -> bool | None:
+        """Whether ``player`` could capture a piece of another player standing on ``cell``
+        (``player`` need not be to move); None (the default) when the game does not say.
+        The engine's quiescence skips a capture of a defended piece by a dearer one."""
+        return None
+
     # -- hooks of the board, the page and the command line (with defaults) --------------
     def check_playable(self, pos: Position) -> None:
         """Raise :class:`PositionError` (one line) when a game cannot be played from
