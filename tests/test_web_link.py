@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
+from tests.support.linkpages import click, link_config, live_pages, moves, wait_moves
+from tests.support.webtools import CHROMIUM, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -19,41 +20,13 @@ FOOLS_MATE = [("alpha", "f2", "f3", "f3"), ("beta", "e7", "e5", "e5"),
               ("alpha", "g2", "g4", "g4"), ("beta", "d8", "h4", "Qh4#")]
 
 
-def _link(name: str, port: int) -> str:
-    return (f"[link]\nbroker = '127.0.0.1'\nport = {port}\nclub = 'web'\n"
-            f"board = '{name}'\n")
-
-
-def _click(page, spot: str) -> None:
-    box = page.locator(f"[data-name='{spot}']").bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-
-
-def _moves(page) -> list[str]:
-    return page.locator("#moves li span:last-child").all_inner_texts()
-
-
-def _wait_moves(page, n: int) -> None:
-    page.wait_for_function("n => document.querySelectorAll('#moves li').length >= n",
-                           arg=n, timeout=15_000)
-
-
 def test_two_pages_play_a_linked_game_to_mate(tmp_path, broker):
     expect = sync_api.expect
     (tmp_path / "alpha").mkdir()
     (tmp_path / "beta").mkdir()
-    with running_service(tmp_path / "alpha", _link("alpha", broker.port)) as url_a, \
-            running_service(tmp_path / "beta", _link("beta", broker.port)) as url_b, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        errors: list[str] = []
-        pages = {}
-        for name, url in (("alpha", url_a), ("beta", url_b)):
-            page = browser.new_page(viewport={"width": 1280, "height": 860})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url)
-            expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
-            pages[name] = page
+    with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a, \
+            running_service(tmp_path / "beta", link_config("beta", broker.port)) as url_b, \
+            live_pages(sync_api, {"alpha": url_a, "beta": url_b}) as pages:
         # alpha's page starts a chess game with Black on beta (the page's own API)
         answer = pages["alpha"].evaluate(
             """() => fetch('/api/new-game', {method: 'POST',
@@ -71,19 +44,17 @@ def test_two_pages_play_a_linked_game_to_mate(tmp_path, broker):
             expect(page.locator("#phase")).to_have_text("Waiting for a move", timeout=5000)
         for ply, (mover, origin, target, shown) in enumerate(FOOLS_MATE, start=1):
             other = "beta" if mover == "alpha" else "alpha"
-            _click(pages[mover], origin)
-            _click(pages[mover], target)
-            _wait_moves(pages[mover], ply)
+            click(pages[mover], origin)
+            click(pages[mover], target)
+            wait_moves(pages[mover], ply, at_least=True)
             # the other page shows the move to make; its person makes it there
             expect(pages[other].locator("#phase")).to_have_text(
                 "Execute the move shown on the board", timeout=15_000)
-            _click(pages[other], origin)
-            _click(pages[other], target)
-            _wait_moves(pages[other], ply)
-            assert _moves(pages[mover])[-1] == _moves(pages[other])[-1] == shown
+            click(pages[other], origin)
+            click(pages[other], target)
+            wait_moves(pages[other], ply, at_least=True)
+            assert moves(pages[mover])[-1] == moves(pages[other])[-1] == shown
         for page in pages.values():
             expect(page.locator("#turn-text")).to_contain_text("0-1", timeout=10_000)
         pages["beta"].screenshot(path=str(tmp_path / "beta-mated.png"))
-        assert _moves(pages["alpha"]) == _moves(pages["beta"]) == [m for *_, m in FOOLS_MATE]
-        assert errors == [], errors
-        browser.close()
+        assert moves(pages["alpha"]) == moves(pages["beta"]) == [m for *_, m in FOOLS_MATE]

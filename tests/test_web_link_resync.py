@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from tests.support.linkpages import click, link_config, moves, wait_moves
 from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -20,31 +21,12 @@ if not CHROMIUM.exists():
 EXECUTE = "Execute the move shown on the board"
 
 
-def _config(name: str, port: int) -> str:
-    return (f"[link]\nbroker = '127.0.0.1'\nport = {port}\nclub = 'web'\n"
-            f"board = '{name}'\n")
-
-
-def _click(page, spot: str) -> None:
-    box = page.locator(f"[data-name='{spot}']").bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-
-
-def _moves(page) -> list[str]:
-    return page.locator("#moves li span:last-child").all_inner_texts()
-
-
-def _wait_moves(page, n: int) -> None:
-    page.wait_for_function("n => document.querySelectorAll('#moves li').length === n",
-                           arg=n, timeout=15_000)
-
-
 def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
     expect = sync_api.expect
     for name in ("alpha", "beta"):
         (tmp_path / name).mkdir()
     journal = tmp_path / "alpha" / "journal"
-    with running_service(tmp_path / "beta", _config("beta", broker.port)) as url_b, \
+    with running_service(tmp_path / "beta", link_config("beta", broker.port)) as url_b, \
             sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         errors: list[str] = []
@@ -59,15 +41,15 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
         beta = open_page(url_b)
 
         def ply(mover, other, origin: str, target: str, n: int) -> None:
-            _click(mover, origin)
-            _click(mover, target)
-            _wait_moves(mover, n)
+            click(mover, origin)
+            click(mover, target)
+            wait_moves(mover, n)
             expect(other.locator("#phase")).to_have_text(EXECUTE, timeout=15_000)
-            _click(other, origin)
-            _click(other, target)
-            _wait_moves(other, n)
+            click(other, origin)
+            click(other, target)
+            wait_moves(other, n)
 
-        with running_service(tmp_path / "alpha", _config("alpha", broker.port)) as url_a:
+        with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a:
             alpha = open_page(url_a)
             answer = alpha.evaluate(
                 """() => fetch('/api/new-game', {method: 'POST',
@@ -91,7 +73,7 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
             alpha.close()
         shutil.rmtree(journal)
         shutil.copytree(tmp_path / "old-journal", journal)
-        with running_service(tmp_path / "alpha", _config("alpha", broker.port)) as url_a:
+        with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a:
             alpha = open_page(url_a)
             if alpha.locator("#resume").is_visible():
                 alpha.click("#resume-keep")
@@ -103,16 +85,16 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
             expect(alpha.locator("#link-banner")).to_have_class("banner link-banner stopped")
             expect(alpha.locator("#link-accept")).to_be_hidden()
             expect(alpha.locator("#link-decline")).to_be_hidden()
-            assert _moves(alpha) == ["e4", "e5"]  # nothing played on from the old copy
+            assert moves(alpha) == ["e4", "e5"]  # nothing played on from the old copy
             alpha.click("#link-resync")
             expect(alpha.locator("#link-resync")).to_be_hidden(timeout=10_000)
             expect(text).to_have_text("Resynchronised with the other board.")
             for n, (origin, target) in enumerate((("g1", "f3"), ("b8", "c6")), start=3):
                 expect(alpha.locator("#phase")).to_have_text(EXECUTE, timeout=15_000)
-                _click(alpha, origin)
-                _click(alpha, target)
-                _wait_moves(alpha, n)
+                click(alpha, origin)
+                click(alpha, target)
+                wait_moves(alpha, n)
             ply(alpha, beta, "f1", "c4", 5)
-            assert _moves(alpha) == _moves(beta) == ["e4", "e5", "Nf3", "Nc6", "Bc4"]
+            assert moves(alpha) == moves(beta) == ["e4", "e5", "Nf3", "Nc6", "Bc4"]
         assert errors == [], errors
         browser.close()

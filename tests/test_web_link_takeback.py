@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
+from tests.support.linkpages import click, link_config, live_pages, moves, wait_moves
+from tests.support.webtools import CHROMIUM, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -17,41 +18,16 @@ if not CHROMIUM.exists():
                 allow_module_level=True)
 
 
-def _config(name: str, port: int) -> str:
-    return (f"[board]\ntakeback_delay_s = 0.4\n[link]\nbroker = '127.0.0.1'\n"
-            f"port = {port}\nclub = 'web'\nboard = '{name}'\n")
-
-
-def _click(page, spot: str) -> None:
-    box = page.locator(f"[data-name='{spot}']").bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-
-
-def _moves(page) -> list[str]:
-    return page.locator("#moves li span:last-child").all_inner_texts()
-
-
-def _wait_moves(page, n: int) -> None:
-    page.wait_for_function("n => document.querySelectorAll('#moves li').length === n",
-                           arg=n, timeout=15_000)
-
-
 def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_path, broker):
     expect = sync_api.expect
     (tmp_path / "alpha").mkdir()
     (tmp_path / "beta").mkdir()
-    with running_service(tmp_path / "alpha", _config("alpha", broker.port)) as url_a, \
-            running_service(tmp_path / "beta", _config("beta", broker.port)) as url_b, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        errors: list[str] = []
-        pages = {}
-        for name, url in (("alpha", url_a), ("beta", url_b)):
-            page = browser.new_page(viewport={"width": 1280, "height": 860})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url)
-            expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
-            pages[name] = page
+    extra = "[board]\ntakeback_delay_s = 0.4\n"
+    with running_service(tmp_path / "alpha", link_config("alpha", broker.port, extra=extra)) \
+            as url_a, \
+            running_service(tmp_path / "beta", link_config("beta", broker.port, extra=extra)) \
+            as url_b, \
+            live_pages(sync_api, {"alpha": url_a, "beta": url_b}) as pages:
         alpha, beta = pages["alpha"], pages["beta"]
         answer = alpha.evaluate(
             """() => fetch('/api/new-game', {method: 'POST',
@@ -74,14 +50,14 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
 
         def ply(mover, origin: str, target: str, n: int) -> None:
             other = beta if mover is alpha else alpha
-            _click(mover, origin)
-            _click(mover, target)
-            _wait_moves(mover, n)
+            click(mover, origin)
+            click(mover, target)
+            wait_moves(mover, n)
             expect(other.locator("#phase")).to_have_text(
                 "Execute the move shown on the board", timeout=15_000)
-            _click(other, origin)
-            _click(other, target)
-            _wait_moves(other, n)
+            click(other, origin)
+            click(other, target)
+            wait_moves(other, n)
 
         ply(alpha, "e2", "e4", 1)
         ply(beta, "e7", "e5", 2)
@@ -89,9 +65,9 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
         expect(beta.locator("#turn-text")).to_have_text("White to move — waiting for alpha")
 
         # alpha's person takes Black's e5 back (the earlier position, held still) ...
-        _click(alpha, "e5")
-        _click(alpha, "e7")
-        _wait_moves(alpha, 1)
+        click(alpha, "e5")
+        click(alpha, "e7")
+        wait_moves(alpha, 1)
         expect(alpha.locator("#turn-text")).to_have_text(
             "Black to move — waiting for beta to answer the takeback", timeout=10_000)
         expect(banner["alpha"]).to_contain_text("waiting for the other board")
@@ -102,19 +78,19 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
         expect(beta.locator("#link-resync")).to_be_hidden()
         beta.screenshot(path=str(tmp_path / "beta-takeback-asked.png"))
         beta.click("#link-accept")
-        _wait_moves(beta, 1)
+        wait_moves(beta, 1)
         expect(beta.locator("#link-accept")).to_be_hidden(timeout=10_000)
         expect(beta.locator("#link-decline")).to_be_hidden()
         expect(alpha.locator("#link-text")).to_have_text("Takeback agreed.", timeout=15_000)
         expect(alpha.locator("#turn-text")).to_have_text("Black to move — waiting for beta")
         expect(beta.locator("#turn-text")).to_have_text("Black to move")
-        assert _moves(alpha) == _moves(beta) == ["e4"]
+        assert moves(alpha) == moves(beta) == ["e4"]
 
         # the game goes on; this time beta's page declines
         ply(beta, "d7", "d5", 2)
-        _click(alpha, "d5")
-        _click(alpha, "d7")
-        _wait_moves(alpha, 1)
+        click(alpha, "d5")
+        click(alpha, "d7")
+        wait_moves(alpha, 1)
         expect(beta.locator("#link-decline")).to_be_visible(timeout=15_000)
         beta.click("#link-decline")
         expect(beta.locator("#link-decline")).to_be_hidden(timeout=10_000)
@@ -124,11 +100,9 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
             timeout=15_000)
         expect(alpha.locator("#phase")).to_have_text("Execute the move shown on the board",
                                                      timeout=15_000)
-        _click(alpha, "d7")
-        _click(alpha, "d5")
-        _wait_moves(alpha, 2)
-        assert _moves(alpha) == _moves(beta) == ["e4", "d5"]
+        click(alpha, "d7")
+        click(alpha, "d5")
+        wait_moves(alpha, 2)
+        assert moves(alpha) == moves(beta) == ["e4", "d5"]
         ply(alpha, "g1", "f3", 3)  # and on: both boards took the same moves
-        assert _moves(alpha) == _moves(beta) == ["e4", "d5", "Nf3"]
-        assert errors == [], errors
-        browser.close()
+        assert moves(alpha) == moves(beta) == ["e4", "d5", "Nf3"]

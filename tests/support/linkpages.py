@@ -1,0 +1,53 @@
+"""Pages in Chromium for linked games: the boards' configurations, clicks on the drawn
+board, the move list, and one browser with a live page per service."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS
+
+
+def link_config(name: str, port: int, club: str = "web", extra: str = "") -> str:
+    """A board's configuration on the test broker (``extra``: more TOML before it)."""
+    return (f"{extra}[link]\nbroker = '127.0.0.1'\nport = {port}\nclub = '{club}'\n"
+            f"board = '{name}'\n")
+
+
+def click(page: Any, spot: str) -> None:
+    """A click in the middle of a drawn spot (as a person's finger on the page)."""
+    box = page.locator(f"[data-name='{spot}']").bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def moves(page: Any) -> list[str]:
+    """The page's move list, as shown."""
+    return page.locator("#moves li span:last-child").all_inner_texts()
+
+
+def wait_moves(page: Any, n: int, at_least: bool = False) -> None:
+    """Until the page's move list holds ``n`` moves (or more, ``at_least``)."""
+    test = ">=" if at_least else "==="
+    page.wait_for_function(f"n => document.querySelectorAll('#moves li').length {test} n",
+                           arg=n, timeout=15_000)
+
+
+@contextlib.contextmanager
+def live_pages(sync_api: Any, urls: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """One Chromium with a live page (websocket connected) per board's URL; fails on any
+    page error."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        errors: list[str] = []
+        pages = {}
+        for name, url in urls.items():
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url)
+            sync_api.expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
+            pages[name] = page
+        yield pages
+        assert errors == [], errors
+        browser.close()
