@@ -13,6 +13,10 @@ seeded short games of tests/support/linkplay.py (``finishing_move``), fixed here
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,6 +62,38 @@ def _config(name: str, port: int, game: str, layout: str) -> str:
             f"board = '{name}'\n")
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for every game (each game opens its own two pages)."""
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@contextlib.contextmanager
+def _linked_services(folder: Path, port: int, game: str, layout: str,
+                     boards: tuple[str, ...]) -> Iterator[list[str]]:
+    """``fairyboard run`` for each board, started side by side (each takes a second to
+    start); their page URLs.  Every service that started is stopped afterwards."""
+    with contextlib.ExitStack() as stack:
+        starting = []
+        for board in boards:
+            (folder / board).mkdir()
+            starting.append(running_service(folder / board,
+                                            _config(board, port, game, layout)))
+        with ThreadPoolExecutor(len(boards)) as pool:
+            futures = [pool.submit(service.__enter__) for service in starting]
+            failures = [f.exception() for f in futures]
+        for service, failure in zip(starting, failures, strict=True):
+            if failure is None:
+                stack.push(service)
+        for failure in failures:
+            if failure is not None:
+                raise failure
+        yield [f.result() for f in futures]
+
+
 def _click(page: Any, spot: str) -> None:
     box = page.locator(f"[data-name='{spot}']").bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -85,24 +121,19 @@ def _make(page: Any, gestures: list[dict[str, Any]], whole_pile: bool, text: str
 
 @pytest.mark.parametrize(("name", "options", "layout", "script"), GAMES,
                          ids=[f"{g}-{o.get('players', 2)}" for g, o, _, _ in GAMES])
-def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, name, options,
-                                                   layout, script):
+def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, browser, name,
+                                                   options, layout, script):
     expect = sync_api.expect
     game = get_game(name, **options)
     spots = load_layout(layout)
     boards = ("alpha", "beta")
-    for board in boards:
-        (tmp_path / board).mkdir()
-    with running_service(tmp_path / "alpha",
-                         _config("alpha", broker.port, name, layout)) as url_a, \
-            running_service(tmp_path / "beta",
-                            _config("beta", broker.port, name, layout)) as url_b, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        errors: list[str] = []
-        pages = {}
-        for board, url in zip(boards, (url_a, url_b), strict=True):
+    errors: list[str] = []
+    pages: dict[str, Any] = {}
+    with _linked_services(tmp_path, broker.port, name, layout, boards) as urls, \
+            contextlib.ExitStack() as closing:
+        for board, url in zip(boards, urls, strict=True):
             page = browser.new_page(viewport={"width": 1280, "height": 860})
+            closing.callback(page.close)
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url)
             expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
@@ -147,4 +178,3 @@ def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, name, optio
         for page in pages.values():
             assert page.locator("#moves li span:last-child").all_inner_texts() == script
         assert errors == [], errors
-        browser.close()
