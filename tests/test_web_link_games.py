@@ -43,13 +43,19 @@ GAMES = [
     ("kaleidochess", {"players": 4}, "kaleido89", ["1G+2K", "3J-4J", "5J+5G", "7J+7H"]),
 ]
 
-#: the gestures one after another from inside the page, a person's pause between them
+#: the gestures one after another from inside the page; after one that changes the board
+#: the person waits until the board's scanner has read the change (``/health``'s count
+#: of scans: a few more than the debounce's two), so that every step is sensed (a victim
+#: lifted before the capturer lands) however slowly the service runs
 SEND_GESTURES = """async gestures => {
+  const scans = () => fetch('/health').then(r => r.json()).then(h => h.sensing.scans);
   for (const g of gestures) {
     const r = await fetch('/api/sim', {method: 'POST',
       headers: {'Content-Type': 'application/json'}, body: JSON.stringify(g)});
     if (!r.ok) throw new Error(`${JSON.stringify(g)}: ${await r.text()}`);
-    await new Promise(done => setTimeout(done, 40));
+    if (g.action !== 'lift' && g.action !== 'place') continue;
+    const seen = await scans() + 4;
+    while (await scans() < seen) await new Promise(done => setTimeout(done, 5));
   }
 }"""
 
