@@ -1,7 +1,8 @@
 """Every open game to its end on two pages in Chromium: two ``fairyboard run`` services on
 the simulated board, linked through a real Mosquitto, each driven only from its own page.
 The mover's page makes each ply, the other page shows it and its person makes it there;
-both services end with the same result and the same move list.
+both services end with the same result and the same move list, on their pages and in
+their journals.
 
 How a ply is made on a page: a move of one whole pile from one spot to another (most
 plies) by two clicks on the drawn board, as tests/test_web_link.py does; any other move
@@ -14,6 +15,7 @@ seeded short games of tests/support/linkplay.py (``finishing_move``), fixed here
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from controller.journal import Journal
 from controller.layout import load_layout
 from controller.rules import get_game
 from controller.web.simulator import move_actions
@@ -120,7 +123,7 @@ def _make(page: Any, gestures: list[dict[str, Any]], whole_pile: bool, text: str
         arg=ply, timeout=10_000)
     buttons = page.locator("#choice-options button")
     if page.locator("#moves li").count() < ply and buttons.count():
-        buttons.filter(has_text=f". {text}").first.click()
+        buttons.filter(has_text=re.compile(rf"^\d+\. {re.escape(text)}$")).click()
     page.wait_for_function("n => document.querySelectorAll('#moves li').length >= n",
                            arg=ply, timeout=10_000)
 
@@ -184,3 +187,11 @@ def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, browser, na
         for page in pages.values():
             assert page.locator("#moves li span:last-child").all_inner_texts() == script
         assert errors == [], errors
+        link_id = alpha["link"]["game_id"]
+        assert beta["link"]["game_id"] == link_id
+    # the services stopped: each journal holds the linked game once, ended alike
+    for board in boards:
+        (record,) = [r for r in Journal(tmp_path / board / "journal").games()
+                     if r.link and r.link["game_id"] == link_id]
+        assert record.moves == script
+        assert record.result == game.outcome(pos).result
