@@ -131,6 +131,12 @@ def _make(page: Any, gestures: list[dict[str, Any]], whole_pile: bool, text: str
                            arg=ply, timeout=10_000)
 
 
+def _standing(page: Any) -> dict[str, Any]:
+    """What the board behind ``page`` shows: phase, message, moves, link, choice."""
+    state = page.evaluate(STATE)
+    return {key: state.get(key) for key in ("phase", "message", "moves", "link", "choice")}
+
+
 @pytest.mark.parametrize(("name", "options", "layout", "script"), GAMES,
                          ids=[f"{g}-{o.get('players', 2)}" for g, o, _, _ in GAMES])
 def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, browser, name,
@@ -171,10 +177,14 @@ def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, browser, na
             other = boards[1 - boards.index(mover)]
             gestures = move_actions(game, pos, move, spots)
             whole = move.left is None and not move.captures and not move.also
-            _make(pages[mover], gestures, whole, text, ply)
-            expect(pages[other].locator("#phase")).to_have_text(
-                "Execute the move shown on the board", timeout=10_000)
-            _make(pages[other], gestures, whole, text, ply)
+            try:
+                _make(pages[mover], gestures, whole, text, ply)
+                expect(pages[other].locator("#phase")).to_have_text(
+                    "Execute the move shown on the board", timeout=10_000)
+                _make(pages[other], gestures, whole, text, ply)
+            except sync_api.Error as exc:  # say where each board stands
+                raise AssertionError(f"ply {ply} {text} ({mover} moves): {exc}; " + "; ".join(
+                    f"{b}: {_standing(pages[b])}" for b in boards)) from exc
             pos.push(move)
         assert game.outcome(pos) is not None
         states = {}
