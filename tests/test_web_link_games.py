@@ -30,6 +30,7 @@ from controller.journal import Journal
 from controller.layout import load_layout
 from controller.rules import get_game
 from controller.web.simulator import move_actions
+from tests.support.linkpages import click
 from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -106,18 +107,14 @@ def _linked_services(folder: Path, port: int, game: str, layout: str,
         yield [f.result() for f in futures]
 
 
-def _click(page: Any, spot: str) -> None:
-    box = page.locator(f"[data-name='{spot}']").bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-
 
 def _make(page: Any, gestures: list[dict[str, Any]], whole_pile: bool, text: str,
           ply: int) -> None:
     """The person at ``page`` carries out the ply ``text`` (the game's ``ply``-th) and
     answers the board's question when it asks which move was meant."""
     if whole_pile and [g["action"] for g in gestures] == ["lift", "place"]:
-        _click(page, gestures[0]["spot"])
-        _click(page, gestures[1]["spot"])
+        click(page, gestures[0]["spot"])
+        click(page, gestures[1]["spot"])
     else:
         page.evaluate(SEND_GESTURES, gestures)
     page.wait_for_function(
