@@ -23,6 +23,7 @@ from controller.link.messages import (
 )
 from controller.service import BoardService
 from controller.web.simulator import move_actions
+from tests.support.linkplay import until as run_until
 from tests.support.service import play, set_up
 
 START = Start("alpha-1", "luotuoqi", {}, "setup", ("alpha", "beta"))
@@ -80,16 +81,9 @@ def linked(tmp_path, name: str, port: int) -> BoardService:
     return BoardService(config)
 
 
+
 def until(condition, *services, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out; states: " + ", ".join(
-                f"{s.interaction.phase}: {s.interaction.message!r} {s.link_json()}"
-                for s in services))
-        for s in services:
-            s.step(0.02)
-        time.sleep(0.005)
+    run_until(condition, services, timeout)
 
 
 def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):

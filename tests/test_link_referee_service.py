@@ -6,12 +6,12 @@ retained view, and neither journal nor page holds anything hidden."""
 from __future__ import annotations
 
 import json
-import time
 
 from controller.config import Config
 from controller.link.referee import Referee, RefereeJournal
 from controller.service import BoardService
 from controller.web.simulator import move_actions
+from tests.support.linkplay import until as run_until
 from tests.support.refereed import CLUB, RefereeThread, documented_broker
 
 SEATS = ("alpha", "beta")
@@ -32,15 +32,9 @@ def refereed_service(tmp_path, name: str, port: int, password: str) -> BoardServ
     return BoardService(config)
 
 
+
 def until(condition, *services, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out; states: " + ", ".join(
-                f"{s.interaction.phase}: {s.interaction.message!r}" for s in services))
-        for s in services:
-            s.step(0.02)
-        time.sleep(0.003)
+    run_until(condition, services, timeout)
 
 
 def arrange(svc: BoardService) -> None:
