@@ -102,6 +102,16 @@ def test_a_stop_request_ends_the_search_with_an_answer():
     assert calls and result.move in game.legal_moves(pos) and result.depth >= 1
 
 
+def test_the_time_budget_is_measured_on_the_search_clock():
+    """A benchmark's clock (process CPU time) bounds the search, not the wall clock: a
+    clock that runs a second per reading leaves no time beyond the cheap first depths."""
+    game = get_game("gnuqi")
+    ticks = iter(range(10**6))
+    result = Search(game, clock=lambda: float(next(ticks))).best_move(
+        game.start(), Limits(depth=30, movetime=2.5))
+    assert 1 <= result.depth <= 2 and result.seconds >= 1
+
+
 def test_levels_and_clock_budget():
     assert sorted(LEVELS) == list(range(1, 11))
     assert [LEVELS[k].movetime for k in range(1, 11)] == sorted(

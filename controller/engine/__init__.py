@@ -10,6 +10,8 @@ answer never takes longer than the level says (``LEVELS``).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.engine.evaluation import Evaluator, weights_for
@@ -55,13 +57,14 @@ def clock_budget(remaining: float, increment: float = 0.0, moves_to_go: int | No
 class Engine:
     """A computer player for one game at one level (deterministic for a given seed)."""
 
-    def __init__(self, game: Game, level: int = DEFAULT_LEVEL, seed: int = 0) -> None:
+    def __init__(self, game: Game, level: int = DEFAULT_LEVEL, seed: int = 0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         if level not in LEVELS:
             raise ValueError(f"level must be a whole number from 1 to {max(LEVELS)}, "
                              f"got {level!r}")
         self.game = game
         self.level = LEVELS[level]
-        self.search = Search(game, seed=seed)
+        self.search = Search(game, seed=seed, clock=clock)
 
     def limits(self, movetime: float | None = None, nodes: int | None = None) -> Limits:
         """The level's limits, with a shorter time budget (a clock) when given."""
