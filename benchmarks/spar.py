@@ -98,7 +98,8 @@ class Greedy(Player):
 class EnginePlayer(Player):
     def __init__(self, game: Game, level: int, seed: int, movetime: float | None = None,
                  ) -> None:
-        self.engine = Engine(game, level=level, seed=seed)
+        # process CPU time: other processes' load must not weaken the search
+        self.engine = Engine(game, level=level, seed=seed, clock=time.process_time)
         self.name = f"level {level}"
         self.movetime = movetime
 
@@ -109,7 +110,8 @@ class EnginePlayer(Player):
             level = self.engine.level
             view = game.player_view(pos, game.ply_mover(pos))
             limits = Limits(depth=min(level.depth, 3), movetime=level.movetime / 6)
-            return choose_try(game, view, moves, limits, seed=len(pos.moves))
+            return choose_try(game, view, moves, limits, seed=len(pos.moves),
+                              clock=time.process_time)
         return self.engine.choose(pos, movetime=self.movetime).move
 
 

@@ -21,7 +21,9 @@ give the same answer for the same seed (tests/test_engine_fog.py proves it).
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from controller.engine.search import Limits, Search
@@ -98,7 +100,8 @@ def same_try(a: Move, b: Move) -> bool:
 
 
 def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
-                 samples: int = 6) -> list[Move]:
+                 samples: int = 6, clock: Callable[[], float] = time.monotonic,
+                 ) -> list[Move]:
     """The moves the player may try, best first, judged on positions drawn from his view."""
     tries = view.moves()
     if len(tries) <= 1:
@@ -115,7 +118,7 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
         except RulesError:
             continue  # e.g. the enemy King drawn into check: not a possible position
         drawn += 1
-        result = Search(game, seed=rng.randrange(1 << 30)).best_move(pos, limits)
+        result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, limits)
         if result.move is None:
             continue
         for i, t in enumerate(tries):
@@ -128,10 +131,10 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
 
 
 def choose_try(game: Game, view: PlayerView, legal: list[Move], limits: Limits,
-               seed: int = 0) -> Any:
+               seed: int = 0, clock: Callable[[], float] = time.monotonic) -> Any:
     """The first ranked try that is legal in the true position (the board's refusals
     tell the player no more than they tell a person), as the true legal move."""
-    for t in ranked_tries(game, view, limits, seed):
+    for t in ranked_tries(game, view, limits, seed, clock=clock):
         for m in legal:
             if same_try(t, m):
                 return m
