@@ -246,3 +246,37 @@ def test_cell_attacked_says_who_could_take_there():
               for name in GAMES if name != "chess"}
     assert others == {None}  # the default: the game does not say
 
+
+
+def _greedy(game, pos):
+    """The defender: takes the most valuable piece it can, else its first move."""
+    ev = Evaluator(game)
+
+    def taken(move):
+        victim = pos.board[move.target] if move.target is not None else None
+        return ev.piece_value(victim.kind) if victim is not None else 0
+
+    return max(game.legal_moves(pos), key=taken)
+
+
+@pytest.mark.parametrize("text", [
+    "R8/4B3W/5WWW1/1k3N3/3Q1CB1N/8G/9/9/4K4 b - - 0 60",
+    "1nc1k2n1/c8/1g7/9/1w7/4wwrq1/8b/2K5b/9 w - - 0 60",
+])
+def test_a_won_gnuqi_ending_is_mated_before_the_fifty_move_rule(text):
+    """Endings the top level drew by the fifty-move rule at 0.1 s a move (random-play
+    soak): the endgame terms drive the bare King to the edge (a fixed node budget keeps
+    the test deterministic and independent of the machine's speed)."""
+    game = get_game("gnuqi")
+    pos = game.parse_position(text)
+    strong = game.ply_mover(pos) ^ 1
+    search = Search(game, seed=1)
+    while game.outcome(pos) is None and len(pos.moves) < 100:
+        if game.ply_mover(pos) == strong:
+            move = search.best_move(pos, Limits(depth=64, nodes=2500)).move
+        else:
+            move = _greedy(game, pos)
+        pos.push(move)
+    outcome = game.outcome(pos)
+    assert outcome is not None and outcome.winners == (strong,), (
+        len(pos.moves), outcome, game.position_text(pos))
