@@ -986,6 +986,7 @@ class BoardService:
                 self._hand_at = now
                 from controller.web.simulator import perform
                 perform(self, self._hand.pop(0))
+                self._changed()  # the page shows the hand (a lift may change nothing else)
             return
         if board.state != "turn" or self.session.ended or not self.opponent.computer.seats:
             return
