@@ -1150,9 +1150,24 @@ class BoardService:
         """Per spot: display colour and opacity of its LED now."""
         return self._glow
 
+    def page_viewer(self, viewer: int | None) -> int | None:
+        """Whose view the page shows in a game with hidden information: a refereed
+        game's board serves its own player; against the computer a person, never one of
+        the computer's seats (the one asked for, else the person to move, else the
+        first); otherwise ``viewer`` (None: the side to move, hot seat)."""
+        if self.fog is not None and viewer is None:
+            return self.fog.seat
+        seats = self.opponent.computer.seats
+        if not seats or not self.game.hidden_information:
+            return viewer
+        people = [p for p in range(self.game.players) if p not in seats]
+        if not people or viewer in people:
+            return viewer
+        mover = self.game.ply_mover(self.position)
+        return mover if viewer is None and mover in people else people[0]
+
     def state_json(self, viewer: int | None = None) -> dict[str, Any]:
-        if viewer is None and self.fog is not None:
-            viewer = self.fog.seat  # a refereed game's board serves its own player
+        viewer = self.page_viewer(viewer)
         key = (self.version, viewer)
         cached = self._state_cache.get(key)
         if cached is None:
@@ -1169,8 +1184,7 @@ class BoardService:
         return state
 
     def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
-        if viewer is None and self.fog is not None:
-            viewer = self.fog.seat
+        viewer = self.page_viewer(viewer)
         from controller.web.state import visible_leds
         return visible_leds(self, viewer)
 
