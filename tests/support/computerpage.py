@@ -50,9 +50,14 @@ window.__look = () => {
   const lit = [...document.querySelectorAll("#board polygon.ledfill")]
     .filter((p) => p.getAttribute("fill") !== "none")
     .map((p) => ui.layout.spots[Number(p.dataset.led)].name).sort().join(" ");
-  const entry = { game: ui.state.game.id, plies: ui.state.moves.length,
+  const texts = (selector, get) => [...document.querySelectorAll(selector)].map(get).join("\\n");
+  const entry = { game: ui.state.game.id, plies: ui.state.moves.length, mover: ui.state.mover,
                   phase: document.getElementById("phase").textContent,
-                  message: document.getElementById("message").textContent, lit };
+                  message: document.getElementById("message").textContent, lit,
+                  piles: texts("#board .pieces title", (t) => t.textContent),
+                  held: texts("#held .chip", (c) => c.title),
+                  fog: document.querySelectorAll("#board .fog polygon").length,
+                  moves: texts("#moves li span:last-child", (m) => m.textContent) };
   const last = window.__seen[window.__seen.length - 1];
   if (!last || Object.keys(entry).some((k) => last[k] !== entry[k])) window.__seen.push(entry);
 };
@@ -114,8 +119,9 @@ class ComputerPage:
             " die: ui.state.die, message: ui.state.message})")
 
     def seen(self) -> list[dict[str, Any]]:
-        """Each change of what the page showed in this game (move count, status line,
-        message, lit spots)."""
+        """Each change of what the page showed in this game: the move count and list,
+        the mover, the status line, the message, the lit spots, the piles drawn (their
+        titles), the hand, the fogged cells (texts one per line)."""
         return self.page.evaluate("() => window.__seen.filter((e) => e.game === ui.state.game.id)")
 
     def shown_moves(self) -> list[str]:
