@@ -91,21 +91,23 @@ def check_computer_ply(cp: ComputerPage, game: Game, before: Position, move,
     seen = [e for e in cp.seen() if e["plies"] == n]
     thinking = [e for e in seen if THINKING in e["phase"]]
     executing = [e for e in seen if e["phase"] == EXECUTE]
+    # once made, nobody thinks any longer (unless the computer moves ``again``)
+    after = [e for e in cp.seen() if e["plies"] == n + 1]
+    assert after and (again or THINKING not in after[0]["phase"]), after[:2]
     if first:  # its worker starts: the status line says so for a while
         assert thinking, seen
     assert all("(level 1)" in e["phase"] for e in thinking), thinking
     # shown with the execute flow, named, where it starts lit — before it was made
     assert executing, seen
-    if not game.hidden_information:
-        label = game.move_text(before, move)
-        assert any(label in e["message"] for e in executing), (label, executing)
+    if game.hidden_information:  # the person sees the phase, not the hidden move
+        assert all(e["message"] == "" for e in executing), executing
+        return
+    label = game.move_text(before, move)
+    assert any(label in e["message"] for e in executing), (label, executing)
     cells = game.geometry.cells
     if 0 <= move.origin != move.target:
         assert any(cells[move.origin] in e["lit"].split() for e in executing), (
             cells[move.origin], executing)
-    # once made, nobody thinks any longer (unless the computer moves ``again``)
-    after = [e for e in cp.seen() if e["plies"] == n + 1]
-    assert after and (again or THINKING not in after[0]["phase"]), after[:2]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
