@@ -1,8 +1,9 @@
 """The coach against the computer: a poor move is still named after the computer has
 already answered it.  The computer at level 1 replies in a fraction of a second, the
 coach's review takes about half a second: the review used to be dropped as "about
-another position", so the coach never spoke in a game against the computer (found by
-tests/test_web_computer_advice.py)."""
+another position", so the coach hardly ever spoke in a game against the computer
+(found writing tests/test_web_computer_advice.py, where the race is not forced: here the
+review is held back until the computer has moved)."""
 
 from __future__ import annotations
 

@@ -155,9 +155,9 @@ class ComputerPage:
 
     # -- the New-game dialog -------------------------------------------------------------
     def new_game(self, game: str, options: dict[str, Any], computer: list[str],
-                 level: int = 1, clock: str = "") -> None:
+                 level: int = 1, clock: str = "", setup: str = "") -> None:
         """Start ``game`` from the dialog: its options, the computer's seats by player
-        name, its level and a time control; then set the pieces up (Arrange)."""
+        name, its level, a time control and a set-up; then set the pieces up (Arrange)."""
         page = self.page
         before = self.state()["game"]["id"]
         details = page.locator("#new-game")
@@ -179,6 +179,7 @@ class ComputerPage:
         assert set(computer) <= set(names), (computer, names)
         page.fill("#ng-level", str(level))
         page.fill("#ng-clock", clock)
+        page.fill("#ng-setup", setup)
         page.click("#new-game-form button[type=submit]")
         self.wait("S.game.id !== arg && S.game.name === '" + game + "'", before)
         state = self.state()
