@@ -1,8 +1,10 @@
 """Playing the computer through the page, in real Chromium, for every game and player
 count (dice included): the game started from the page's New-game dialog with the
 computer (level 1) in one or more seats, the person's moves made with the page's
-simulator controls, the die rolled with the page's button, and the computer's moves
-shown with the execute flow and made by the simulated hand.
+simulator controls, the die's faces entered on the page (as from a real die: chosen by
+the script, so every run plays the same game; the page's virtual die is random, its
+button is tested in test_web_kaleidochess), and the computer's moves shown with the
+execute flow and made by the simulated hand.
 
 What the person sees is checked at every ply: the move list is the game's record (the
 journal), the computer's thinking shows on the status line and is gone once its move is
@@ -56,8 +58,8 @@ def pages(tmp_path_factory):
         yield pages
 
 
-def _not_losing_at_once(game: Game, pos: Position) -> list:
-    """The mover's legal moves after which it has not lost (all when every one loses)."""
+def _safe_moves(game: Game, pos: Position) -> list:
+    """The mover's legal moves after which it has not lost."""
     mover = game.ply_mover(pos)
     safe = []
     for move in game.legal_moves(pos):
@@ -66,7 +68,24 @@ def _not_losing_at_once(game: Game, pos: Position) -> list:
         pos.pop()
         if outcome is None or mover in outcome.winners:
             safe.append(move)
-    return safe or game.legal_moves(pos)
+    return safe
+
+
+def _not_losing_at_once(game: Game, pos: Position) -> list:
+    """The safe moves, or every legal move when each one loses."""
+    return _safe_moves(game, pos) or game.legal_moves(pos)
+
+
+def _face(rng: random.Random, game: Game, pos: Position, computer: bool) -> int:
+    """The die's face: any for the computer; for a person one that leaves him a safe
+    move (a die allowing only a losing move would end the game early)."""
+    faces = []
+    for roll in game.legal_moves(pos):
+        pos.push(roll)
+        if computer or _safe_moves(game, pos):
+            faces.append(int(roll.token.split(":")[1]))
+        pos.pop()
+    return rng.choice(faces)
 
 
 def _shown_record(game: Game, start: Position, moves: list,
@@ -129,7 +148,7 @@ def test_a_game_against_the_computer_from_the_page(pages, case):
         n = turn["plies"]
         game, pos, _ = cp.game(n)
         if turn["die"]:  # a person rolls, for the computer's seat too
-            cp.roll()
+            cp.enter_face(_face(rng, game, pos, game.ply_mover(pos) in computer))
             continue
         mover = game.ply_mover(pos)
         if mover in computer:

@@ -208,9 +208,10 @@ class ComputerPage:
             buttons.nth(labels.index(text)).click()
         self.wait("S.moves.length > arg", n)
 
-    def roll(self) -> None:
+    def enter_face(self, face: int) -> None:
+        """The face of a real die, entered on the page (its choice below the die)."""
         n = self.turn()["plies"]
-        self.page.click("#roll")
+        self.page.locator("#choice-options button", has_text=f"die:{face}").click()
         self.wait("S.moves.length > arg", n)
 
     def wait_board_shows(self, game: Game, pos: Position, viewer: int | None = None) -> None:
