@@ -133,6 +133,8 @@ def test_laotzu_against_the_computer_shows_only_the_persons_view(cp):
         if not hinted:  # the hint comes from the person's view only
             cp.page.click("#advice-box [data-command=hint]")
             cp.wait("S.advice && S.advice.hint")
+            view = game.player_view(pos, PERSON)  # one of his tries, as his view says it
+            assert cp.state()["advice"]["hint"] in {view.move_text(t) for t in view.moves()}
             hinted = True
         cp.play(game, pos, _pick(rng, game, pos))
     # "View as" offers the person's own view only; asked for the computer's, the
