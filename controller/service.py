@@ -258,6 +258,7 @@ class BoardService:
         self.coach = Coach(margin=config.board.coach_margin)
         self.coach.on = config.board.coach
         self.advice: dict[str, Any] = {}
+        self._reviewing: tuple | None = None  # the coach's review under way: its key
         #: linked boards: the broker connection (None: this board plays alone)
         self.remote: Remote | None = open_remote(config)
         self._link_pending: Show | None = None  # a remote move waiting for the board
@@ -528,6 +529,7 @@ class BoardService:
         del s.plies[len(s.plies) - len(moves):]
         self.advice = {}
         self.coach.cancel()
+        self._reviewing = None
         if s.game_clock is not None and s.game_clock.running is not None:
             s.game_clock.switch(s.game.ply_mover(self.position), self.clock())
         if s.ended:  # a takeback after the end reopens the game (the journal agrees)
@@ -732,15 +734,21 @@ class BoardService:
             pos.push(move)
         if not s.game.legal_moves(pos):
             return
-        self.coach.ask(kind, self._advice_key(), s.game, s.options, s.setup, moves, pos,
-                       played)
+        key = self._advice_key()
+        # a review stays about its move while later plies are made (the computer's reply
+        # comes before it); a takeback or a new game cancels it
+        self._reviewing = key if kind == "review" else None
+        self.coach.ask(kind, key, s.game, s.options, s.setup, moves, pos, played)
         self.advice = dict(self.advice, busy=kind)
         self._changed()
 
     def _coach_turn(self) -> None:
         """An answer of the coach's worker: light the hint, note a poor move, show the
         evaluation."""
-        got = self.coach.answer(self._advice_key())
+        reviewing = self._reviewing
+        got = self.coach.answer(reviewing or self._advice_key())
+        if got is not None:
+            self._reviewing = None
         if got is None:
             if self.advice.get("busy") and not self.coach.busy:
                 self.advice = dict(self.advice, busy=None)  # dropped: the position moved
@@ -759,7 +767,8 @@ class BoardService:
                                          {"score": advice.score, "best": advice.best,
                                           "ply": len(self.position.moves)})
         elif kind == "review" and advice.loss >= self.coach.margin:
-            self.advice["note"] = {"ply": len(self.position.moves), "played": advice.played,
+            ply = (reviewing or self._advice_key())[1]  # the move reviewed
+            self.advice["note"] = {"ply": ply, "played": advice.played,
                                    "better": advice.best, "loss": advice.loss}
             log.info("coach", extra={"game_id": s.game_id, **self.advice["note"]})
         self._changed()
@@ -986,6 +995,7 @@ class BoardService:
                 self._hand_at = now
                 from controller.web.simulator import perform
                 perform(self, self._hand.pop(0))
+                self._changed()  # the page shows the hand (a lift may change nothing else)
             return
         if board.state != "turn" or self.session.ended or not self.opponent.computer.seats:
             return
@@ -1149,9 +1159,24 @@ class BoardService:
         """Per spot: display colour and opacity of its LED now."""
         return self._glow
 
+    def page_viewer(self, viewer: int | None) -> int | None:
+        """Whose view the page shows in a game with hidden information: a refereed
+        game's board serves its own player; against the computer a person, never one of
+        the computer's seats (the one asked for, else the person to move, else the
+        first); otherwise ``viewer`` (None: the side to move, hot seat)."""
+        if self.fog is not None and viewer is None:
+            return self.fog.seat
+        seats = self.opponent.computer.seats
+        if not seats or not self.game.hidden_information:
+            return viewer
+        people = [p for p in range(self.game.players) if p not in seats]
+        if not people or viewer in people:
+            return viewer
+        mover = self.game.ply_mover(self.position)
+        return mover if viewer is None and mover in people else people[0]
+
     def state_json(self, viewer: int | None = None) -> dict[str, Any]:
-        if viewer is None and self.fog is not None:
-            viewer = self.fog.seat  # a refereed game's board serves its own player
+        viewer = self.page_viewer(viewer)
         key = (self.version, viewer)
         cached = self._state_cache.get(key)
         if cached is None:
@@ -1168,8 +1193,7 @@ class BoardService:
         return state
 
     def leds_json(self, viewer: int | None = None) -> list[list[Any]]:
-        if viewer is None and self.fog is not None:
-            viewer = self.fog.seat
+        viewer = self.page_viewer(viewer)
         from controller.web.state import visible_leds
         return visible_leds(self, viewer)
 
@@ -1315,6 +1339,7 @@ class BoardService:
         self._hand = []
         self.opponent.computer = computer or Computer()
         self.coach.cancel()
+        self._reviewing = None
         self.advice = {}
         self._link_pending = None
         self.link_problem = self.link_notice = None

@@ -300,6 +300,8 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                       if i >= layout.cell_count or i in visible}
         check = bool(view.in_check)
         result = view.result
+        if not sight.show_board_output:  # the other player's hand (or the computer's
+            held = []                    # making its move) holds what he may not see
 
     moves = [{"player": player, "text": text if view is None or player == viewer else None}
              for player, text in svc.plies]

@@ -347,7 +347,10 @@ function renderState() {
   if (S.viewers) {
     const box = $("viewer-buttons");
     box.innerHTML = "";
-    const opts = [["auto", "side to move"], ...S.viewers.map((n, i) => [String(i), n])];
+    // against the computer only the people's views (the service shows no other)
+    const computer = (S.computer && S.computer.seats) || [];
+    const opts = [["auto", "side to move"], ...S.viewers.map((n, i) => [String(i), n])
+      .filter(([i]) => !computer.includes(Number(i)))];
     for (const [value, text] of opts) {
       const lab = document.createElement("label");
       const inp = document.createElement("input");
