@@ -201,6 +201,29 @@ CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
     {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
 
 
+# For the Cube's bulk test, per enemy King cell x, bitboards: every cell on x's lines
+# (orthogonal ones only, and all within distance n for n = 0..8), the cells from which a
+# Rook-Camel's camel step, a Bypasser's slide, an Eaglet of each colour may attack x, and
+# KING_WATCH as a bitboard.
+ORTHO_LINES_MASK = tuple(_bits(c for d in ORTHOGONAL for c in RAYS[d][x]) for x in range(N_CELLS))
+LINES_MASK = tuple(_bits(_LINE_CELLS[x]) for x in range(N_CELLS))
+LINES_NEAR_MASK = tuple(
+    tuple(_bits(c for d in GRID_DIRECTIONS for c in RAYS[d][x][:n]) for n in range(MAX_TOWER + 1))
+    for x in range(N_CELLS))
+CAMEL_SOURCES_MASK = tuple(_bits(s) for s in CAMEL_SOURCES)
+BYPASS_SOURCES_MASK = tuple(_bits(s) for s in BYPASS_SOURCES)
+EAGLET_FROM_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_ATTACKER_SET)
+WATCH_MASK = tuple(_bits(s) for s in KING_WATCH)
+# Every cell a Rook-Camel, a Bypasser could move to from a cell on an empty board.
+ROOK_CAMEL_REACH = tuple(ORTHO_LINES_MASK[o] | _bits(t for _, _, ts in CAMEL[o] for t in ts)
+                         for o in range(N_CELLS))
+DIAGONAL_REACH = tuple(_bits(c for d in DIAGONAL for c in RAYS[d][o]) for o in range(N_CELLS))
+#: the one-step targets of a piece kind (a witness of a second move), by colour and cell
+ONE_STEP = tuple(
+    {"M": MULE_TARGETS, "E": EAGLET_TARGETS[me], "R": ORTHOGONAL_STEPS, "D": DIAGONAL_STEPS,
+     "T": KING_STEPS} for me in (WHITE, BLACK))
+
+
 class _Moves:
     """Every move one piece on one cell can make, built on demand and kept: a Move is an
     immutable value, so one object serves every position (no Move built per listing).
@@ -219,8 +242,8 @@ class _Moves:
         me, n, kind = piece.owner, piece.height, piece.kind
         if kind == "T":
             self.quiet = {
-                t: tuple(Move("move", o, t, piece) if k == n
-                         else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
+                t: tuple(_kept(Move("move", o, t, piece) if k == n
+                               else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k)))
                          for k in range(dist, n + 1))
                 for d in GRID_DIRECTIONS for dist, t in enumerate(RAYS[d][o][:n], start=1)}
             self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
@@ -268,8 +291,8 @@ class _Moves:
         if moves is None:
             o, me, n = self.o, self.piece.owner, self.piece.height
             moves = self.merge[(t, height)] = tuple(
-                Move("merge", o, t, Piece(me, "T", k + height),
-                     Piece(me, "T", n - k) if k < n else None)
+                _kept(Move("merge", o, t, Piece(me, "T", k + height),
+                           Piece(me, "T", n - k) if k < n else None))
                 for k in range(dist, min(n, MAX_TOWER - height) + 1))
         return moves
 
@@ -292,23 +315,24 @@ class _QuietMoves(dict):
         self.o, self.piece = o, piece
 
     def __missing__(self, t: int) -> Move:
-        move = self[t] = Move("move", self.o, t, self.piece)
+        move = self[t] = _kept(Move("move", self.o, t, self.piece))
         return move
 
 
-# The Cube variant of a kept quiet move, by the move's id (the entry holds the move, so
-# the id is never reused while the entry exists; only kept moves are entered).
-_CUBE_OF: dict[int, tuple[Move, Move]] = {}
+# The Cube variant of every kept quiet move, by the move's id.  Only moves kept for good
+# (in ``_MOVES``, which holds them alive) are entered, so an id found here is that move's.
+_CUBE_BY_ID: dict[int, Move] = {}
+
+
+def _kept(m: Move) -> Move:
+    """Enter the kept quiet move ``m``'s Cube variant (see ``_CUBE_BY_ID``); return ``m``."""
+    _CUBE_BY_ID[id(m)] = m._replace(token="cube")
+    return m
 
 
 def _cube_variant(m: Move) -> Move:
-    entry = _CUBE_OF.get(id(m))
-    if entry is not None and entry[0] is m:
-        return entry[1]
-    cube = m._replace(token="cube")
-    if m.kind != "promote" and m.kind != "castle":  # the others are kept in _MOVES
-        _CUBE_OF[id(m)] = (m, cube)
-    return cube
+    cube = _CUBE_BY_ID.get(id(m))
+    return cube if cube is not None else m._replace(token="cube")
 
 
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
@@ -341,7 +365,7 @@ class _CubeContext(NamedTuple):
 
     king: int  #: the mover's King
     enemy_king: int
-    uncovers: set[int]  #: own cells whose emptying would uncover an attack on the enemy King
+    uncovers: int  #: own cells whose emptying would uncover an attack on the enemy King (bits)
     witnesses: list[tuple[int, int, bool]]  #: see :meth:`Luotuoqi._witnesses`
 
 
@@ -691,9 +715,9 @@ class Luotuoqi(Game):
         if self.outcome_before_moves(pos):
             return []
         cube = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
-        moves, king, checked, own, spans, exposers = self._plain(pos, spans=cube)
+        moves, king, checked, own, spans, exposers, x = self._plain(pos, spans=cube)
         if cube:
-            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers)
+            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers, x)
         return moves
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
@@ -703,8 +727,9 @@ class Luotuoqi(Game):
     def _plain(self, pos: Position, first_only: bool = False, spans: bool = False) -> tuple:
         """Legal moves without the Cube option, the mover's King, whether it is in check,
         the mover's pieces, (only when ``spans``) which moves each made, as (cell, piece,
-        start, end, all its pseudo-legal moves are legal) in the list, and the cells whose
-        emptying would expose the King (what the Cube options reuse).
+        start, end, all its pseudo-legal moves are legal) in the list, the cells whose
+        emptying would expose the King and the enemy King's cell (what the Cube options
+        reuse).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
@@ -717,7 +742,7 @@ class Luotuoqi(Game):
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
         enemy: list[tuple[int, Piece]] = []
-        king = -1
+        king = x = -1
         for c, p in enumerate(board):
             if p is None:
                 continue
@@ -729,6 +754,8 @@ class Luotuoqi(Game):
                 enemy.append((c, p))
                 if p.kind == "D":
                     enemy_d.append(c)
+                elif p.kind == "K":
+                    x = c
         check, exposers = self._threats(board, king, them, enemy_d)
         checked = check is not None
         out: list[Move] = []
@@ -781,13 +808,13 @@ class Luotuoqi(Game):
             if keep:
                 keep((c, pc, start, len(out), free))
             if first_only and out:
-                return out, king, checked, own, kept, exposers
+                return out, king, checked, own, kept, exposers, x
         if not checked:
             start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
             if keep:
                 keep((king, board[king], start, len(out), False))
-        return out, king, checked, own, kept, exposers
+        return out, king, checked, own, kept, exposers, x
 
     @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int]
@@ -936,127 +963,181 @@ class Luotuoqi(Game):
         return safe
 
     def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
-                    own: list[tuple[int, Piece]], spans: list, exposers: Any) -> list[Move]:
-        """First moves of a Cube turn: quiet, non-checking, with a legal second move.
+                    own: list[tuple[int, Piece]], spans: list, exposers: Any,
+                    x: int) -> list[Move]:
+        """First moves of a Cube turn: quiet, non-checking, with a legal second move
+        (``x``: the enemy King's cell).
 
-        Without make/undo for nearly every move.  A *witness* proves a second move: a
-        one-step move of another piece to an empty cell, found once per position, which
-        stays legal after any first move that does not touch its two cells and cannot
-        uncover the King.  Per piece, the cells from which a piece of its kind could
-        attack the enemy King are known (a superset): moves to other cells give no check,
-        and a Tower's whole ray of such moves is taken at once.  The other moves are
-        checked one by one (:meth:`_cube_option`); castling, promotion, a move that may
-        uncover an attack on either King and a position in check by make/undo.
+        Decided per piece, without make/undo for nearly every move.  A *robust witness*
+        proves a second move: a one-step move to an empty cell of a piece standing where no
+        attack on the mover's King can depend on it; it stays legal after any legal first
+        move that does not touch its two cells.  Three of them (of different pieces, to
+        different cells) serve every piece; two serve every piece but their own.  A piece's
+        moves can give check only from the cells from which a piece of its kind could attack
+        the enemy King (a bitboard, a superset): a piece whose reach misses them, whose
+        leaving uncovers no attack and that has two witnesses besides itself has the Cube
+        variant of every quiet move; otherwise only its moves to those cells are tested one
+        by one (:meth:`_cube_option`).  A King move needs a witness robust for the King's
+        new cell.  Castling, promotion, a move that may uncover an attack on the enemy King
+        and a position in check are tested in full.
         """
         board = pos.board
-        me, them = pos.turn, 1 - pos.turn
-        x = self._king(board, them)
+        me = pos.turn
         if checked:
+            them = 1 - me
             enemy_d = [c for c, p in enumerate(board) if p is not None and p.owner == them
                        and p.kind == "D"]
             return [_cube_variant(m) for m in plain
                     if not m.captures and self._cube_option_in_check(pos, m, x, own, enemy_d)]
-        x_watch = KING_WATCH[x]
-        ctx = _CubeContext(
-            king, x,
-            self._threats(board, x, me, [c for c, p in own if p.kind == "D"])[1],
-            self._witnesses(board, own, king, exposers))
-        my_watch = KING_WATCH[king]
-        reach, orthogonal = self._visible_from(board, x)
-        danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
-                     "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
-        uncovers = ctx.uncovers
-        # the first witness, when it is robust, serves every piece but its own
-        first_c, first_t, first_robust = ctx.witnesses[0] if ctx.witnesses else (-1, -1, False)
-        option = self._cube_option
+        visible, visible_orthogonal, uncovers = self._enemy_king_lines(board, x, me, own)
+        witnesses = self._robust_witnesses(board, own, king)
+        all_three = len(witnesses) == 3
+        lines, ortho_lines = LINES_MASK[x], ORTHO_LINES_MASK[x]
+        near = LINES_NEAR_MASK[x]
+        danger_of = {"M": MULE_MASK[x], "E": EAGLET_FROM_MASK[me][x],
+                     "D": BYPASS_SOURCES_MASK[x]}
+        camel_sources = CAMEL_SOURCES_MASK[x]
+        my_towers = 0
+        for c, p in own:
+            if p.kind == "T":
+                my_towers |= BIT[c]
+        ctx: _CubeContext | None = None  # for the one-by-one test, built when first needed
+        cube_get = _CUBE_BY_ID.get
         out: list[Move] = []
         add = out.append
         extend = out.extend
-        for o, pc, i, j, free in spans:
+        for o, pc, i, j, _ in spans:
             if i == j:
                 continue
             kind = pc.kind
-            danger = None
-            if kind != "K" and o not in uncovers and not (
-                    o in reach if kind == "T" else kind in "RD" and o in x_watch):
-                if first_robust and first_c != o:
-                    witness: tuple[int, int] | None = (first_c, first_t)
-                else:
-                    witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
-                                                them)
-                if witness is not None:
-                    danger = danger_of[kind]
-                    wc, wt = witness
-            if danger is None:
+            bad = -1  # the targets whose moves are tested one by one; -1: every move
+            if BIT[o] & uncovers:
+                pass
+            elif kind == "K":
+                # quiet King steps: a witness robust for the King's new cell will do
                 for m in plain[i:j]:
-                    if not m.captures and option(pos, m, ctx):
+                    if m.captures:
+                        continue
+                    t = m.target
+                    if not m.also and any(t2 != t and not BIT[c] & WATCH_MASK[t]
+                                          for c, t2 in witnesses):
+                        add(cube_get(id(m)))
+                        continue
+                    if ctx is None:
+                        ctx = _CubeContext(king, x, uncovers,
+                                           self._witnesses(board, own, king, exposers))
+                    if self._cube_option(pos, m, ctx):
                         add(_cube_variant(m))
                 continue
-            if kind == "T":
-                # a Tower (not on a line seen from the enemy King) checks from t only if
-                # its moving part reaches the King along a clear line
-                if not free:
-                    for m in plain[i:j]:
-                        if m.captures:
-                            continue
-                        t = m.target
-                        if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                or option(pos, m, ctx):
-                            add(_cube_variant(m))
-                    continue
-                table = _MOVES[(o, pc)]
-                for cells, prefixes, cube_prefixes, prefix_cells in table.rays:
-                    k = 0
-                    for t in cells:
-                        if board[t] is not None:
-                            break
-                        k += 1
-                    reached = prefix_cells[k]
-                    if danger.isdisjoint(reached) and wc not in reached and wt not in reached:
-                        extend(cube_prefixes[k])
+            else:
+                if all_three:
+                    block = 0
+                else:
+                    others = [w for w in witnesses if w[0] != o]
+                    block = (0 if len(others) >= 2 else BIT[others[0][0]] | BIT[others[0][1]]
+                             if others else -1)
+                if block >= 0:
+                    if kind == "T":  # a merge makes a taller Tower on an own Tower's cell
+                        line = lines if BIT[o] & lines else visible
+                        danger = (near[pc.height] | my_towers) & line
+                        reach = LINES_NEAR_MASK[o][pc.height]
+                    elif kind == "R":
+                        danger = camel_sources | (ortho_lines if BIT[o] & ortho_lines
+                                                  else visible_orthogonal)
+                        reach = ROOK_CAMEL_REACH[o]
                     else:
-                        for m in prefixes[k]:
-                            t = m.target
-                            if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                    or option(pos, m, ctx):
-                                add(_cube_variant(m))
-                    if k < len(cells):
-                        t = cells[k]
-                        q = board[t]
-                        if q.owner == me and q.kind == "T":
-                            for m in table.tower_merges(t, k + 1, q.height):
-                                if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                        or option(pos, m, ctx):
-                                    add(_cube_variant(m))
-                continue
+                        danger = danger_of[kind]
+                        reach = (MULE_MASK[o] if kind == "M" else DIAGONAL_REACH[o]
+                                 if kind == "D" else EAGLET_MASK[me][o])
+                    bad = danger | block
+                    if not reach & bad:
+                        # every quiet move: a kept move has its Cube variant, others are
+                        # captures or (last) promotions
+                        extend(filter(None, map(cube_get, map(id, plain[i:j]))))
+                        if kind == "E" and plain[j - 1].kind == "promote":
+                            bad = 0
+                        else:
+                            continue
             for m in plain[i:j]:
                 if m.captures:
                     continue
-                t = m.target
-                if t not in danger and t != wc and t != wt and m.kind != "promote" \
-                        or option(pos, m, ctx):
-                    add(_cube_variant(m))
+                if bad & BIT[m.target] or m.kind == "promote":
+                    if ctx is None:
+                        ctx = _CubeContext(king, x, uncovers,
+                                           self._witnesses(board, own, king, exposers))
+                    if self._cube_option(pos, m, ctx):
+                        add(_cube_variant(m))
+                elif bad:
+                    add(cube_get(id(m)))
         return out
 
-    def _witness_for(self, board: list, o: int, ctx: _CubeContext, opened: bool,
-                     pinned: bool, them: int) -> tuple[int, int] | None:
-        """A witness (cell, target) that stays good after any legal quiet move of the piece
-        on ``o``; ``opened``: emptying ``o`` may open a line onto the King; ``pinned``: it
-        would expose the King by itself."""
-        checked_empty = pinned  # then only a robust witness will do
-        for c, t2, robust in ctx.witnesses:
-            if c == o:
+    @staticmethod
+    def _enemy_king_lines(board: list, x: int, me: int,
+                          own: list[tuple[int, Piece]]) -> tuple[int, int, int]:
+        """Bitboards for the enemy King on ``x`` (not attacked): the cells on its lines up to
+        and including the first piece, all and the orthogonal ones (where a slider arriving
+        may attack it), and the own cells whose emptying alone would let ``me`` attack it
+        (as :meth:`_threats` finds them)."""
+        visible = orthogonal = uncovers = 0
+        for d in GRID_DIRECTIONS:
+            straight = d in ORTHOGONAL
+            mask = 0
+            first = -1
+            for dist, c in enumerate(RAYS[d][x], start=1):
+                p = board[c]
+                if first < 0:
+                    mask |= BIT[c]
+                    if p is not None:
+                        if p.owner != me:
+                            break  # an enemy piece shields the King: nothing to uncover
+                        first = c
+                elif p is not None:
+                    if p.owner == me and (p.kind == "R" and straight
+                                          or p.kind == "T" and p.height >= dist):
+                        uncovers |= BIT[first]
+                    break
+            visible |= mask
+            if straight:
+                orthogonal |= mask
+        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+            p = board[s]
+            if p is not None and p.owner == me and p.kind == "R":
+                a, b = board[p1], board[p2]
+                if a is None:
+                    if b is not None:
+                        uncovers |= BIT[p2]
+                elif b is None:
+                    uncovers |= BIT[p1]
+        for s, pc in own:
+            if pc.kind == "D":
+                need = BYPASS_NEED[s].get(x)
+                if need is not None:
+                    occupied = [c for c in need if board[c] is not None]
+                    if len(occupied) == 1:
+                        uncovers |= BIT[occupied[0]]
+        return visible, orthogonal, uncovers
+
+    @staticmethod
+    def _robust_witnesses(board: list, own: list[tuple[int, Piece]],
+                          king: int) -> list[tuple[int, int]]:
+        """Up to three one-step moves (cell, empty target) of different pieces other than
+        the King, to different cells, of pieces off every line or path of an attack on the
+        King (``KING_WATCH``): their leaving can never expose it."""
+        watch = WATCH_MASK[king]
+        steps = ONE_STEP[board[king].owner]
+        out: list[tuple[int, int]] = []
+        used = 0
+        for c, pc in own:
+            if BIT[c] & watch or pc.kind == "K":
                 continue
-            if robust or not opened:
-                return c, t2
-            if not checked_empty:
-                board_o, board[o] = board[o], None
-                ok = not self.exposes(board, ctx.king, c, them)
-                board[o] = board_o
-                if ok:
-                    return c, t2
-                checked_empty = True
-        return None
+            for t in steps[pc.kind][c]:
+                if board[t] is None and not BIT[t] & used:
+                    out.append((c, t))
+                    used |= BIT[t]
+                    if len(out) == 3:
+                        return out
+                    break
+        return out
 
     def _cube_option(self, pos: Position, m: Move, ctx: _CubeContext) -> bool:
         """May the quiet, legal ``m`` be the first move of a Cube turn (not in check)?"""
@@ -1066,7 +1147,7 @@ class Luotuoqi(Game):
         o, t, pc, left = m.origin, m.target, m.piece, m.left
         kind = pc.kind
         vacated = o if left is None else -1
-        if m.also or m.kind == "promote" or vacated in ctx.uncovers:
+        if m.also or m.kind == "promote" or vacated >= 0 and BIT[vacated] & ctx.uncovers:
             return self._cube_option_in_full(pos, _cube_variant(m))
         exposes = self.exposes
         if kind == "K":  # the witness must not expose the King on its new cell
