@@ -233,7 +233,7 @@ class _Moves:
     within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
     """
 
-    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays")
+    __slots__ = ("o", "piece", "quiet", "quiet_cube", "capture", "merge", "rays")
 
     def __init__(self, o: int, piece: Piece):
         self.o, self.piece = o, piece
@@ -249,6 +249,7 @@ class _Moves:
             self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
         else:
             self.quiet = _QuietMoves(o, piece)
+            self.quiet_cube = _CubeVariants(self.quiet)
             self.rays = (self._rays(ORTHOGONAL, MAX_TOWER, lambda t: (self.quiet[t],))
                          if kind == "R" else ())
 
@@ -296,6 +297,14 @@ class _Moves:
                 for k in range(dist, min(n, MAX_TOWER - height) + 1))
         return moves
 
+    def tower_merges_cube(self, t: int, dist: int, height: int) -> tuple[Move, ...]:
+        """The Cube variants of :meth:`tower_merges`."""
+        moves = self.merge.get((t, height, "cube"))
+        if moves is None:
+            moves = self.merge[(t, height, "cube")] = tuple(
+                map(_cube_variant, self.tower_merges(t, dist, height)))
+        return moves
+
 
 _MOVES: dict[tuple[int, Piece], _Moves] = {}
 
@@ -316,6 +325,18 @@ class _QuietMoves(dict):
 
     def __missing__(self, t: int) -> Move:
         move = self[t] = _kept(Move("move", self.o, t, self.piece))
+        return move
+
+
+class _CubeVariants(dict):
+    """The Cube variants of a piece's quiet moves from one cell, by target."""
+
+    def __init__(self, quiet: _QuietMoves):
+        super().__init__()
+        self.quiet = quiet
+
+    def __missing__(self, t: int) -> Move:
+        move = self[t] = _cube_variant(self.quiet[t])
         return move
 
 
@@ -348,6 +369,8 @@ CASTLE_PATH = {
     )
 }
 RIGHTS_OF = ("KQ", "kq")
+KING_OF = (Piece(WHITE, "K"), Piece(BLACK, "K"))
+BYPASSER_OF = (Piece(WHITE, "D"), Piece(BLACK, "D"))
 # cells whose involvement in a move removes castling rights
 RIGHTS_LOST_AT: dict[int, str] = {}
 for _r in "KQkq":
@@ -482,16 +505,22 @@ class Luotuoqi(Game):
     # -- attacks --------------------------------------------------------------------
     @staticmethod
     def _king(board: list, owner: int) -> int:
-        king = Piece(owner, "K")
-        for c in range(N_CELLS):
-            if board[c] == king:
-                return c
-        return -1
+        try:
+            return board.index(KING_OF[owner])  # compared in C: faster than a loop
+        except ValueError:
+            return -1
 
     @staticmethod
     def bypassers(board: list, owner: int) -> list[int]:
-        return [c for c in range(N_CELLS) if (p := board[c]) is not None and p.owner == owner
-                and p.kind == "D"]
+        out = []
+        bypasser = BYPASSER_OF[owner]
+        c = -1
+        try:
+            while True:
+                c = board.index(bypasser, c + 1)
+                out.append(c)
+        except ValueError:
+            return out
 
     @staticmethod
     def attacked(board: list, x: int, by: int, bypassers: list[int] | None = None) -> bool:
@@ -715,10 +744,278 @@ class Luotuoqi(Game):
         if self.outcome_before_moves(pos):
             return []
         cube = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
-        moves, king, checked, own, spans, exposers, x = self._plain(pos, spans=cube)
+        return self._listing(pos, cube)
+
+    def _listing(self, pos: Position, cube: bool) -> list[Move]:
+        """Every legal move, with the Cube variants when ``cube``: the plain moves first,
+        then the Cube variants, both piece by piece.
+
+        Not in check, a piece whose leaving exposes nothing lists from its kept tables
+        (:class:`_Moves`) with no test; when it also cannot give check from any cell it
+        reaches (a bitboard test), its leaving uncovers no attack on the enemy King and
+        robust witnesses serve it (:meth:`_cube_setup`), the Cube variants of its quiet
+        moves come from the same tables alongside.  Pinned pieces, the King, bypass
+        captures that empty a cell an attack on the King may need, and Cube options the
+        bulk test cannot decide are tested one by one.  In check: :meth:`_plain`.
+        """
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        own: list[tuple[int, Piece]] = []
+        enemy_d: list[int] = []
+        enemy: list[tuple[int, Piece]] = []
+        king = x = -1
+        for c, p in enumerate(board):
+            if p is None:
+                continue
+            if p.owner == me:
+                own.append((c, p))
+                if p.kind == "K":
+                    king = c
+            else:
+                enemy.append((c, p))
+                if p.kind == "D":
+                    enemy_d.append(c)
+                elif p.kind == "K":
+                    x = c
+        check, exposers = self._threats(board, king, them, enemy_d)
+        if check is not None:
+            moves = self._plain(pos)[0]
+            if cube:
+                moves += [_cube_variant(m) for m in moves if not m.captures
+                          and self._cube_option_in_check(pos, m, x, own, enemy_d)]
+            return moves
+        out: list[Move] = []
+        add = out.append
+        extend = out.extend
+        watch = WATCH_MASK[king]
+        safe_after = self._safe_after
+        cubes: list[Move] = []
+        cadd = cubes.append
+        cextend = cubes.extend
         if cube:
-            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers, x)
-        return moves
+            setup = self._cube_setup(board, me, own, king, x)
+            (uncovers, witnesses, all_three, visible, visible_orthogonal, lines, ortho_lines,
+             near, danger_of, camel_sources, my_towers) = setup
+            state: list = [pos, king, x, uncovers, own, exposers, None]  # its context, lazily
+        bad = 0
+        cb = False  # the piece's Cube variants are listed alongside its moves
+        for c, pc in own:
+            kind = pc.kind
+            start = len(out)
+            if c == king:
+                candidates: list[Move] = []
+                self._piece_moves(pos, c, pc, candidates)
+                if candidates:
+                    board[c] = None
+                    safe = self._safe_cells(board, [m.target for m in candidates], enemy)
+                    board[c] = pc
+                    out += [m for m in candidates if m.target in safe]
+                if cube:
+                    self._cube_king(out[start:], state, witnesses, cadd)
+                continue
+            if cube:
+                # which of its quiet moves need the one-by-one Cube test (-1: all)
+                if BIT[c] & uncovers:
+                    bad = -1
+                else:
+                    if all_three:
+                        block = 0
+                    else:
+                        others = [w for w in witnesses if w[0] != c]
+                        block = (0 if len(others) >= 2 else
+                                 BIT[others[0][0]] | BIT[others[0][1]] if others else -1)
+                    if block < 0:
+                        bad = -1
+                    elif kind == "T":  # a merge makes a taller Tower on an own Tower's cell
+                        bad = block | (near[pc.height] | my_towers) & (
+                            lines if BIT[c] & lines else visible)
+                        if not LINES_NEAR_MASK[c][pc.height] & bad:
+                            bad = 0
+                    elif kind == "R":
+                        bad = block | camel_sources | (
+                            ortho_lines if BIT[c] & ortho_lines else visible_orthogonal)
+                        if not ROOK_CAMEL_REACH[c] & bad:
+                            bad = 0
+                    else:
+                        bad = block | danger_of[kind]
+                        if not (MULE_MASK[c] if kind == "M" else DIAGONAL_REACH[c]
+                                if kind == "D" else EAGLET_MASK[me][c]) & bad:
+                            bad = 0
+                cb = bad == 0
+            if c in exposers:
+                candidates = []
+                self._piece_moves(pos, c, pc, candidates)
+                for m in candidates:
+                    if m.left is not None or m.kind == "promote" or safe_after(
+                            board, m, king, them, enemy_d):
+                        add(m)
+                if cube:
+                    self._cube_one_by_one(out[start:], bad, state, cadd)
+                continue
+            table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+            if kind == "T":
+                for cells, prefixes, cube_prefixes, _ in table.rays:
+                    k = 0
+                    for t in cells:
+                        q = board[t]
+                        if q is not None:
+                            extend(prefixes[k])
+                            if cb:
+                                cextend(cube_prefixes[k])
+                            if q.owner != me:
+                                extend(table.tower_captures(t, k + 1))
+                            elif q.kind == "T":
+                                extend(table.tower_merges(t, k + 1, q.height))
+                                if cb:
+                                    cextend(table.tower_merges_cube(t, k + 1, q.height))
+                            break
+                        k += 1
+                    else:
+                        extend(prefixes[k])
+                        if cb:
+                            cextend(cube_prefixes[k])
+            elif kind == "E" or kind == "M":
+                quiet = table.quiet
+                quiet_cube = table.quiet_cube
+                for t in (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]):
+                    q = board[t]
+                    if q is None:
+                        add(quiet[t])
+                        if cb:
+                            cadd(quiet_cube[t])
+                    elif q.owner != me:
+                        add(table.capture_on(t))
+                if kind == "E":
+                    for f1, f2 in FLANKS[c]:  # two equal pieces flanking it: promotions
+                        p = board[f1]
+                        if p is not None and (q := board[f2]) is not None \
+                                and p.kind == q.kind and p.height == q.height \
+                                and p.kind not in NO_PROMOTION:
+                            first = len(out)
+                            self._promotions(pos, c, pc, out)
+                            if cb:
+                                self._cube_one_by_one(out[first:], -1, state, cadd)
+                            break
+            elif kind == "R":
+                quiet = table.quiet
+                quiet_cube = table.quiet_cube
+                for cells, prefixes, cube_prefixes, _ in table.rays:
+                    k = 0
+                    for t in cells:
+                        q = board[t]
+                        if q is not None:
+                            extend(prefixes[k])
+                            if cb:
+                                cextend(cube_prefixes[k])
+                            if q.owner != me:
+                                add(table.capture_on(t))
+                            break
+                        k += 1
+                    else:
+                        extend(prefixes[k])
+                        if cb:
+                            cextend(cube_prefixes[k])
+                for p1, p2, targets in CAMEL[c]:
+                    if board[p1] is None and board[p2] is None:
+                        for t in targets:
+                            q = board[t]
+                            if q is None:
+                                add(quiet[t])
+                                if cb:
+                                    cadd(quiet_cube[t])
+                            elif q.owner != me:
+                                add(table.capture_on(t))
+            else:  # a Bypasser: a capture may empty cells an attack on the King needs
+                quiet = table.quiet
+                quiet_cube = table.quiet_cube
+                for cells, new_victims in BYPASS_STEPS[c]:
+                    caps: tuple[int, ...] = ()
+                    for t, fresh in zip(cells, new_victims, strict=True):
+                        if board[t] is not None:
+                            break
+                        for v in fresh:
+                            q = board[v]
+                            if q is not None and q.owner != me:
+                                caps += (v,)
+                        if not caps:
+                            add(quiet[t])
+                            if cb:
+                                cadd(quiet_cube[t])
+                            continue
+                        m = Move("move", c, t, pc, None, caps)
+                        for v in caps:
+                            if BIT[v] & watch:
+                                if safe_after(board, m, king, them, enemy_d):
+                                    add(m)
+                                break
+                        else:
+                            add(m)
+            if cube and not cb:
+                self._cube_one_by_one(out[start:], bad, state, cadd)
+        if pos.state.get("castling"):
+            castles = self._castling_moves(pos, king, enemy_d)
+            if castles:
+                out += castles
+                if cube:
+                    self._cube_one_by_one(castles, -1, state, cadd)
+        if cubes:
+            out += cubes
+        return out
+
+    def _cube_setup(self, board: list, me: int, own: list[tuple[int, Piece]], king: int,
+                    x: int) -> tuple:
+        """What the Cube's bulk test of one position (not in check) needs: the own cells
+        whose leaving uncovers an attack on the enemy King ``x``, the robust witnesses
+        (:meth:`_robust_witnesses`), and bitboards of the cells from which an arriving
+        piece may attack ``x``: on its lines up to the first piece (all, orthogonal), its
+        lines whole, within each distance, per leaper kind, a camel step's sources, the own
+        Towers (a merge makes a taller one)."""
+        visible, visible_orthogonal, uncovers = self._enemy_king_lines(board, x, me, own)
+        witnesses = self._robust_witnesses(board, own, king)
+        my_towers = 0
+        for c, p in own:
+            if p.kind == "T":
+                my_towers |= BIT[c]
+        danger_of = {"M": MULE_MASK[x], "E": EAGLET_FROM_MASK[me][x], "D": BYPASS_SOURCES_MASK[x]}
+        return (uncovers, witnesses, len(witnesses) == 3, visible, visible_orthogonal,
+                LINES_MASK[x], ORTHO_LINES_MASK[x], LINES_NEAR_MASK[x], danger_of,
+                CAMEL_SOURCES_MASK[x], my_towers)
+
+    def _cube_context(self, state: list) -> _CubeContext:
+        """The one-by-one Cube test's context, built the first time a position needs it
+        (``state``: position, King, enemy King, uncovering cells, own pieces, exposers,
+        the context or None)."""
+        ctx = state[6]
+        if ctx is None:
+            pos, king, x, uncovers, own, exposers, _ = state
+            ctx = state[6] = _CubeContext(
+                king, x, uncovers, self._witnesses(pos.board, own, king, exposers))
+        return ctx
+
+    def _cube_one_by_one(self, moves: list[Move], bad: int, state: list, cadd: Any) -> None:
+        """The Cube variants of the quiet ``moves`` of one piece: moves to a cell of ``bad``
+        (-1: every move) and promotions by :meth:`_cube_option`, the others at once."""
+        for m in moves:
+            if m.captures:
+                continue
+            if bad & BIT[m.target] or m.kind == "promote" or m.kind == "castle":
+                if self._cube_option(state[0], m, self._cube_context(state)):
+                    cadd(_cube_variant(m))
+            else:
+                cadd(_cube_variant(m))
+
+    def _cube_king(self, moves: list[Move], state: list, witnesses: list, cadd: Any) -> None:
+        """The Cube variants of the King's quiet steps: at once when its leaving uncovers
+        nothing and a witness is robust for its new cell, else by :meth:`_cube_option`."""
+        uncovers = state[3]
+        for m in moves:
+            if m.captures:
+                continue
+            t = m.target
+            if not BIT[m.origin] & uncovers and any(
+                    t2 != t and not BIT[c] & WATCH_MASK[t] for c, t2 in witnesses) \
+                    or self._cube_option(state[0], m, self._cube_context(state)):
+                cadd(_cube_variant(m))
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
         """Legal moves without the Cube option (``first_only``: stop at the first one)."""
@@ -1300,7 +1597,8 @@ class Luotuoqi(Game):
                 pos.put(a, None)
                 pos.put(b, rook)
         rights = pos.state.get("castling", "")
-        if rights:
+        if rights and (move.origin in RIGHTS_LOST_AT or move.target in RIGHTS_LOST_AT
+                       or move.captures):
             lost = "".join(RIGHTS_LOST_AT.get(c, "") for c in (move.origin, move.target,
                                                                *move.captures))
             if lost:
