@@ -24,6 +24,9 @@ STARTS = [
     "7k/5E2/4T23/8/2R5/8/8/K7 w - w 0 30",
     # a Tower next to the enemy King's lines, merges that would check
     "4k3/8/8/4T13/4T23/8/8/K7 w - w 0 30",
+    # Eaglets that may promote (flanked by Mules, by Towers) beside pieces that list in bulk
+    "4k3/8/8/8/2T2T24/1MEM4/8/R3K3 w - w 0 30",
+    "3k4/8/8/2T1ET13/8/8/1E1E4/4K3 w - w 0 30",
 ]
 
 

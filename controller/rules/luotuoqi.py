@@ -797,11 +797,12 @@ class Luotuoqi(Game):
             (uncovers, witnesses, all_three, visible, visible_orthogonal, lines, ortho_lines,
              near, danger_of, camel_sources, my_towers) = setup
             state: list = [pos, king, x, uncovers, own, exposers, None]  # its context, lazily
-        bad = 0
+        bad = cube_start = 0
         cb = False  # the piece's Cube variants are listed alongside its moves
         for c, pc in own:
             kind = pc.kind
             start = len(out)
+            promotions = -1  # where an Eaglet's promotions start in ``out``
             if c == king:
                 candidates: list[Move] = []
                 self._piece_moves(pos, c, pc, candidates)
@@ -841,7 +842,8 @@ class Luotuoqi(Game):
                         if not (MULE_MASK[c] if kind == "M" else DIAGONAL_REACH[c]
                                 if kind == "D" else EAGLET_MASK[me][c]) & bad:
                             bad = 0
-                cb = bad == 0
+                cb = bad >= 0
+                cube_start = len(cubes)
             if c in exposers:
                 candidates = []
                 self._piece_moves(pos, c, pc, candidates)
@@ -891,10 +893,8 @@ class Luotuoqi(Game):
                         if p is not None and (q := board[f2]) is not None \
                                 and p.kind == q.kind and p.height == q.height \
                                 and p.kind not in NO_PROMOTION:
-                            first = len(out)
+                            promotions = len(out)
                             self._promotions(pos, c, pc, out)
-                            if cb:
-                                self._cube_one_by_one(out[first:], -1, state, cadd)
                             break
             elif kind == "R":
                 quiet = table.quiet
@@ -950,8 +950,20 @@ class Luotuoqi(Game):
                                 break
                         else:
                             add(m)
-            if cube and not cb:
-                self._cube_one_by_one(out[start:], bad, state, cadd)
+            if not cube:
+                continue
+            if not cb:
+                self._cube_one_by_one(out[start:], -1, state, cadd)
+                continue
+            if bad:  # the Cube variants listed alongside that may give check: tested
+                listed = cubes[cube_start:]
+                del cubes[cube_start:]
+                for m in listed:
+                    if not bad & BIT[m.target] or self._cube_option(
+                            pos, m, self._cube_context(state)):
+                        cadd(m)
+            if promotions >= 0:
+                self._cube_one_by_one(out[promotions:], -1, state, cadd)
         if pos.state.get("castling"):
             castles = self._castling_moves(pos, king, enemy_d)
             if castles:
@@ -1443,8 +1455,18 @@ class Luotuoqi(Game):
         king, x, witnesses = ctx.king, ctx.enemy_king, ctx.witnesses
         o, t, pc, left = m.origin, m.target, m.piece, m.left
         kind = pc.kind
+        if m.kind == "promote":
+            # the Eaglet turns into ``pc`` where it stands: nothing else changes, so only
+            # the new piece may give check, and a robust witness of another piece stays good
+            eaglet, board[o] = board[o], pc
+            gives_check = self.attacked(board, x, me)
+            board[o] = eaglet
+            if gives_check:
+                return False
+            return any(robust and c != o for c, _, robust in witnesses) \
+                or self._cube_option_in_full(pos, _cube_variant(m))
         vacated = o if left is None else -1
-        if m.also or m.kind == "promote" or vacated >= 0 and BIT[vacated] & ctx.uncovers:
+        if m.also or vacated >= 0 and BIT[vacated] & ctx.uncovers:
             return self._cube_option_in_full(pos, _cube_variant(m))
         exposes = self.exposes
         if kind == "K":  # the witness must not expose the King on its new cell
