@@ -246,6 +246,7 @@ class _Moves:
                                else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k)))
                          for k in range(dist, n + 1))
                 for d in GRID_DIRECTIONS for dist, t in enumerate(RAYS[d][o][:n], start=1)}
+            self.quiet_cube = {t: tuple(map(_cube_variant, ms)) for t, ms in self.quiet.items()}
             self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
         else:
             self.quiet = _QuietMoves(o, piece)
@@ -804,13 +805,16 @@ class Luotuoqi(Game):
             start = len(out)
             promotions = -1  # where an Eaglet's promotions start in ``out``
             if c == king:
-                candidates: list[Move] = []
-                self._piece_moves(pos, c, pc, candidates)
-                if candidates:
+                targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
+                if targets:
                     board[c] = None
-                    safe = self._safe_cells(board, [m.target for m in candidates], enemy)
+                    safe = self._safe_cells(board, targets, enemy)
                     board[c] = pc
-                    out += [m for m in candidates if m.target in safe]
+                    if safe:
+                        table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+                        for t in targets:
+                            if t in safe:
+                                add(table.capture_on(t) if board[t] else table.quiet[t])
                 if cube:
                     self._cube_king(out[start:], state, witnesses, cadd)
                 continue
@@ -855,7 +859,21 @@ class Luotuoqi(Game):
                     self._cube_one_by_one(out[start:], bad, state, cadd)
                 continue
             table = _MOVES.get((c, pc)) or _moves_of(c, pc)
-            if kind == "T":
+            if kind == "T" and pc.height == 1:  # one step: a leaper's loop, same order
+                quiet = table.quiet
+                for t in KING_STEPS[c]:
+                    q = board[t]
+                    if q is None:
+                        extend(quiet[t])
+                        if cb:
+                            cextend(table.quiet_cube[t])
+                    elif q.owner != me:
+                        extend(table.tower_captures(t, 1))
+                    elif q.kind == "T":
+                        extend(table.tower_merges(t, 1, q.height))
+                        if cb:
+                            cextend(table.tower_merges_cube(t, 1, q.height))
+            elif kind == "T":
                 for cells, prefixes, cube_prefixes, _ in table.rays:
                     k = 0
                     for t in cells:
