@@ -8,7 +8,7 @@ off-board token (``pos.tokens["cube"]`` = holder); using it is part of a first m
 Speed: every table a move generator needs is built once at import from the ``square8``
 shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
 legality avoids make/undo for moves that cannot expose the King, and the Cube option for
-moves whose check test and second move can be read from tables (``_cube_moves``).
+moves whose check test and second move can be read from tables (``_listing``).
 ``tests/test_luotuoqi_speed_paths.py`` holds every shortcut against the literal rules;
 ``docs/performance.md`` has the figures.
 """
@@ -765,12 +765,15 @@ class Luotuoqi(Game):
         enemy_d: list[int] = []
         enemy: list[tuple[int, Piece]] = []
         king = x = -1
+        my_towers = 0
         for c, p in enumerate(board):
             if p is None:
                 continue
             if p.owner == me:
                 own.append((c, p))
-                if p.kind == "K":
+                if p.kind == "T":
+                    my_towers |= BIT[c]
+                elif p.kind == "K":
                     king = c
             else:
                 enemy.append((c, p))
@@ -780,7 +783,7 @@ class Luotuoqi(Game):
                     x = c
         check, exposers = self._threats(board, king, them, enemy_d)
         if check is not None:
-            moves = self._plain(pos)[0]
+            moves = self._plain(pos)
             if cube:
                 moves += [_cube_variant(m) for m in moves if not m.captures
                           and self._cube_option_in_check(pos, m, x, own, enemy_d)]
@@ -796,9 +799,9 @@ class Luotuoqi(Game):
         if cube:
             setup = self._cube_setup(board, me, own, king, x)
             (uncovers, witnesses, all_three, visible, visible_orthogonal, lines, ortho_lines,
-             near, danger_of, camel_sources, my_towers) = setup
+             near, danger_of, camel_sources) = setup
             state: list = [pos, king, x, uncovers, own, exposers, None]  # its context, lazily
-        bad = cube_start = 0
+        bad = cube_start = block = line = 0
         cb = False  # the piece's Cube variants are listed alongside its moves
         for c, pc in own:
             kind = pc.kind
@@ -831,9 +834,11 @@ class Luotuoqi(Game):
                                  BIT[others[0][0]] | BIT[others[0][1]] if others else -1)
                     if block < 0:
                         bad = -1
-                    elif kind == "T":  # a merge makes a taller Tower on an own Tower's cell
-                        bad = block | (near[pc.height] | my_towers) & (
-                            lines if BIT[c] & lines else visible)
+                    elif kind == "T":
+                        # a Tower's moves that may check; a merge makes a taller Tower on
+                        # an own Tower's cell: every cell of the line (``near[8]``)
+                        line = lines if BIT[c] & lines else visible
+                        bad = block | (near[pc.height] | my_towers) & line
                         if not LINES_NEAR_MASK[c][pc.height] & bad:
                             bad = 0
                     elif kind == "R":
@@ -976,10 +981,16 @@ class Luotuoqi(Game):
             if bad:  # the Cube variants listed alongside that may give check: tested
                 listed = cubes[cube_start:]
                 del cubes[cube_start:]
-                for m in listed:
-                    if not bad & BIT[m.target] or self._cube_option(
-                            pos, m, self._cube_context(state)):
-                        cadd(m)
+                if kind == "T":  # the moving part's height (a merge's, the sum) decides
+                    for m in listed:
+                        if not (block | near[m.piece.height] & line) & BIT[m.target] \
+                                or self._cube_option(pos, m, self._cube_context(state)):
+                            cadd(m)
+                else:
+                    for m in listed:
+                        if not bad & BIT[m.target] or self._cube_option(
+                                pos, m, self._cube_context(state)):
+                            cadd(m)
             if promotions >= 0:
                 self._cube_one_by_one(out[promotions:], -1, state, cadd)
         if pos.state.get("castling"):
@@ -1002,14 +1013,10 @@ class Luotuoqi(Game):
         Towers (a merge makes a taller one)."""
         visible, visible_orthogonal, uncovers = self._enemy_king_lines(board, x, me, own)
         witnesses = self._robust_witnesses(board, own, king)
-        my_towers = 0
-        for c, p in own:
-            if p.kind == "T":
-                my_towers |= BIT[c]
         danger_of = {"M": MULE_MASK[x], "E": EAGLET_FROM_MASK[me][x], "D": BYPASS_SOURCES_MASK[x]}
         return (uncovers, witnesses, len(witnesses) == 3, visible, visible_orthogonal,
                 LINES_MASK[x], ORTHO_LINES_MASK[x], LINES_NEAR_MASK[x], danger_of,
-                CAMEL_SOURCES_MASK[x], my_towers)
+                CAMEL_SOURCES_MASK[x])
 
     def _cube_context(self, state: list) -> _CubeContext:
         """The one-by-one Cube test's context, built the first time a position needs it
@@ -1049,14 +1056,12 @@ class Luotuoqi(Game):
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
         """Legal moves without the Cube option (``first_only``: stop at the first one)."""
-        return self._plain(pos, first_only)[0]
+        return self._plain(pos, first_only)
 
-    def _plain(self, pos: Position, first_only: bool = False, spans: bool = False) -> tuple:
-        """Legal moves without the Cube option, the mover's King, whether it is in check,
-        the mover's pieces, (only when ``spans``) which moves each made, as (cell, piece,
-        start, end, all its pseudo-legal moves are legal) in the list, the cells whose
-        emptying would expose the King and the enemy King's cell (what the Cube options
-        reuse).
+    def _plain(self, pos: Position, first_only: bool = False) -> list[Move]:
+        """Legal moves without the Cube option (``first_only``: stop after the first
+        piece that has one); the path for a position in check and for the Cube's full
+        test of a second move (:meth:`_listing` lists the others).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
@@ -1069,7 +1074,7 @@ class Luotuoqi(Game):
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
         enemy: list[tuple[int, Piece]] = []
-        king = x = -1
+        king = -1
         for c, p in enumerate(board):
             if p is None:
                 continue
@@ -1081,21 +1086,13 @@ class Luotuoqi(Game):
                 enemy.append((c, p))
                 if p.kind == "D":
                     enemy_d.append(c)
-                elif p.kind == "K":
-                    x = c
         check, exposers = self._threats(board, king, them, enemy_d)
         checked = check is not None
         out: list[Move] = []
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
-        kept: list[tuple[int, Piece, int, int, bool]] = []
-        keep = kept.append if spans else None  # the spans, for the Cube options
-        start = 0
         for c, pc in own:
-            if keep:
-                start = len(out)
-            free = False  # every pseudo-legal move of the piece is legal
             if c == king:
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
@@ -1106,8 +1103,6 @@ class Luotuoqi(Game):
                     out += [m for m in candidates if m.target in safe]
             elif checked:
                 if not self._may_help(c, pc, check):
-                    if keep:
-                        keep((c, pc, start, start, False))
                     continue
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
@@ -1131,17 +1126,11 @@ class Luotuoqi(Game):
                         add(m)
             else:
                 piece_moves(pos, c, pc, out)  # nothing it does can expose the King
-                free = True
-            if keep:
-                keep((c, pc, start, len(out), free))
             if first_only and out:
-                return out, king, checked, own, kept, exposers, x
+                return out
         if not checked:
-            start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
-            if keep:
-                keep((king, board[king], start, len(out), False))
-        return out, king, checked, own, kept, exposers, x
+        return out
 
     @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int]
@@ -1289,115 +1278,6 @@ class Luotuoqi(Game):
             board[c] = piece
         return safe
 
-    def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
-                    own: list[tuple[int, Piece]], spans: list, exposers: Any,
-                    x: int) -> list[Move]:
-        """First moves of a Cube turn: quiet, non-checking, with a legal second move
-        (``x``: the enemy King's cell).
-
-        Decided per piece, without make/undo for nearly every move.  A *robust witness*
-        proves a second move: a one-step move to an empty cell of a piece standing where no
-        attack on the mover's King can depend on it; it stays legal after any legal first
-        move that does not touch its two cells.  Three of them (of different pieces, to
-        different cells) serve every piece; two serve every piece but their own.  A piece's
-        moves can give check only from the cells from which a piece of its kind could attack
-        the enemy King (a bitboard, a superset): a piece whose reach misses them, whose
-        leaving uncovers no attack and that has two witnesses besides itself has the Cube
-        variant of every quiet move; otherwise only its moves to those cells are tested one
-        by one (:meth:`_cube_option`).  A King move needs a witness robust for the King's
-        new cell.  Castling, promotion, a move that may uncover an attack on the enemy King
-        and a position in check are tested in full.
-        """
-        board = pos.board
-        me = pos.turn
-        if checked:
-            them = 1 - me
-            enemy_d = [c for c, p in enumerate(board) if p is not None and p.owner == them
-                       and p.kind == "D"]
-            return [_cube_variant(m) for m in plain
-                    if not m.captures and self._cube_option_in_check(pos, m, x, own, enemy_d)]
-        visible, visible_orthogonal, uncovers = self._enemy_king_lines(board, x, me, own)
-        witnesses = self._robust_witnesses(board, own, king)
-        all_three = len(witnesses) == 3
-        lines, ortho_lines = LINES_MASK[x], ORTHO_LINES_MASK[x]
-        near = LINES_NEAR_MASK[x]
-        danger_of = {"M": MULE_MASK[x], "E": EAGLET_FROM_MASK[me][x],
-                     "D": BYPASS_SOURCES_MASK[x]}
-        camel_sources = CAMEL_SOURCES_MASK[x]
-        my_towers = 0
-        for c, p in own:
-            if p.kind == "T":
-                my_towers |= BIT[c]
-        ctx: _CubeContext | None = None  # for the one-by-one test, built when first needed
-        cube_get = _CUBE_BY_ID.get
-        out: list[Move] = []
-        add = out.append
-        extend = out.extend
-        for o, pc, i, j, _ in spans:
-            if i == j:
-                continue
-            kind = pc.kind
-            bad = -1  # the targets whose moves are tested one by one; -1: every move
-            if BIT[o] & uncovers:
-                pass
-            elif kind == "K":
-                # quiet King steps: a witness robust for the King's new cell will do
-                for m in plain[i:j]:
-                    if m.captures:
-                        continue
-                    t = m.target
-                    if not m.also and any(t2 != t and not BIT[c] & WATCH_MASK[t]
-                                          for c, t2 in witnesses):
-                        add(cube_get(id(m)))
-                        continue
-                    if ctx is None:
-                        ctx = _CubeContext(king, x, uncovers,
-                                           self._witnesses(board, own, king, exposers))
-                    if self._cube_option(pos, m, ctx):
-                        add(_cube_variant(m))
-                continue
-            else:
-                if all_three:
-                    block = 0
-                else:
-                    others = [w for w in witnesses if w[0] != o]
-                    block = (0 if len(others) >= 2 else BIT[others[0][0]] | BIT[others[0][1]]
-                             if others else -1)
-                if block >= 0:
-                    if kind == "T":  # a merge makes a taller Tower on an own Tower's cell
-                        line = lines if BIT[o] & lines else visible
-                        danger = (near[pc.height] | my_towers) & line
-                        reach = LINES_NEAR_MASK[o][pc.height]
-                    elif kind == "R":
-                        danger = camel_sources | (ortho_lines if BIT[o] & ortho_lines
-                                                  else visible_orthogonal)
-                        reach = ROOK_CAMEL_REACH[o]
-                    else:
-                        danger = danger_of[kind]
-                        reach = (MULE_MASK[o] if kind == "M" else DIAGONAL_REACH[o]
-                                 if kind == "D" else EAGLET_MASK[me][o])
-                    bad = danger | block
-                    if not reach & bad:
-                        # every quiet move: a kept move has its Cube variant, others are
-                        # captures or (last) promotions
-                        extend(filter(None, map(cube_get, map(id, plain[i:j]))))
-                        if kind == "E" and plain[j - 1].kind == "promote":
-                            bad = 0
-                        else:
-                            continue
-            for m in plain[i:j]:
-                if m.captures:
-                    continue
-                if bad & BIT[m.target] or m.kind == "promote":
-                    if ctx is None:
-                        ctx = _CubeContext(king, x, uncovers,
-                                           self._witnesses(board, own, king, exposers))
-                    if self._cube_option(pos, m, ctx):
-                        add(_cube_variant(m))
-                elif bad:
-                    add(cube_get(id(m)))
-        return out
-
     @staticmethod
     def _enemy_king_lines(board: list, x: int, me: int,
                           own: list[tuple[int, Piece]]) -> tuple[int, int, int]:
@@ -1525,22 +1405,6 @@ class Luotuoqi(Game):
                  for c, t2, _ in witnesses)
         board[o], board[t] = saved
         return ok or self._cube_option_in_full(pos, _cube_variant(m))
-
-    @staticmethod
-    def _visible_from(board: list, x: int) -> tuple[dict[int, int], set[int]]:
-        """Cells on ``x``'s lines up to and including the first piece, with their distance
-        (where a Tower may attack ``x`` from), and the orthogonal ones (a Rook-Camel)."""
-        lines: dict[int, int] = {}
-        orthogonal: set[int] = set()
-        for d in GRID_DIRECTIONS:
-            straight = d in ORTHOGONAL
-            for dist, c in enumerate(RAYS[d][x], start=1):
-                lines[c] = dist
-                if straight:
-                    orthogonal.add(c)
-                if board[c] is not None:
-                    break
-        return lines, orthogonal
 
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
                               own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
