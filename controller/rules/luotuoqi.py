@@ -981,10 +981,24 @@ class Luotuoqi(Game):
             if bad:  # the Cube variants listed alongside that may give check: tested
                 listed = cubes[cube_start:]
                 del cubes[cube_start:]
-                if kind == "T":  # the moving part's height (a merge's, the sum) decides
+                if kind == "T":
+                    # the moving part's height (a merge's: the sum) decides; seen from the
+                    # enemy King past nothing but empty cells, it surely checks
+                    sure = line if line == visible else 0
                     for m in listed:
-                        if not (block | near[m.piece.height] & line) & BIT[m.target] \
-                                or self._cube_option(pos, m, self._cube_context(state)):
+                        t = BIT[m.target]
+                        danger = near[m.piece.height] & t
+                        if danger & sure:
+                            continue
+                        if not (danger & line or block & t) or self._cube_option(
+                                pos, m, self._cube_context(state)):
+                            cadd(m)
+                elif kind == "M" or kind == "E":  # a leaper on a danger cell surely checks
+                    danger = danger_of[kind]
+                    for m in listed:
+                        t = BIT[m.target]
+                        if not danger & t and (not block & t or self._cube_option(
+                                pos, m, self._cube_context(state))):
                             cadd(m)
                 else:
                     for m in listed:
