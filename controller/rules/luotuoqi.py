@@ -242,11 +242,11 @@ class _Moves:
         me, n, kind = piece.owner, piece.height, piece.kind
         if kind == "T":
             self.quiet = {
-                t: tuple(_kept(Move("move", o, t, piece) if k == n
-                               else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k)))
+                t: tuple(Move("move", o, t, piece) if k == n
+                         else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
                          for k in range(dist, n + 1))
                 for d in GRID_DIRECTIONS for dist, t in enumerate(RAYS[d][o][:n], start=1)}
-            self.quiet_cube = {t: tuple(map(_cube_variant, ms)) for t, ms in self.quiet.items()}
+            self.quiet_cube = _CubeTuples(self.quiet)
             self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
         else:
             self.quiet = _QuietMoves(o, piece)
@@ -255,7 +255,7 @@ class _Moves:
                          if kind == "R" else ())
 
     def _rays(self, directions, reach: int, moves_to) -> tuple:
-        """Per direction: (cells, prefixes, the prefixes' Cube variants, prefix cell sets)."""
+        """Per direction: (cells, prefixes, the prefixes' Cube variants, built when asked)."""
         rays = []
         for d in directions:
             cells = RAYS[d][self.o][:reach]
@@ -263,9 +263,8 @@ class _Moves:
                 prefixes = [()]
                 for t in cells:
                     prefixes.append(prefixes[-1] + moves_to(t))
-                rays.append((cells, tuple(prefixes),
-                             tuple(tuple(_cube_variant(m) for m in ms) for ms in prefixes),
-                             tuple(frozenset(cells[:k]) for k in range(len(cells) + 1))))
+                prefixes_tuple = tuple(prefixes)
+                rays.append((cells, prefixes_tuple, _CubeTuples(prefixes_tuple)))
         return tuple(rays)
 
     def capture_on(self, t: int) -> Move:
@@ -293,8 +292,8 @@ class _Moves:
         if moves is None:
             o, me, n = self.o, self.piece.owner, self.piece.height
             moves = self.merge[(t, height)] = tuple(
-                _kept(Move("merge", o, t, Piece(me, "T", k + height),
-                           Piece(me, "T", n - k) if k < n else None))
+                Move("merge", o, t, Piece(me, "T", k + height),
+                     Piece(me, "T", n - k) if k < n else None)
                 for k in range(dist, min(n, MAX_TOWER - height) + 1))
         return moves
 
@@ -303,7 +302,7 @@ class _Moves:
         moves = self.merge.get((t, height, "cube"))
         if moves is None:
             moves = self.merge[(t, height, "cube")] = tuple(
-                map(_cube_variant, self.tower_merges(t, dist, height)))
+                map(_cube_of_kept, self.tower_merges(t, dist, height)))
         return moves
 
 
@@ -325,31 +324,47 @@ class _QuietMoves(dict):
         self.o, self.piece = o, piece
 
     def __missing__(self, t: int) -> Move:
-        move = self[t] = _kept(Move("move", self.o, t, self.piece))
+        move = self[t] = Move("move", self.o, t, self.piece)
         return move
 
 
 class _CubeVariants(dict):
-    """The Cube variants of a piece's quiet moves from one cell, by target."""
+    """The Cube variants of a piece's quiet moves from one cell, by target, each built
+    the first time asked."""
 
     def __init__(self, quiet: _QuietMoves):
         super().__init__()
         self.quiet = quiet
 
     def __missing__(self, t: int) -> Move:
-        move = self[t] = _cube_variant(self.quiet[t])
+        move = self[t] = _cube_of_kept(self.quiet[t])
         return move
 
 
-# The Cube variant of every kept quiet move, by the move's id.  Only moves kept for good
+class _CubeTuples(dict):
+    """The Cube variants of tuples of kept quiet moves (``source[key]``), by the same key,
+    each built the first time asked."""
+
+    def __init__(self, source: Any):
+        super().__init__()
+        self.source = source
+
+    def __missing__(self, key: int) -> tuple[Move, ...]:
+        moves = self[key] = tuple(map(_cube_of_kept, self.source[key]))
+        return moves
+
+
+# The Cube variant of a kept quiet move, by the move's id.  Only moves kept for good
 # (in ``_MOVES``, which holds them alive) are entered, so an id found here is that move's.
 _CUBE_BY_ID: dict[int, Move] = {}
 
 
-def _kept(m: Move) -> Move:
-    """Enter the kept quiet move ``m``'s Cube variant (see ``_CUBE_BY_ID``); return ``m``."""
-    _CUBE_BY_ID[id(m)] = m._replace(token="cube")
-    return m
+def _cube_of_kept(m: Move) -> Move:
+    """The Cube variant of the kept quiet move ``m`` (entered in ``_CUBE_BY_ID``)."""
+    cube = _CUBE_BY_ID.get(id(m))
+    if cube is None:
+        cube = _CUBE_BY_ID[id(m)] = m._replace(token="cube")
+    return cube
 
 
 def _cube_variant(m: Move) -> Move:
@@ -636,7 +651,7 @@ class Luotuoqi(Game):
         table = _MOVES.get((o, pc)) or _moves_of(o, pc)
         extend = moves.extend
         if kind == "T":
-            for cells, prefixes, _, _ in table.rays:
+            for cells, prefixes, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
@@ -665,7 +680,7 @@ class Luotuoqi(Game):
                             caps += (v,)
                     add(Move("move", o, t, pc, None, caps) if caps else quiet[t])
         elif kind == "R":
-            for cells, prefixes, _, _ in table.rays:
+            for cells, prefixes, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
@@ -879,7 +894,7 @@ class Luotuoqi(Game):
                         if cb:
                             cextend(table.tower_merges_cube(t, 1, q.height))
             elif kind == "T":
-                for cells, prefixes, cube_prefixes, _ in table.rays:
+                for cells, prefixes, cube_prefixes in table.rays:
                     k = 0
                     for t in cells:
                         q = board[t]
@@ -922,7 +937,7 @@ class Luotuoqi(Game):
             elif kind == "R":
                 quiet = table.quiet
                 quiet_cube = table.quiet_cube
-                for cells, prefixes, cube_prefixes, _ in table.rays:
+                for cells, prefixes, cube_prefixes in table.rays:
                     k = 0
                     for t in cells:
                         q = board[t]
@@ -1045,15 +1060,17 @@ class Luotuoqi(Game):
 
     def _cube_one_by_one(self, moves: list[Move], bad: int, state: list, cadd: Any) -> None:
         """The Cube variants of the quiet ``moves`` of one piece: moves to a cell of ``bad``
-        (-1: every move) and promotions by :meth:`_cube_option`, the others at once."""
+        (-1: every move), promotions and castling (built per listing, not kept) by
+        :meth:`_cube_option`, the others at once."""
         for m in moves:
             if m.captures:
                 continue
-            if bad & BIT[m.target] or m.kind == "promote" or m.kind == "castle":
+            if m.kind == "promote" or m.kind == "castle":
                 if self._cube_option(state[0], m, self._cube_context(state)):
                     cadd(_cube_variant(m))
-            else:
-                cadd(_cube_variant(m))
+            elif not bad & BIT[m.target] or self._cube_option(
+                    state[0], m, self._cube_context(state)):
+                cadd(_cube_of_kept(m))
 
     def _cube_king(self, moves: list[Move], state: list, witnesses: list, cadd: Any) -> None:
         """The Cube variants of the King's quiet steps: at once when its leaving uncovers
@@ -1066,7 +1083,7 @@ class Luotuoqi(Game):
             if not BIT[m.origin] & uncovers and any(
                     t2 != t and not BIT[c] & WATCH_MASK[t] for c, t2 in witnesses) \
                     or self._cube_option(state[0], m, self._cube_context(state)):
-                cadd(_cube_variant(m))
+                cadd(_cube_of_kept(m))
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
         """Legal moves without the Cube option (``first_only``: stop at the first one)."""
