@@ -798,10 +798,11 @@ class Luotuoqi(Game):
                     x = c
         check, exposers = self._threats(board, king, them, enemy_d)
         if check is not None:
-            moves = self._plain(pos)
+            moves = self._plain_from(pos, own, enemy, enemy_d, king, check, exposers)
             if cube:
+                my_d = [c for c, p in own if p.kind == "D"]
                 moves += [_cube_variant(m) for m in moves if not m.captures
-                          and self._cube_option_in_check(pos, m, x, own, enemy_d)]
+                          and self._cube_option_in_check(pos, m, x, own, my_d)]
             return moves
         out: list[Move] = []
         add = out.append
@@ -1118,6 +1119,15 @@ class Luotuoqi(Game):
                 if p.kind == "D":
                     enemy_d.append(c)
         check, exposers = self._threats(board, king, them, enemy_d)
+        return self._plain_from(pos, own, enemy, enemy_d, king, check, exposers, first_only)
+
+    def _plain_from(self, pos: Position, own: list[tuple[int, Piece]],
+                    enemy: list[tuple[int, Piece]], enemy_d: list[int], king: int,
+                    check: set[int] | None, exposers: set[int],
+                    first_only: bool = False) -> list[Move]:
+        """:meth:`_plain` once the board is scanned and the King's threats are known."""
+        board = pos.board
+        them = 1 - pos.turn
         checked = check is not None
         out: list[Move] = []
         add = out.append
@@ -1438,10 +1448,11 @@ class Luotuoqi(Game):
         return ok or self._cube_option_in_full(pos, _cube_variant(m))
 
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
-                              own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
+                              own: list[tuple[int, Piece]], my_d: list[int]) -> bool:
         """The Cube option of the legal, quiet evasion ``m``: made on the board alone, then
         no check on the enemy King ``x``, and a second move found as a one-step move of a
-        piece whose leaving does not expose the King (else searched in full)."""
+        piece whose leaving does not expose the King (else searched in full); ``my_d``:
+        the mover's Bypassers before the move."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         o, t = m.origin, m.target
@@ -1451,9 +1462,8 @@ class Luotuoqi(Game):
         else:
             board[o], board[t] = m.left, m.piece
         try:
-            my_d = [c for c, _ in own if c != o and board[c] is not None
-                    and board[c].kind == "D"] + ([t] if m.piece.kind == "D" else [])
-            if self.attacked(board, x, me, my_d):
+            # a Bypasser's old cell is empty now (``attacked`` allows that)
+            if self.attacked(board, x, me, my_d + [t] if m.piece.kind == "D" else my_d):
                 return False
             king = t if m.piece.kind == "K" else next(c for c, p in own if p.kind == "K")
             # ``m`` is a legal evasion: the King is not attacked now
