@@ -387,6 +387,8 @@ CASTLE_PATH = {
 RIGHTS_OF = ("KQ", "kq")
 KING_OF = (Piece(WHITE, "K"), Piece(BLACK, "K"))
 BYPASSER_OF = (Piece(WHITE, "D"), Piece(BLACK, "D"))
+MULE_OF = (Piece(WHITE, "M"), Piece(BLACK, "M"))
+EAGLET_OF = (Piece(WHITE, "E"), Piece(BLACK, "E"))
 # cells whose involvement in a move removes castling rights
 RIGHTS_LOST_AT: dict[int, str] = {}
 for _r in "KQkq":
@@ -545,18 +547,10 @@ class Luotuoqi(Game):
         ``bypassers`` lists the cells of ``by``'s Diagonal Bypassers when the caller knows
         them (saves a board scan); they may be stale only in cells that are now empty.
         """
-        for c in MULE_TARGETS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "M":
-                return True
-        for c in KING_STEPS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "K":
-                return True
-        for c in EAGLET_ATTACKERS[by][x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "E":
-                return True
+        at = board.__getitem__
+        if MULE_OF[by] in map(at, MULE_TARGETS[x]) or KING_OF[by] in map(at, KING_STEPS[x]) \
+                or EAGLET_OF[by] in map(at, EAGLET_ATTACKERS[by][x]):  # compared in C
+            return True
         for d in ORTHOGONAL:
             dist = 0
             for c in RAYS[d][x]:
@@ -1181,18 +1175,11 @@ class Luotuoqi(Game):
         the attack needs empty — a move that helps must touch one; when ``x`` is not
         attacked, the cells whose emptying alone would let ``by`` attack it — every cell
         :meth:`exposes` says yes for)."""
-        for c in MULE_TARGETS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "M":
-                return {c}, set()
-        for c in KING_STEPS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "K":
-                return {c}, set()
-        for c in EAGLET_ATTACKERS[by][x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "E":
-                return {c}, set()
+        at = board.__getitem__
+        for piece, cells in ((MULE_OF[by], MULE_TARGETS[x]), (KING_OF[by], KING_STEPS[x]),
+                             (EAGLET_OF[by], EAGLET_ATTACKERS[by][x])):
+            if piece in map(at, cells):  # the leapers compared in C
+                return {next(c for c in cells if board[c] == piece)}, set()
         exposers: set[int] = set()
         for d in GRID_DIRECTIONS:
             orthogonal = d in ORTHOGONAL
