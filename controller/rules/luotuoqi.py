@@ -1553,7 +1553,7 @@ class Luotuoqi(Game):
     def has_legal_move(self, pos: Position) -> bool:
         """A plain move (the Cube never saves a player; :meth:`legal_moves` is empty once
         the draw rules have ended the game)."""
-        return bool(self._legal_plain(pos))
+        return bool(self._legal_plain(pos, first_only=True))
 
     # -- notation ---------------------------------------------------------------------
     def move_text(self, pos: Position, move: Move) -> str:
