@@ -7,9 +7,10 @@ off-board token (``pos.tokens["cube"]`` = holder); using it is part of a first m
 
 Speed: every table a move generator needs is built once at import from the ``square8``
 shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
-legality avoids make/undo for moves that cannot expose the King, and the Cube option for
-moves whose check test and second move can be read from tables (``_listing``).
-``tests/test_luotuoqi_speed_paths.py`` holds every shortcut against the literal rules;
+legality avoids make/undo for moves that cannot expose the King, and the Cube option is
+decided per piece from bitboards and robust witnesses, its variants taken from the same
+kept tables (``_listing``).  ``tests/test_luotuoqi_speed_paths.py`` and
+``tests/test_luotuoqi_fast_listing.py`` hold every shortcut against the literal rules;
 ``docs/performance.md`` has the figures.
 """
 
