@@ -219,6 +219,15 @@ WATCH_MASK = tuple(_bits(s) for s in KING_WATCH)
 ROOK_CAMEL_REACH = tuple(ORTHO_LINES_MASK[o] | _bits(t for _, _, ts in CAMEL[o] for t in ts)
                          for o in range(N_CELLS))
 DIAGONAL_REACH = tuple(_bits(c for d in DIAGONAL for c in RAYS[d][o]) for o in range(N_CELLS))
+# Per enemy King cell x: the cells from which an Eaglet (by colour), a Mule, a Bypasser
+# reaches a cell where it would attack x (the others list their Cube variants in bulk).
+EAGLET_NEAR = tuple(tuple(_bits(c for c in range(N_CELLS)
+                                if EAGLET_MASK[me][c] & EAGLET_FROM_MASK[me][x])
+                          for x in range(N_CELLS)) for me in (WHITE, BLACK))
+MULE_NEAR = tuple(_bits(c for c in range(N_CELLS) if MULE_MASK[c] & MULE_MASK[x])
+                  for x in range(N_CELLS))
+BYPASS_NEAR = tuple(_bits(c for c in range(N_CELLS) if DIAGONAL_REACH[c] & BYPASS_SOURCES_MASK[x])
+                    for x in range(N_CELLS))
 #: the one-step targets of a piece kind (a witness of a second move), by colour and cell
 ONE_STEP = tuple(
     {"M": MULE_TARGETS, "E": EAGLET_TARGETS[me], "R": ORTHOGONAL_STEPS, "D": DIAGONAL_STEPS,
@@ -812,6 +821,9 @@ class Luotuoqi(Game):
             (uncovers, witnesses, all_three, visible, visible_orthogonal, lines, ortho_lines,
              near, danger_of, camel_sources) = setup
             state: list = [pos, king, x, uncovers, own, exposers, None]  # its context, lazily
+            # with three robust witnesses, these kinds list in bulk off these cells
+            quick = {"E": EAGLET_NEAR[me][x] | uncovers, "M": MULE_NEAR[x] | uncovers,
+                     "D": BYPASS_NEAR[x] | uncovers} if all_three else {}
         bad = cube_start = block = line = 0
         cb = False  # the piece's Cube variants are listed alongside its moves
         for c, pc in own:
@@ -834,7 +846,10 @@ class Luotuoqi(Game):
                 continue
             if cube:
                 # which of its quiet moves need the one-by-one Cube test (-1: all)
-                if BIT[c] & uncovers:
+                near_leaper = quick.get(kind)
+                if near_leaper is not None and not BIT[c] & near_leaper:
+                    bad = 0  # a leaper or Bypasser far from the enemy King
+                elif BIT[c] & uncovers:
                     bad = -1
                 else:
                     if all_three:
