@@ -782,7 +782,7 @@ class Luotuoqi(Game):
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
-        enemy: list[tuple[int, Piece]] = []
+        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
         king = x = -1
         my_towers = 0
         for c, p in enumerate(board):
@@ -795,14 +795,17 @@ class Luotuoqi(Game):
                 elif p.kind == "K":
                     king = c
             else:
-                enemy.append((c, p))
-                if p.kind == "D":
+                kind = p.kind
+                if kind == "D":
                     enemy_d.append(c)
-                elif p.kind == "K":
+                    sliders.append((c, p))
+                elif kind == "K":
                     x = c
+                elif kind == "T" or kind == "R":
+                    sliders.append((c, p))
         check, exposers = self._threats(board, king, them, enemy_d)
         if check is not None:
-            moves = self._plain_from(pos, own, enemy, enemy_d, king, check, exposers)
+            moves = self._plain_from(pos, own, sliders, enemy_d, king, check, exposers)
             if cube:
                 my_d = [c for c, p in own if p.kind == "D"]
                 moves += [_cube_variant(m) for m in moves if not m.captures
@@ -834,7 +837,7 @@ class Luotuoqi(Game):
                 targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
                 if targets:
                     board[c] = None
-                    safe = self._safe_cells(board, targets, enemy)
+                    safe = self._safe_cells(board, targets, sliders, them)
                     board[c] = pc
                     if safe:
                         table = _MOVES.get((c, pc)) or _moves_of(c, pc)
@@ -1115,7 +1118,7 @@ class Luotuoqi(Game):
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
-        enemy: list[tuple[int, Piece]] = []
+        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
         king = -1
         for c, p in enumerate(board):
             if p is None:
@@ -1125,14 +1128,17 @@ class Luotuoqi(Game):
                 if p.kind == "K":
                     king = c
             else:
-                enemy.append((c, p))
-                if p.kind == "D":
+                kind = p.kind
+                if kind == "D":
                     enemy_d.append(c)
+                    sliders.append((c, p))
+                elif kind == "T" or kind == "R":
+                    sliders.append((c, p))
         check, exposers = self._threats(board, king, them, enemy_d)
-        return self._plain_from(pos, own, enemy, enemy_d, king, check, exposers, first_only)
+        return self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, first_only)
 
     def _plain_from(self, pos: Position, own: list[tuple[int, Piece]],
-                    enemy: list[tuple[int, Piece]], enemy_d: list[int], king: int,
+                    sliders: list[tuple[int, Piece]], enemy_d: list[int], king: int,
                     check: set[int] | None, exposers: set[int],
                     first_only: bool = False) -> list[Move]:
         """:meth:`_plain` once the board is scanned and the King's threats are known."""
@@ -1149,7 +1155,8 @@ class Luotuoqi(Game):
                 piece_moves(pos, c, pc, candidates)
                 if candidates:
                     board[c] = None
-                    safe = self._safe_cells(board, [m.target for m in candidates], enemy)
+                    safe = self._safe_cells(board, [m.target for m in candidates], sliders,
+                                            them)
                     board[c] = pc
                     out += [m for m in candidates if m.target in safe]
             elif checked:
@@ -1237,26 +1244,18 @@ class Luotuoqi(Game):
         return None, exposers
 
     @staticmethod
-    def _safe_cells(board: list, cells: list[int], enemy: list[tuple[int, Piece]]) -> set[int]:
-        """Those of ``cells`` no piece of ``enemy`` (the other side's pieces) attacks:
-        :meth:`attacked` by the attackers' list, for a King's few targets at once."""
-        them = enemy[0][1].owner
-        leapers = 0  # cells attacked by Mules, Eaglets, the King
-        sliders = []
-        eaglet_mask = EAGLET_MASK[them]
-        for s, p in enemy:
-            kind = p.kind
-            if kind == "M":
-                leapers |= MULE_MASK[s]
-            elif kind == "E":
-                leapers |= eaglet_mask[s]
-            elif kind == "K":
-                leapers |= KING_MASK[s]
-            else:
-                sliders.append((s, p))
+    def _safe_cells(board: list, cells: list[int], sliders: list[tuple[int, Piece]],
+                    them: int) -> set[int]:
+        """Those of ``cells`` no piece of ``them`` attacks (:meth:`attacked` for a King's
+        few targets at once): the leapers compared in C, then the list of ``them``'s
+        Towers, Rook-Camels and Bypassers (``sliders``)."""
+        at = board.__getitem__
+        mule, king, eaglet = MULE_OF[them], KING_OF[them], EAGLET_OF[them]
+        eaglet_attackers = EAGLET_ATTACKERS[them]
         safe = set()
         for x in cells:
-            if BIT[x] & leapers:
+            if mule in map(at, MULE_TARGETS[x]) or king in map(at, KING_STEPS[x]) \
+                    or eaglet in map(at, eaglet_attackers[x]):
                 continue
             for s, p in sliders:
                 kind = p.kind
