@@ -7,9 +7,10 @@ off-board token (``pos.tokens["cube"]`` = holder); using it is part of a first m
 
 Speed: every table a move generator needs is built once at import from the ``square8``
 shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
-legality avoids make/undo for moves that cannot expose the King, and the Cube option for
-moves whose check test and second move can be read from tables (``_cube_moves``).
-``tests/test_luotuoqi_speed_paths.py`` holds every shortcut against the literal rules;
+legality avoids make/undo for moves that cannot expose the King, and the Cube option is
+decided per piece from bitboards and robust witnesses, its variants taken from the same
+kept tables (``_listing``).  ``tests/test_luotuoqi_speed_paths.py`` and
+``tests/test_luotuoqi_fast_listing.py`` hold every shortcut against the literal rules;
 ``docs/performance.md`` has the figures.
 """
 
@@ -201,6 +202,38 @@ CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
     {x: (p1, p2) for p1, p2, ts in CAMEL[t] for x in ts} for t in range(N_CELLS))
 
 
+# For the Cube's bulk test, per enemy King cell x, bitboards: every cell on x's lines
+# (orthogonal ones only, and all within distance n for n = 0..8), the cells from which a
+# Rook-Camel's camel step, a Bypasser's slide, an Eaglet of each colour may attack x, and
+# KING_WATCH as a bitboard.
+ORTHO_LINES_MASK = tuple(_bits(c for d in ORTHOGONAL for c in RAYS[d][x]) for x in range(N_CELLS))
+LINES_MASK = tuple(_bits(_LINE_CELLS[x]) for x in range(N_CELLS))
+LINES_NEAR_MASK = tuple(
+    tuple(_bits(c for d in GRID_DIRECTIONS for c in RAYS[d][x][:n]) for n in range(MAX_TOWER + 1))
+    for x in range(N_CELLS))
+CAMEL_SOURCES_MASK = tuple(_bits(s) for s in CAMEL_SOURCES)
+BYPASS_SOURCES_MASK = tuple(_bits(s) for s in BYPASS_SOURCES)
+EAGLET_FROM_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_ATTACKER_SET)
+WATCH_MASK = tuple(_bits(s) for s in KING_WATCH)
+# Every cell a Rook-Camel, a Bypasser could move to from a cell on an empty board.
+ROOK_CAMEL_REACH = tuple(ORTHO_LINES_MASK[o] | _bits(t for _, _, ts in CAMEL[o] for t in ts)
+                         for o in range(N_CELLS))
+DIAGONAL_REACH = tuple(_bits(c for d in DIAGONAL for c in RAYS[d][o]) for o in range(N_CELLS))
+# Per enemy King cell x: the cells from which an Eaglet (by colour), a Mule, a Bypasser
+# reaches a cell where it would attack x (the others list their Cube variants in bulk).
+EAGLET_NEAR = tuple(tuple(_bits(c for c in range(N_CELLS)
+                                if EAGLET_MASK[me][c] & EAGLET_FROM_MASK[me][x])
+                          for x in range(N_CELLS)) for me in (WHITE, BLACK))
+MULE_NEAR = tuple(_bits(c for c in range(N_CELLS) if MULE_MASK[c] & MULE_MASK[x])
+                  for x in range(N_CELLS))
+BYPASS_NEAR = tuple(_bits(c for c in range(N_CELLS) if DIAGONAL_REACH[c] & BYPASS_SOURCES_MASK[x])
+                    for x in range(N_CELLS))
+#: the one-step targets of a piece kind (a witness of a second move), by colour and cell
+ONE_STEP = tuple(
+    {"M": MULE_TARGETS, "E": EAGLET_TARGETS[me], "R": ORTHOGONAL_STEPS, "D": DIAGONAL_STEPS,
+     "T": KING_STEPS} for me in (WHITE, BLACK))
+
+
 class _Moves:
     """Every move one piece on one cell can make, built on demand and kept: a Move is an
     immutable value, so one object serves every position (no Move built per listing).
@@ -210,7 +243,7 @@ class _Moves:
     within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
     """
 
-    __slots__ = ("o", "piece", "quiet", "capture", "merge", "rays")
+    __slots__ = ("o", "piece", "quiet", "quiet_cube", "capture", "merge", "rays")
 
     def __init__(self, o: int, piece: Piece):
         self.o, self.piece = o, piece
@@ -223,14 +256,16 @@ class _Moves:
                          else Move("split", o, t, Piece(me, "T", k), Piece(me, "T", n - k))
                          for k in range(dist, n + 1))
                 for d in GRID_DIRECTIONS for dist, t in enumerate(RAYS[d][o][:n], start=1)}
+            self.quiet_cube = _CubeTuples(self.quiet)
             self.rays = self._rays(GRID_DIRECTIONS, n, lambda t: self.quiet[t])
         else:
             self.quiet = _QuietMoves(o, piece)
+            self.quiet_cube = _CubeVariants(self.quiet)
             self.rays = (self._rays(ORTHOGONAL, MAX_TOWER, lambda t: (self.quiet[t],))
                          if kind == "R" else ())
 
     def _rays(self, directions, reach: int, moves_to) -> tuple:
-        """Per direction: (cells, prefixes, the prefixes' Cube variants, prefix cell sets)."""
+        """Per direction: (cells, prefixes, the prefixes' Cube variants, built when asked)."""
         rays = []
         for d in directions:
             cells = RAYS[d][self.o][:reach]
@@ -238,9 +273,8 @@ class _Moves:
                 prefixes = [()]
                 for t in cells:
                     prefixes.append(prefixes[-1] + moves_to(t))
-                rays.append((cells, tuple(prefixes),
-                             tuple(tuple(_cube_variant(m) for m in ms) for ms in prefixes),
-                             tuple(frozenset(cells[:k]) for k in range(len(cells) + 1))))
+                prefixes_tuple = tuple(prefixes)
+                rays.append((cells, prefixes_tuple, _CubeTuples(prefixes_tuple)))
         return tuple(rays)
 
     def capture_on(self, t: int) -> Move:
@@ -273,6 +307,14 @@ class _Moves:
                 for k in range(dist, min(n, MAX_TOWER - height) + 1))
         return moves
 
+    def tower_merges_cube(self, t: int, dist: int, height: int) -> tuple[Move, ...]:
+        """The Cube variants of :meth:`tower_merges`."""
+        moves = self.merge.get((t, height, "cube"))
+        if moves is None:
+            moves = self.merge[(t, height, "cube")] = tuple(
+                map(_cube_of_kept, self.tower_merges(t, dist, height)))
+        return moves
+
 
 _MOVES: dict[tuple[int, Piece], _Moves] = {}
 
@@ -296,19 +338,48 @@ class _QuietMoves(dict):
         return move
 
 
-# The Cube variant of a kept quiet move, by the move's id (the entry holds the move, so
-# the id is never reused while the entry exists; only kept moves are entered).
-_CUBE_OF: dict[int, tuple[Move, Move]] = {}
+class _CubeVariants(dict):
+    """The Cube variants of a piece's quiet moves from one cell, by target, each built
+    the first time asked."""
+
+    def __init__(self, quiet: _QuietMoves):
+        super().__init__()
+        self.quiet = quiet
+
+    def __missing__(self, t: int) -> Move:
+        move = self[t] = _cube_of_kept(self.quiet[t])
+        return move
+
+
+class _CubeTuples(dict):
+    """The Cube variants of tuples of kept quiet moves (``source[key]``), by the same key,
+    each built the first time asked."""
+
+    def __init__(self, source: Any):
+        super().__init__()
+        self.source = source
+
+    def __missing__(self, key: int) -> tuple[Move, ...]:
+        moves = self[key] = tuple(map(_cube_of_kept, self.source[key]))
+        return moves
+
+
+# The Cube variant of a kept quiet move, by the move's id.  Only moves kept for good
+# (in ``_MOVES``, which holds them alive) are entered, so an id found here is that move's.
+_CUBE_BY_ID: dict[int, Move] = {}
+
+
+def _cube_of_kept(m: Move) -> Move:
+    """The Cube variant of the kept quiet move ``m`` (entered in ``_CUBE_BY_ID``)."""
+    cube = _CUBE_BY_ID.get(id(m))
+    if cube is None:
+        cube = _CUBE_BY_ID[id(m)] = m._replace(token="cube")
+    return cube
 
 
 def _cube_variant(m: Move) -> Move:
-    entry = _CUBE_OF.get(id(m))
-    if entry is not None and entry[0] is m:
-        return entry[1]
-    cube = m._replace(token="cube")
-    if m.kind != "promote" and m.kind != "castle":  # the others are kept in _MOVES
-        _CUBE_OF[id(m)] = (m, cube)
-    return cube
+    cube = _CUBE_BY_ID.get(id(m))
+    return cube if cube is not None else m._replace(token="cube")
 
 
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
@@ -324,6 +395,10 @@ CASTLE_PATH = {
     )
 }
 RIGHTS_OF = ("KQ", "kq")
+KING_OF = (Piece(WHITE, "K"), Piece(BLACK, "K"))
+BYPASSER_OF = (Piece(WHITE, "D"), Piece(BLACK, "D"))
+MULE_OF = (Piece(WHITE, "M"), Piece(BLACK, "M"))
+EAGLET_OF = (Piece(WHITE, "E"), Piece(BLACK, "E"))
 # cells whose involvement in a move removes castling rights
 RIGHTS_LOST_AT: dict[int, str] = {}
 for _r in "KQkq":
@@ -341,7 +416,7 @@ class _CubeContext(NamedTuple):
 
     king: int  #: the mover's King
     enemy_king: int
-    uncovers: set[int]  #: own cells whose emptying would uncover an attack on the enemy King
+    uncovers: int  #: own cells whose emptying would uncover an attack on the enemy King (bits)
     witnesses: list[tuple[int, int, bool]]  #: see :meth:`Luotuoqi._witnesses`
 
 
@@ -458,16 +533,22 @@ class Luotuoqi(Game):
     # -- attacks --------------------------------------------------------------------
     @staticmethod
     def _king(board: list, owner: int) -> int:
-        king = Piece(owner, "K")
-        for c in range(N_CELLS):
-            if board[c] == king:
-                return c
-        return -1
+        try:
+            return board.index(KING_OF[owner])  # compared in C: faster than a loop
+        except ValueError:
+            return -1
 
     @staticmethod
     def bypassers(board: list, owner: int) -> list[int]:
-        return [c for c in range(N_CELLS) if (p := board[c]) is not None and p.owner == owner
-                and p.kind == "D"]
+        out = []
+        bypasser = BYPASSER_OF[owner]
+        c = -1
+        try:
+            while True:
+                c = board.index(bypasser, c + 1)
+                out.append(c)
+        except ValueError:
+            return out
 
     @staticmethod
     def attacked(board: list, x: int, by: int, bypassers: list[int] | None = None) -> bool:
@@ -476,18 +557,10 @@ class Luotuoqi(Game):
         ``bypassers`` lists the cells of ``by``'s Diagonal Bypassers when the caller knows
         them (saves a board scan); they may be stale only in cells that are now empty.
         """
-        for c in MULE_TARGETS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "M":
-                return True
-        for c in KING_STEPS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "K":
-                return True
-        for c in EAGLET_ATTACKERS[by][x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "E":
-                return True
+        at = board.__getitem__
+        if MULE_OF[by] in map(at, MULE_TARGETS[x]) or KING_OF[by] in map(at, KING_STEPS[x]) \
+                or EAGLET_OF[by] in map(at, EAGLET_ATTACKERS[by][x]):  # compared in C
+            return True
         for d in ORTHOGONAL:
             dist = 0
             for c in RAYS[d][x]:
@@ -582,7 +655,7 @@ class Luotuoqi(Game):
         table = _MOVES.get((o, pc)) or _moves_of(o, pc)
         extend = moves.extend
         if kind == "T":
-            for cells, prefixes, _, _ in table.rays:
+            for cells, prefixes, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
@@ -611,7 +684,7 @@ class Luotuoqi(Game):
                             caps += (v,)
                     add(Move("move", o, t, pc, None, caps) if caps else quiet[t])
         elif kind == "R":
-            for cells, prefixes, _, _ in table.rays:
+            for cells, prefixes, _ in table.rays:
                 k = 0
                 for t in cells:
                     q = board[t]
@@ -691,20 +764,349 @@ class Luotuoqi(Game):
         if self.outcome_before_moves(pos):
             return []
         cube = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
-        moves, king, checked, own, spans, exposers = self._plain(pos, spans=cube)
+        return self._listing(pos, cube)
+
+    def _listing(self, pos: Position, cube: bool) -> list[Move]:
+        """Every legal move, with the Cube variants when ``cube``: the plain moves first,
+        then the Cube variants, both piece by piece.
+
+        Not in check, a piece whose leaving exposes nothing lists from its kept tables
+        (:class:`_Moves`) with no test; when it also cannot give check from any cell it
+        reaches (a bitboard test), its leaving uncovers no attack on the enemy King and
+        robust witnesses serve it (:meth:`_cube_setup`), the Cube variants of its quiet
+        moves come from the same tables alongside.  Pinned pieces, the King, bypass
+        captures that empty a cell an attack on the King may need, and Cube options the
+        bulk test cannot decide are tested one by one.  In check: :meth:`_plain`.
+        """
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        own: list[tuple[int, Piece]] = []
+        enemy_d: list[int] = []
+        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
+        king = x = -1
+        my_towers = 0
+        for c, p in enumerate(board):
+            if p is None:
+                continue
+            if p.owner == me:
+                own.append((c, p))
+                if p.kind == "T":
+                    my_towers |= BIT[c]
+                elif p.kind == "K":
+                    king = c
+            else:
+                kind = p.kind
+                if kind == "D":
+                    enemy_d.append(c)
+                    sliders.append((c, p))
+                elif kind == "K":
+                    x = c
+                elif kind == "T" or kind == "R":
+                    sliders.append((c, p))
+        check, exposers = self._threats(board, king, them, enemy_d)
+        if check is not None:
+            moves = self._plain_from(pos, own, sliders, enemy_d, king, check, exposers)
+            if cube:
+                my_d = [c for c, p in own if p.kind == "D"]
+                moves += [_cube_variant(m) for m in moves if not m.captures
+                          and self._cube_option_in_check(pos, m, x, own, my_d)]
+            return moves
+        out: list[Move] = []
+        add = out.append
+        extend = out.extend
+        watch = WATCH_MASK[king]
+        safe_after = self._safe_after
+        cubes: list[Move] = []
+        cadd = cubes.append
+        cextend = cubes.extend
         if cube:
-            moves += self._cube_moves(pos, moves, king, checked, own, spans, exposers)
-        return moves
+            setup = self._cube_setup(board, me, own, king, x)
+            (uncovers, witnesses, all_three, visible, visible_orthogonal, lines, ortho_lines,
+             near, danger_of, camel_sources) = setup
+            state: list = [pos, king, x, uncovers, own, exposers, None]  # its context, lazily
+            # with three robust witnesses, these kinds list in bulk off these cells
+            quick = {"E": EAGLET_NEAR[me][x] | uncovers, "M": MULE_NEAR[x] | uncovers,
+                     "D": BYPASS_NEAR[x] | uncovers} if all_three else {}
+        bad = cube_start = block = line = 0
+        cb = False  # the piece's Cube variants are listed alongside its moves
+        for c, pc in own:
+            kind = pc.kind
+            start = len(out)
+            promotions = -1  # where an Eaglet's promotions start in ``out``
+            if c == king:
+                targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
+                if targets:
+                    board[c] = None
+                    safe = self._safe_cells(board, targets, sliders, them)
+                    board[c] = pc
+                    if safe:
+                        table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+                        for t in targets:
+                            if t in safe:
+                                add(table.capture_on(t) if board[t] else table.quiet[t])
+                if cube:
+                    self._cube_king(out[start:], state, witnesses, cadd)
+                continue
+            if cube:
+                # which of its quiet moves need the one-by-one Cube test (-1: all)
+                near_leaper = quick.get(kind)
+                if near_leaper is not None and not BIT[c] & near_leaper:
+                    bad = 0  # a leaper or Bypasser far from the enemy King
+                elif BIT[c] & uncovers:
+                    bad = -1
+                else:
+                    if all_three:
+                        block = 0
+                    else:
+                        others = [w for w in witnesses if w[0] != c]
+                        block = (0 if len(others) >= 2 else
+                                 BIT[others[0][0]] | BIT[others[0][1]] if others else -1)
+                    if block < 0:
+                        bad = -1
+                    elif kind == "T":
+                        # a Tower's moves that may check; a merge makes a taller Tower on
+                        # an own Tower's cell: every cell of the line (``near[8]``)
+                        line = lines if BIT[c] & lines else visible
+                        bad = block | (near[pc.height] | my_towers) & line
+                        if not LINES_NEAR_MASK[c][pc.height] & bad:
+                            bad = 0
+                    elif kind == "R":
+                        bad = block | camel_sources | (
+                            ortho_lines if BIT[c] & ortho_lines else visible_orthogonal)
+                        if not ROOK_CAMEL_REACH[c] & bad:
+                            bad = 0
+                    else:
+                        bad = block | danger_of[kind]
+                        if not (MULE_MASK[c] if kind == "M" else DIAGONAL_REACH[c]
+                                if kind == "D" else EAGLET_MASK[me][c]) & bad:
+                            bad = 0
+                cb = bad >= 0
+                cube_start = len(cubes)
+            if c in exposers:
+                candidates = []
+                self._piece_moves(pos, c, pc, candidates)
+                for m in candidates:
+                    if m.left is not None or m.kind == "promote" or safe_after(
+                            board, m, king, them, enemy_d):
+                        add(m)
+                if cube:
+                    self._cube_one_by_one(out[start:], bad, state, cadd)
+                continue
+            table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+            if kind == "T" and pc.height == 1:  # one step: a leaper's loop, same order
+                quiet = table.quiet
+                for t in KING_STEPS[c]:
+                    q = board[t]
+                    if q is None:
+                        extend(quiet[t])
+                        if cb:
+                            cextend(table.quiet_cube[t])
+                    elif q.owner != me:
+                        extend(table.tower_captures(t, 1))
+                    elif q.kind == "T":
+                        extend(table.tower_merges(t, 1, q.height))
+                        if cb:
+                            cextend(table.tower_merges_cube(t, 1, q.height))
+            elif kind == "T":
+                for cells, prefixes, cube_prefixes in table.rays:
+                    k = 0
+                    for t in cells:
+                        q = board[t]
+                        if q is not None:
+                            extend(prefixes[k])
+                            if cb:
+                                cextend(cube_prefixes[k])
+                            if q.owner != me:
+                                extend(table.tower_captures(t, k + 1))
+                            elif q.kind == "T":
+                                extend(table.tower_merges(t, k + 1, q.height))
+                                if cb:
+                                    cextend(table.tower_merges_cube(t, k + 1, q.height))
+                            break
+                        k += 1
+                    else:
+                        extend(prefixes[k])
+                        if cb:
+                            cextend(cube_prefixes[k])
+            elif kind == "E" or kind == "M":
+                quiet = table.quiet
+                quiet_cube = table.quiet_cube
+                for t in (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]):
+                    q = board[t]
+                    if q is None:
+                        add(quiet[t])
+                        if cb:
+                            cadd(quiet_cube[t])
+                    elif q.owner != me:
+                        add(table.capture_on(t))
+                if kind == "E":
+                    for f1, f2 in FLANKS[c]:  # two equal pieces flanking it: promotions
+                        p = board[f1]
+                        if p is not None and (q := board[f2]) is not None \
+                                and p.kind == q.kind and p.height == q.height \
+                                and p.kind not in NO_PROMOTION:
+                            promotions = len(out)
+                            self._promotions(pos, c, pc, out)
+                            break
+            elif kind == "R":
+                quiet = table.quiet
+                quiet_cube = table.quiet_cube
+                for cells, prefixes, cube_prefixes in table.rays:
+                    k = 0
+                    for t in cells:
+                        q = board[t]
+                        if q is not None:
+                            extend(prefixes[k])
+                            if cb:
+                                cextend(cube_prefixes[k])
+                            if q.owner != me:
+                                add(table.capture_on(t))
+                            break
+                        k += 1
+                    else:
+                        extend(prefixes[k])
+                        if cb:
+                            cextend(cube_prefixes[k])
+                for p1, p2, targets in CAMEL[c]:
+                    if board[p1] is None and board[p2] is None:
+                        for t in targets:
+                            q = board[t]
+                            if q is None:
+                                add(quiet[t])
+                                if cb:
+                                    cadd(quiet_cube[t])
+                            elif q.owner != me:
+                                add(table.capture_on(t))
+            else:  # a Bypasser: a capture may empty cells an attack on the King needs
+                quiet = table.quiet
+                quiet_cube = table.quiet_cube
+                for cells, new_victims in BYPASS_STEPS[c]:
+                    caps: tuple[int, ...] = ()
+                    for t, fresh in zip(cells, new_victims, strict=True):
+                        if board[t] is not None:
+                            break
+                        for v in fresh:
+                            q = board[v]
+                            if q is not None and q.owner != me:
+                                caps += (v,)
+                        if not caps:
+                            add(quiet[t])
+                            if cb:
+                                cadd(quiet_cube[t])
+                            continue
+                        m = Move("move", c, t, pc, None, caps)
+                        for v in caps:
+                            if BIT[v] & watch:
+                                if safe_after(board, m, king, them, enemy_d):
+                                    add(m)
+                                break
+                        else:
+                            add(m)
+            if not cube:
+                continue
+            if not cb:
+                self._cube_one_by_one(out[start:], -1, state, cadd)
+                continue
+            if bad:  # the Cube variants listed alongside that may give check: tested
+                listed = cubes[cube_start:]
+                del cubes[cube_start:]
+                if kind == "T":
+                    # the moving part's height (a merge's: the sum) decides; seen from the
+                    # enemy King past nothing but empty cells, it surely checks
+                    sure = line if line == visible else 0
+                    for m in listed:
+                        t = BIT[m.target]
+                        danger = near[m.piece.height] & t
+                        if danger & sure:
+                            continue
+                        if not (danger & line or block & t) or self._cube_option(
+                                pos, m, self._cube_context(state)):
+                            cadd(m)
+                elif kind == "M" or kind == "E":  # a leaper on a danger cell surely checks
+                    danger = danger_of[kind]
+                    for m in listed:
+                        t = BIT[m.target]
+                        if not danger & t and (not block & t or self._cube_option(
+                                pos, m, self._cube_context(state))):
+                            cadd(m)
+                else:
+                    for m in listed:
+                        if not bad & BIT[m.target] or self._cube_option(
+                                pos, m, self._cube_context(state)):
+                            cadd(m)
+            if promotions >= 0:
+                self._cube_one_by_one(out[promotions:], -1, state, cadd)
+        if pos.state.get("castling"):
+            castles = self._castling_moves(pos, king, enemy_d)
+            if castles:
+                out += castles
+                if cube:
+                    self._cube_one_by_one(castles, -1, state, cadd)
+        if cubes:
+            out += cubes
+        return out
+
+    def _cube_setup(self, board: list, me: int, own: list[tuple[int, Piece]], king: int,
+                    x: int) -> tuple:
+        """What the Cube's bulk test of one position (not in check) needs: the own cells
+        whose leaving uncovers an attack on the enemy King ``x``, the robust witnesses
+        (:meth:`_robust_witnesses`), and bitboards of the cells from which an arriving
+        piece may attack ``x``: on its lines up to the first piece (all, orthogonal), its
+        lines whole, within each distance, per leaper kind, a camel step's sources, the own
+        Towers (a merge makes a taller one)."""
+        visible, visible_orthogonal, uncovers = self._enemy_king_lines(board, x, me, own)
+        witnesses = self._robust_witnesses(board, own, king)
+        danger_of = {"M": MULE_MASK[x], "E": EAGLET_FROM_MASK[me][x], "D": BYPASS_SOURCES_MASK[x]}
+        return (uncovers, witnesses, len(witnesses) == 3, visible, visible_orthogonal,
+                LINES_MASK[x], ORTHO_LINES_MASK[x], LINES_NEAR_MASK[x], danger_of,
+                CAMEL_SOURCES_MASK[x])
+
+    def _cube_context(self, state: list) -> _CubeContext:
+        """The one-by-one Cube test's context, built the first time a position needs it
+        (``state``: position, King, enemy King, uncovering cells, own pieces, exposers,
+        the context or None)."""
+        ctx = state[6]
+        if ctx is None:
+            pos, king, x, uncovers, own, exposers, _ = state
+            ctx = state[6] = _CubeContext(
+                king, x, uncovers, self._witnesses(pos.board, own, king, exposers))
+        return ctx
+
+    def _cube_one_by_one(self, moves: list[Move], bad: int, state: list, cadd: Any) -> None:
+        """The Cube variants of the quiet ``moves`` of one piece: moves to a cell of ``bad``
+        (-1: every move), promotions and castling (built per listing, not kept) by
+        :meth:`_cube_option`, the others at once."""
+        for m in moves:
+            if m.captures:
+                continue
+            if m.kind == "promote" or m.kind == "castle":
+                if self._cube_option(state[0], m, self._cube_context(state)):
+                    cadd(_cube_variant(m))
+            elif not bad & BIT[m.target] or self._cube_option(
+                    state[0], m, self._cube_context(state)):
+                cadd(_cube_of_kept(m))
+
+    def _cube_king(self, moves: list[Move], state: list, witnesses: list, cadd: Any) -> None:
+        """The Cube variants of the King's quiet steps: at once when its leaving uncovers
+        nothing and a witness is robust for its new cell, else by :meth:`_cube_option`."""
+        uncovers = state[3]
+        for m in moves:
+            if m.captures:
+                continue
+            t = m.target
+            if not BIT[m.origin] & uncovers and any(
+                    t2 != t and not BIT[c] & WATCH_MASK[t] for c, t2 in witnesses) \
+                    or self._cube_option(state[0], m, self._cube_context(state)):
+                cadd(_cube_of_kept(m))
 
     def _legal_plain(self, pos: Position, first_only: bool = False) -> list[Move]:
         """Legal moves without the Cube option (``first_only``: stop at the first one)."""
-        return self._plain(pos, first_only)[0]
+        return self._plain(pos, first_only)
 
-    def _plain(self, pos: Position, first_only: bool = False, spans: bool = False) -> tuple:
-        """Legal moves without the Cube option, the mover's King, whether it is in check,
-        the mover's pieces, (only when ``spans``) which moves each made, as (cell, piece,
-        start, end, all its pseudo-legal moves are legal) in the list, and the cells whose
-        emptying would expose the King (what the Cube options reuse).
+    def _plain(self, pos: Position, first_only: bool = False) -> list[Move]:
+        """Legal moves without the Cube option (``first_only``: stop after the first
+        piece that has one); the path for a position in check and for the Cube's full
+        test of a second move (:meth:`_listing` lists the others).
 
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
@@ -716,7 +1118,7 @@ class Luotuoqi(Game):
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
-        enemy: list[tuple[int, Piece]] = []
+        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
         king = -1
         for c, p in enumerate(board):
             if p is None:
@@ -726,34 +1128,39 @@ class Luotuoqi(Game):
                 if p.kind == "K":
                     king = c
             else:
-                enemy.append((c, p))
-                if p.kind == "D":
+                kind = p.kind
+                if kind == "D":
                     enemy_d.append(c)
+                    sliders.append((c, p))
+                elif kind == "T" or kind == "R":
+                    sliders.append((c, p))
         check, exposers = self._threats(board, king, them, enemy_d)
+        return self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, first_only)
+
+    def _plain_from(self, pos: Position, own: list[tuple[int, Piece]],
+                    sliders: list[tuple[int, Piece]], enemy_d: list[int], king: int,
+                    check: set[int] | None, exposers: set[int],
+                    first_only: bool = False) -> list[Move]:
+        """:meth:`_plain` once the board is scanned and the King's threats are known."""
+        board = pos.board
+        them = 1 - pos.turn
         checked = check is not None
         out: list[Move] = []
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
-        kept: list[tuple[int, Piece, int, int, bool]] = []
-        keep = kept.append if spans else None  # the spans, for the Cube options
-        start = 0
         for c, pc in own:
-            if keep:
-                start = len(out)
-            free = False  # every pseudo-legal move of the piece is legal
             if c == king:
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
                 if candidates:
                     board[c] = None
-                    safe = self._safe_cells(board, [m.target for m in candidates], enemy)
+                    safe = self._safe_cells(board, [m.target for m in candidates], sliders,
+                                            them)
                     board[c] = pc
                     out += [m for m in candidates if m.target in safe]
             elif checked:
                 if not self._may_help(c, pc, check):
-                    if keep:
-                        keep((c, pc, start, start, False))
                     continue
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
@@ -777,17 +1184,11 @@ class Luotuoqi(Game):
                         add(m)
             else:
                 piece_moves(pos, c, pc, out)  # nothing it does can expose the King
-                free = True
-            if keep:
-                keep((c, pc, start, len(out), free))
             if first_only and out:
-                return out, king, checked, own, kept, exposers
+                return out
         if not checked:
-            start = len(out)
             out += self._castling_moves(pos, king, enemy_d)
-            if keep:
-                keep((king, board[king], start, len(out), False))
-        return out, king, checked, own, kept, exposers
+        return out
 
     @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int]
@@ -797,18 +1198,11 @@ class Luotuoqi(Game):
         the attack needs empty — a move that helps must touch one; when ``x`` is not
         attacked, the cells whose emptying alone would let ``by`` attack it — every cell
         :meth:`exposes` says yes for)."""
-        for c in MULE_TARGETS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "M":
-                return {c}, set()
-        for c in KING_STEPS[x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "K":
-                return {c}, set()
-        for c in EAGLET_ATTACKERS[by][x]:
-            p = board[c]
-            if p is not None and p.owner == by and p.kind == "E":
-                return {c}, set()
+        at = board.__getitem__
+        for piece, cells in ((MULE_OF[by], MULE_TARGETS[x]), (KING_OF[by], KING_STEPS[x]),
+                             (EAGLET_OF[by], EAGLET_ATTACKERS[by][x])):
+            if piece in map(at, cells):  # the leapers compared in C
+                return {next(c for c in cells if board[c] == piece)}, set()
         exposers: set[int] = set()
         for d in GRID_DIRECTIONS:
             orthogonal = d in ORTHOGONAL
@@ -850,26 +1244,18 @@ class Luotuoqi(Game):
         return None, exposers
 
     @staticmethod
-    def _safe_cells(board: list, cells: list[int], enemy: list[tuple[int, Piece]]) -> set[int]:
-        """Those of ``cells`` no piece of ``enemy`` (the other side's pieces) attacks:
-        :meth:`attacked` by the attackers' list, for a King's few targets at once."""
-        them = enemy[0][1].owner
-        leapers = 0  # cells attacked by Mules, Eaglets, the King
-        sliders = []
-        eaglet_mask = EAGLET_MASK[them]
-        for s, p in enemy:
-            kind = p.kind
-            if kind == "M":
-                leapers |= MULE_MASK[s]
-            elif kind == "E":
-                leapers |= eaglet_mask[s]
-            elif kind == "K":
-                leapers |= KING_MASK[s]
-            else:
-                sliders.append((s, p))
+    def _safe_cells(board: list, cells: list[int], sliders: list[tuple[int, Piece]],
+                    them: int) -> set[int]:
+        """Those of ``cells`` no piece of ``them`` attacks (:meth:`attacked` for a King's
+        few targets at once): the leapers compared in C, then the list of ``them``'s
+        Towers, Rook-Camels and Bypassers (``sliders``)."""
+        at = board.__getitem__
+        mule, king, eaglet = MULE_OF[them], KING_OF[them], EAGLET_OF[them]
+        eaglet_attackers = EAGLET_ATTACKERS[them]
         safe = set()
         for x in cells:
-            if BIT[x] & leapers:
+            if mule in map(at, MULE_TARGETS[x]) or king in map(at, KING_STEPS[x]) \
+                    or eaglet in map(at, eaglet_attackers[x]):
                 continue
             for s, p in sliders:
                 kind = p.kind
@@ -935,128 +1321,73 @@ class Luotuoqi(Game):
             board[c] = piece
         return safe
 
-    def _cube_moves(self, pos: Position, plain: list[Move], king: int, checked: bool,
-                    own: list[tuple[int, Piece]], spans: list, exposers: Any) -> list[Move]:
-        """First moves of a Cube turn: quiet, non-checking, with a legal second move.
+    @staticmethod
+    def _enemy_king_lines(board: list, x: int, me: int,
+                          own: list[tuple[int, Piece]]) -> tuple[int, int, int]:
+        """Bitboards for the enemy King on ``x`` (not attacked): the cells on its lines up to
+        and including the first piece, all and the orthogonal ones (where a slider arriving
+        may attack it), and the own cells whose emptying alone would let ``me`` attack it
+        (as :meth:`_threats` finds them)."""
+        visible = orthogonal = uncovers = 0
+        for d in GRID_DIRECTIONS:
+            straight = d in ORTHOGONAL
+            mask = 0
+            first = -1
+            for dist, c in enumerate(RAYS[d][x], start=1):
+                p = board[c]
+                if first < 0:
+                    mask |= BIT[c]
+                    if p is not None:
+                        if p.owner != me:
+                            break  # an enemy piece shields the King: nothing to uncover
+                        first = c
+                elif p is not None:
+                    if p.owner == me and (p.kind == "R" and straight
+                                          or p.kind == "T" and p.height >= dist):
+                        uncovers |= BIT[first]
+                    break
+            visible |= mask
+            if straight:
+                orthogonal |= mask
+        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+            p = board[s]
+            if p is not None and p.owner == me and p.kind == "R":
+                a, b = board[p1], board[p2]
+                if a is None:
+                    if b is not None:
+                        uncovers |= BIT[p2]
+                elif b is None:
+                    uncovers |= BIT[p1]
+        for s, pc in own:
+            if pc.kind == "D":
+                need = BYPASS_NEED[s].get(x)
+                if need is not None:
+                    occupied = [c for c in need if board[c] is not None]
+                    if len(occupied) == 1:
+                        uncovers |= BIT[occupied[0]]
+        return visible, orthogonal, uncovers
 
-        Without make/undo for nearly every move.  A *witness* proves a second move: a
-        one-step move of another piece to an empty cell, found once per position, which
-        stays legal after any first move that does not touch its two cells and cannot
-        uncover the King.  Per piece, the cells from which a piece of its kind could
-        attack the enemy King are known (a superset): moves to other cells give no check,
-        and a Tower's whole ray of such moves is taken at once.  The other moves are
-        checked one by one (:meth:`_cube_option`); castling, promotion, a move that may
-        uncover an attack on either King and a position in check by make/undo.
-        """
-        board = pos.board
-        me, them = pos.turn, 1 - pos.turn
-        x = self._king(board, them)
-        if checked:
-            enemy_d = [c for c, p in enumerate(board) if p is not None and p.owner == them
-                       and p.kind == "D"]
-            return [_cube_variant(m) for m in plain
-                    if not m.captures and self._cube_option_in_check(pos, m, x, own, enemy_d)]
-        x_watch = KING_WATCH[x]
-        ctx = _CubeContext(
-            king, x,
-            self._threats(board, x, me, [c for c, p in own if p.kind == "D"])[1],
-            self._witnesses(board, own, king, exposers))
-        my_watch = KING_WATCH[king]
-        reach, orthogonal = self._visible_from(board, x)
-        danger_of = {"M": MULE_SET[x], "E": EAGLET_ATTACKER_SET[me][x], "T": reach.keys(),
-                     "R": orthogonal | CAMEL_SOURCES[x], "D": BYPASS_SOURCES[x]}
-        uncovers = ctx.uncovers
-        # the first witness, when it is robust, serves every piece but its own
-        first_c, first_t, first_robust = ctx.witnesses[0] if ctx.witnesses else (-1, -1, False)
-        option = self._cube_option
-        out: list[Move] = []
-        add = out.append
-        extend = out.extend
-        for o, pc, i, j, free in spans:
-            if i == j:
+    @staticmethod
+    def _robust_witnesses(board: list, own: list[tuple[int, Piece]],
+                          king: int) -> list[tuple[int, int]]:
+        """Up to three one-step moves (cell, empty target) of different pieces other than
+        the King, to different cells, of pieces off every line or path of an attack on the
+        King (``KING_WATCH``): their leaving can never expose it."""
+        watch = WATCH_MASK[king]
+        steps = ONE_STEP[board[king].owner]
+        out: list[tuple[int, int]] = []
+        used = 0
+        for c, pc in own:
+            if BIT[c] & watch or pc.kind == "K":
                 continue
-            kind = pc.kind
-            danger = None
-            if kind != "K" and o not in uncovers and not (
-                    o in reach if kind == "T" else kind in "RD" and o in x_watch):
-                if first_robust and first_c != o:
-                    witness: tuple[int, int] | None = (first_c, first_t)
-                else:
-                    witness = self._witness_for(board, o, ctx, o in my_watch, o in exposers,
-                                                them)
-                if witness is not None:
-                    danger = danger_of[kind]
-                    wc, wt = witness
-            if danger is None:
-                for m in plain[i:j]:
-                    if not m.captures and option(pos, m, ctx):
-                        add(_cube_variant(m))
-                continue
-            if kind == "T":
-                # a Tower (not on a line seen from the enemy King) checks from t only if
-                # its moving part reaches the King along a clear line
-                if not free:
-                    for m in plain[i:j]:
-                        if m.captures:
-                            continue
-                        t = m.target
-                        if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                or option(pos, m, ctx):
-                            add(_cube_variant(m))
-                    continue
-                table = _MOVES[(o, pc)]
-                for cells, prefixes, cube_prefixes, prefix_cells in table.rays:
-                    k = 0
-                    for t in cells:
-                        if board[t] is not None:
-                            break
-                        k += 1
-                    reached = prefix_cells[k]
-                    if danger.isdisjoint(reached) and wc not in reached and wt not in reached:
-                        extend(cube_prefixes[k])
-                    else:
-                        for m in prefixes[k]:
-                            t = m.target
-                            if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                    or option(pos, m, ctx):
-                                add(_cube_variant(m))
-                    if k < len(cells):
-                        t = cells[k]
-                        q = board[t]
-                        if q.owner == me and q.kind == "T":
-                            for m in table.tower_merges(t, k + 1, q.height):
-                                if t != wc and t != wt and m.piece.height < reach.get(t, 9) \
-                                        or option(pos, m, ctx):
-                                    add(_cube_variant(m))
-                continue
-            for m in plain[i:j]:
-                if m.captures:
-                    continue
-                t = m.target
-                if t not in danger and t != wc and t != wt and m.kind != "promote" \
-                        or option(pos, m, ctx):
-                    add(_cube_variant(m))
+            for t in steps[pc.kind][c]:
+                if board[t] is None and not BIT[t] & used:
+                    out.append((c, t))
+                    used |= BIT[t]
+                    if len(out) == 3:
+                        return out
+                    break
         return out
-
-    def _witness_for(self, board: list, o: int, ctx: _CubeContext, opened: bool,
-                     pinned: bool, them: int) -> tuple[int, int] | None:
-        """A witness (cell, target) that stays good after any legal quiet move of the piece
-        on ``o``; ``opened``: emptying ``o`` may open a line onto the King; ``pinned``: it
-        would expose the King by itself."""
-        checked_empty = pinned  # then only a robust witness will do
-        for c, t2, robust in ctx.witnesses:
-            if c == o:
-                continue
-            if robust or not opened:
-                return c, t2
-            if not checked_empty:
-                board_o, board[o] = board[o], None
-                ok = not self.exposes(board, ctx.king, c, them)
-                board[o] = board_o
-                if ok:
-                    return c, t2
-                checked_empty = True
-        return None
 
     def _cube_option(self, pos: Position, m: Move, ctx: _CubeContext) -> bool:
         """May the quiet, legal ``m`` be the first move of a Cube turn (not in check)?"""
@@ -1065,8 +1396,18 @@ class Luotuoqi(Game):
         king, x, witnesses = ctx.king, ctx.enemy_king, ctx.witnesses
         o, t, pc, left = m.origin, m.target, m.piece, m.left
         kind = pc.kind
+        if m.kind == "promote":
+            # the Eaglet turns into ``pc`` where it stands: nothing else changes, so only
+            # the new piece may give check, and a robust witness of another piece stays good
+            eaglet, board[o] = board[o], pc
+            gives_check = self.attacked(board, x, me)
+            board[o] = eaglet
+            if gives_check:
+                return False
+            return any(robust and c != o for c, _, robust in witnesses) \
+                or self._cube_option_in_full(pos, _cube_variant(m))
         vacated = o if left is None else -1
-        if m.also or m.kind == "promote" or vacated in ctx.uncovers:
+        if m.also or vacated >= 0 and BIT[vacated] & ctx.uncovers:
             return self._cube_option_in_full(pos, _cube_variant(m))
         exposes = self.exposes
         if kind == "K":  # the witness must not expose the King on its new cell
@@ -1108,27 +1449,12 @@ class Luotuoqi(Game):
         board[o], board[t] = saved
         return ok or self._cube_option_in_full(pos, _cube_variant(m))
 
-    @staticmethod
-    def _visible_from(board: list, x: int) -> tuple[dict[int, int], set[int]]:
-        """Cells on ``x``'s lines up to and including the first piece, with their distance
-        (where a Tower may attack ``x`` from), and the orthogonal ones (a Rook-Camel)."""
-        lines: dict[int, int] = {}
-        orthogonal: set[int] = set()
-        for d in GRID_DIRECTIONS:
-            straight = d in ORTHOGONAL
-            for dist, c in enumerate(RAYS[d][x], start=1):
-                lines[c] = dist
-                if straight:
-                    orthogonal.add(c)
-                if board[c] is not None:
-                    break
-        return lines, orthogonal
-
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
-                              own: list[tuple[int, Piece]], enemy_d: list[int]) -> bool:
+                              own: list[tuple[int, Piece]], my_d: list[int]) -> bool:
         """The Cube option of the legal, quiet evasion ``m``: made on the board alone, then
         no check on the enemy King ``x``, and a second move found as a one-step move of a
-        piece whose leaving does not expose the King (else searched in full)."""
+        piece whose leaving does not expose the King (else searched in full); ``my_d``:
+        the mover's Bypassers before the move."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         o, t = m.origin, m.target
@@ -1138,9 +1464,8 @@ class Luotuoqi(Game):
         else:
             board[o], board[t] = m.left, m.piece
         try:
-            my_d = [c for c, _ in own if c != o and board[c] is not None
-                    and board[c].kind == "D"] + ([t] if m.piece.kind == "D" else [])
-            if self.attacked(board, x, me, my_d):
+            # a Bypasser's old cell is empty now (``attacked`` allows that)
+            if self.attacked(board, x, me, my_d + [t] if m.piece.kind == "D" else my_d):
                 return False
             king = t if m.piece.kind == "K" else next(c for c, p in own if p.kind == "K")
             # ``m`` is a legal evasion: the King is not attacked now
@@ -1219,7 +1544,8 @@ class Luotuoqi(Game):
                 pos.put(a, None)
                 pos.put(b, rook)
         rights = pos.state.get("castling", "")
-        if rights:
+        if rights and (move.origin in RIGHTS_LOST_AT or move.target in RIGHTS_LOST_AT
+                       or move.captures):
             lost = "".join(RIGHTS_LOST_AT.get(c, "") for c in (move.origin, move.target,
                                                                *move.captures))
             if lost:
@@ -1242,7 +1568,7 @@ class Luotuoqi(Game):
     def has_legal_move(self, pos: Position) -> bool:
         """A plain move (the Cube never saves a player; :meth:`legal_moves` is empty once
         the draw rules have ended the game)."""
-        return bool(self._legal_plain(pos))
+        return bool(self._legal_plain(pos, first_only=True))
 
     # -- notation ---------------------------------------------------------------------
     def move_text(self, pos: Position, move: Move) -> str:
