@@ -12,6 +12,11 @@ weaken the search), its depth limit level 10's:
 * **against greedy** — one seat of each model alone against greedy players in every
   other seat, the seat rotating game by game.
 
+``--dice`` instead looks at the two-player dice variant: level 10 against the random
+mover (or greedy), and for every loss whether the die left the engine only losing moves
+(every move its roll allowed gave up its last castle) — and how the random mover does in
+the top seat with the same dice (the same seeded die, roll by roll): the die's share.
+
 Only a real win counts (a game reaching ``--max-plies`` is won by nobody).  Wins are given
 with Wilson's 95 % interval.  Each finished match is appended to ``--results`` (JSON
 lines), so runs for 3 and 4 players may go side by side; ``--write-docs`` writes the
@@ -33,7 +38,7 @@ import time
 from pathlib import Path
 
 from benchmarks.engine_goals import wilson
-from benchmarks.spar import Greedy, Player, write_docs
+from benchmarks.spar import Greedy, Player, make_player, write_docs
 from controller.engine import Engine
 from controller.engine.search import DEFAULT_OPPONENTS, OPPONENT_MODELS
 from controller.rules import Game, Move, Position, get_game
@@ -125,6 +130,84 @@ def against_greedy(players: int, model: str, games: int, movetime: float, max_pl
             "losses": lost, "capped": capped, "seconds": time.monotonic() - started}
 
 
+def dice_game(game: Game, seats: list[Player], top: int, max_plies: int, seed: int,
+              ) -> tuple[str, bool, int]:
+    """One dice game with a die seeded by ``seed``: the top seat's result ("win", "loss",
+    "cap"), whether its last move was forced to lose (every move its roll allowed lost at
+    once) and how many turns it had."""
+    die = random.Random(seed)
+    pos = game.start()
+    forced, turns = False, 0
+    for _ in range(max_plies):
+        moves = game.legal_moves(pos)
+        if not moves:
+            break
+        if moves[0].kind == "roll":
+            move = die.choice(moves)
+        else:
+            mover = game.ply_mover(pos)
+            move = seats[mover].choose(game, pos, moves)
+            assert move in moves, "illegal move"
+            if mover == top:
+                turns += 1
+                forced = all(_loses(game, pos, m, top) for m in moves)
+        pos.push(move)
+        if game.outcome(pos) is not None:
+            break
+    outcome = game.outcome(pos)
+    result = ("cap" if outcome is None or not outcome.winners else
+              "win" if top in outcome.winners else "loss")
+    return result, forced and result == "loss", turns
+
+
+def _loses(game: Game, pos: Position, move: Move, player: int) -> bool:
+    pos.push(move)
+    try:
+        outcome = game.outcome(pos)
+        return outcome is not None and player not in outcome.winners
+    finally:
+        pos.pop()
+
+
+def dice(against: str, games: int, movetime: float, max_plies: int, seed: int) -> dict:
+    """Level 10 against ``against`` in the dice variant, and the random mover in its seat
+    with the same dice."""
+    game = get_game("kaleidochess", dice=True)
+    row = {"players": 2, "kind": f"dice v {against}", "games": games, "wins": 0,
+           "losses": 0, "capped": 0, "forced": 0, "first_turn": 0, "random_wins": 0}
+    started = time.monotonic()
+    for i in range(games):
+        top = i % 2
+        for who in ("engine", "random"):
+            seats = [make_player(against, game, seed + 2 * i + 1) for _ in range(2)]
+            seats[top] = (ModelPlayer(game, DEFAULT_OPPONENTS, seed + 2 * i, movetime)
+                          if who == "engine" else make_player("random", game, seed + 2 * i))
+            result, forced, turns = dice_game(game, seats, top, max_plies, seed + i)
+            if who == "random":
+                row["random_wins"] += result == "win"
+                continue
+            row[{"win": "wins", "loss": "losses", "cap": "capped"}[result]] += 1
+            row["forced"] += forced
+            row["first_turn"] += forced and turns == 1
+            note = f" (forced, turn {turns})" if forced else ""
+            print(f"  dice v {against} game {i + 1}: {result}{note}",
+                  file=sys.stderr, flush=True)
+    row["seconds"] = time.monotonic() - started
+    return row
+
+
+def dice_table(rows: list[dict]) -> str:
+    lines = ["| against | s/move (CPU) | games | top wins % [95 %] | losses | of them forced "
+             "by the die | on its first turn | random mover in the top seat, same dice: "
+             "wins % [95 %] | minutes |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['kind'].split()[-1]} | {r['movetime']:g} | {r['games']} "
+                     f"| {interval(r['wins'], r['games'])} | {r['losses']} | {r['forced']} "
+                     f"| {r['first_turn']} | {interval(r['random_wins'], r['games'])} "
+                     f"| {r['seconds'] / 60:.1f} |")
+    return "\n".join(lines)
+
+
 def interval(wins: int, games: int) -> str:
     lo, hi = wilson(wins, games)
     return f"{100 * wins / games:.0f} [{100 * lo:.0f}, {100 * hi:.0f}]"
@@ -159,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds of process CPU time per move for level 10")
     parser.add_argument("--max-plies", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dice", nargs="+", choices=["random", "greedy"],
+                        help="the dice variant against these opponents instead")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--write-docs", action="store_true",
                         help="only write the table of the results file (no games)")
@@ -170,9 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         args.results.parent.mkdir(parents=True, exist_ok=True)
         with args.results.open("a", encoding="utf-8") as out:
             out.write(json.dumps(row) + "\n")
-        print(table([row]).splitlines()[-1], flush=True)
+        shown = dice_table if row["kind"].startswith("dice") else table
+        print(shown([row]).splitlines()[-1], flush=True)
 
-    for players in args.players if not args.write_docs else ():
+    for against in args.dice or () if not args.write_docs else ():
+        keep(dice(against, args.games, args.movetime, args.max_plies, args.seed))
+    for players in args.players if not (args.write_docs or args.dice) else ():
         if "head" in args.kind:
             keep(head_to_head(players, args.games, args.movetime, args.max_plies, args.seed))
         if "greedy" in args.kind:
@@ -182,7 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in args.results.read_text(encoding="utf-8").splitlines()
             ] if args.results.exists() else []
     rows.sort(key=lambda r: (r["players"], r["kind"] != "head to head", r["kind"]))
-    text = table(rows)
+    text = table([r for r in rows if r["players"] > 2])
+    dice_rows = [r for r in rows if r["players"] == 2]
+    if dice_rows:
+        text += ("\n\nThe dice variant (two players; `--dice random greedy`):\n\n"
+                 + dice_table(dice_rows))
     print(text)
     if args.write_docs:
         budgets = sorted({r["movetime"] for r in rows})
