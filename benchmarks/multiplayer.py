@@ -51,8 +51,9 @@ RESULTS = Path(__file__).resolve().parent / "results" / "multiplayer.jsonl"
 class ModelPlayer(Player):
     """Level 10 searching its opponents one way, on a process-CPU-time budget."""
 
-    def __init__(self, game: Game, opponents: str, seed: int, movetime: float) -> None:
-        self.name = opponents
+    def __init__(self, game: Game, opponents: str | None, seed: int, movetime: float,
+                 ) -> None:
+        self.name = opponents or "default"
         self.movetime = movetime
         self.engine = Engine(game, level=TOP_LEVEL, seed=seed, clock=time.process_time,
                              opponents=opponents)
@@ -180,7 +181,7 @@ def dice(against: str, games: int, movetime: float, max_plies: int, seed: int) -
         top = i % 2
         for who in ("engine", "random"):
             seats = [make_player(against, game, seed + 2 * i + 1) for _ in range(2)]
-            seats[top] = (ModelPlayer(game, DEFAULT_OPPONENTS, seed + 2 * i, movetime)
+            seats[top] = (ModelPlayer(game, None, seed + 2 * i, movetime)
                           if who == "engine" else make_player("random", game, seed + 2 * i))
             result, forced, turns = dice_game(game, seats, top, max_plies, seed + i)
             if who == "random":
@@ -278,10 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.write_docs:
         budgets = sorted({r["movetime"] for r in rows})
+        defaults = ", ".join(f"{n} players {m}" for n, m in DEFAULT_OPPONENTS.items())
         note = (f"{time.strftime('%Y-%m-%d')}: `python -m benchmarks.multiplayer` — level 10 "
                 f"with {', '.join(f'{b:g}' for b in budgets)} s of process CPU time per move, "
                 "searching its opponents paranoid or by best-reply search "
-                f"(`Search(opponents=…)`; the default is \"{DEFAULT_OPPONENTS}\"); a game at "
+                f"(`Search(opponents=…)`; the default: {defaults}); a game at "
                 "the ply cap is won by nobody. Wins % with Wilson's 95 % interval; in "
                 "\"alone v greedy\" the greedy column counts the model's losses.")
         write_docs("multiplayer", note + "\n\n" + text)

@@ -66,8 +66,9 @@ FIRST_MOVE_SHARE = 0.5
 #: how the opponents of three or four players are searched: "paranoid" (each minimises
 #: in turn) or "brs" (best-reply search: one layer, the strongest single reply)
 OPPONENT_MODELS = ("paranoid", "brs")
-#: the model for 3–4 players unless one is asked for (measured: benchmarks/multiplayer.py)
-DEFAULT_OPPONENTS = "paranoid"
+#: the model per player count unless one is asked for — the stronger one measured by
+#: benchmarks/multiplayer.py (docs/engine.md, "Three and four players")
+DEFAULT_OPPONENTS: dict[int, str] = {3: "paranoid", 4: "brs"}
 
 
 class SearchStopped(Exception):
@@ -116,7 +117,7 @@ class Search:
                              f"got {opponents!r}")
         self.game = game
         #: 3–4 players: the opponents' model (two players: always plain alpha-beta)
-        self.opponents = opponents or DEFAULT_OPPONENTS
+        self.opponents = opponents or DEFAULT_OPPONENTS.get(game.players, "paranoid")
         self._multi = game.players > 2
         self._brs = self._multi and self.opponents == "brs"
         #: what time budgets are measured on: wall time at the board; a benchmark on a
