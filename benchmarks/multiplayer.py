@@ -226,11 +226,27 @@ def table(rows: list[dict]) -> str:
         else:
             model = r["kind"].split()[0]
             share = interval(r["wins"], r["games"])
-            head.append(f"| {r['players']} | {model} alone v greedy | {r['games']} "
+            head.append(f"| {r['players']} | {model.replace('brs', 'BRS')} alone v greedy "
+                        f"| {r['games']} "
                         f"| {share if model == 'brs' else ''} "
                         f"| {share if model == 'paranoid' else ''} | {r['losses']} "
                         f"| {r['capped']} | {r['seconds'] / 60:.1f} |")
     return "\n".join(head)
+
+
+def merged(rows: list[dict]) -> list[dict]:
+    """Matches of one kind, player count and budget (runs with other seeds) added up."""
+    out: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row["players"], row["kind"], row["movetime"])
+        seen = out.get(key)
+        if seen is None:
+            out[key] = dict(row)
+            continue
+        for name, value in row.items():
+            if name not in ("players", "kind", "movetime", "max_plies"):
+                seen[name] += value
+    return list(out.values())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,9 +284,11 @@ def main(argv: list[str] | None = None) -> int:
             for model in OPPONENT_MODELS:
                 keep(against_greedy(players, model, args.games, args.movetime,
                                     args.max_plies, args.seed))
-    rows = [json.loads(line) for line in args.results.read_text(encoding="utf-8").splitlines()
-            ] if args.results.exists() else []
-    rows.sort(key=lambda r: (r["players"], r["kind"] != "head to head", r["kind"]))
+    rows = merged([json.loads(line) for line in
+                   args.results.read_text(encoding="utf-8").splitlines()]
+                  if args.results.exists() else [])
+    rows.sort(key=lambda r: (r["players"], r["kind"] != "head to head", r["kind"],
+                             r["movetime"]))
     text = table([r for r in rows if r["players"] > 2])
     dice_rows = [r for r in rows if r["players"] == 2]
     if dice_rows:
@@ -278,10 +296,11 @@ def main(argv: list[str] | None = None) -> int:
                  + dice_table(dice_rows))
     print(text)
     if args.write_docs:
-        budgets = sorted({r["movetime"] for r in rows})
+        budgets = sorted({r["movetime"] for r in rows if r["players"] > 2})
         defaults = ", ".join(f"{n} players {m}" for n, m in DEFAULT_OPPONENTS.items())
         note = (f"{time.strftime('%Y-%m-%d')}: `python -m benchmarks.multiplayer` — level 10 "
-                f"with {', '.join(f'{b:g}' for b in budgets)} s of process CPU time per move, "
+                f"with {', '.join(f'{b:g}' for b in budgets)} s of process CPU time per move "
+                "(the dice rows: their own column), "
                 "searching its opponents paranoid or by best-reply search "
                 f"(`Search(opponents=…)`; the default: {defaults}); a game at "
                 "the ply cap is won by nobody. Wins % with Wilson's 95 % interval; in "
