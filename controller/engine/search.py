@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.engine.evaluation import Evaluator
-from controller.rules import Game, Move, Position
+from controller.rules import Game, Move, Outcome, Position
 
 MATE = 1_000_000
 INF = 10 * MATE
@@ -242,8 +242,10 @@ class Search:
         weights = [1 + (scores[m] - (top - noise)) for m in near]
         return self.rng.choices(near, weights=weights)[0]
 
-    def _terminal(self, pos: Position, ply: int) -> int:
-        outcome = self.game.outcome(pos)
+    def _terminal(self, pos: Position, ply: int, outcome: Outcome | None = None) -> int:
+        """A finished game's score (``outcome``: the game's, when already asked)."""
+        if outcome is None:
+            outcome = self.game.outcome(pos)
         if outcome is None or not outcome.winners:
             return 0
         return MATE - ply if self.root in outcome.winners else -MATE + ply
@@ -498,8 +500,7 @@ class Search:
             try:
                 outcome = game.outcome(pos)
                 if outcome is not None:
-                    score = (0 if not outcome.winners else
-                             MATE - ply - 1 if self.root in outcome.winners else -MATE + ply + 1)
+                    score = self._terminal(pos, ply + 1, outcome)
                 elif mover in game.out_players(pos):  # out, the others play on
                     score = -MATE + ply + 1 if mover == self.root else self._static(pos)
                 else:
