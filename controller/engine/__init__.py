@@ -58,13 +58,16 @@ class Engine:
     """A computer player for one game at one level (deterministic for a given seed)."""
 
     def __init__(self, game: Game, level: int = DEFAULT_LEVEL, seed: int = 0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 opponents: str | None = None) -> None:
         if level not in LEVELS:
             raise ValueError(f"level must be a whole number from 1 to {max(LEVELS)}, "
                              f"got {level!r}")
         self.game = game
         self.level = LEVELS[level]
-        self.search = Search(game, seed=seed, clock=clock)
+        #: ``opponents``: how 3–4 players' opponents are searched ("paranoid" or "brs";
+        #: None: the search's default)
+        self.search = Search(game, seed=seed, clock=clock, opponents=opponents)
 
     def limits(self, movetime: float | None = None, nodes: int | None = None) -> Limits:
         """The level's limits, with a shorter time budget (a clock) when given."""

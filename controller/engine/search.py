@@ -11,9 +11,13 @@ for; a node is a maximising node when the root player makes its ply.  That one r
 covers what is special in our games:
 
 * Lùotuoqí's Cube: the same player makes two plies in a row — two maximising plies;
-* three or four KaleidoChess players: every opponent minimises ("paranoid" search);
+* three or four KaleidoChess players: either every opponent minimises in turn
+  ("paranoid") or, in *best-reply search* (Schadd & Winands 2011), the opponents'
+  layer is one node where only the opponent with the best reply against the root player
+  moves and the others pass (``opponents=``: :data:`OPPONENT_MODELS`);
 * the dice variant: a node whose moves are all die rolls is a chance node, worth the
-  average of its faces (expectimax).
+  average of its faces (expectimax); at the horizon a rolled node whose every move ends
+  the game is scored as that end, not stood pat on.
 
 The transposition table is keyed by the position key that ``Position.push`` records for
 the repetition rules (its hash), so the key is kept up to date by ``push``/``pop`` at no
@@ -28,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.engine.evaluation import Evaluator
-from controller.rules import Game, Move, Position
+from controller.rules import Game, Move, Outcome, Position
 
 MATE = 1_000_000
 INF = 10 * MATE
@@ -59,6 +63,12 @@ ASPIRATION = 50
 #: is the last best, so anything it prefers is better still.
 GROWTH = (2.0, 8.0)
 FIRST_MOVE_SHARE = 0.5
+#: how the opponents of three or four players are searched: "paranoid" (each minimises
+#: in turn) or "brs" (best-reply search: one layer, the strongest single reply)
+OPPONENT_MODELS = ("paranoid", "brs")
+#: the model per player count unless one is asked for — the stronger one measured by
+#: benchmarks/multiplayer.py (docs/engine.md, "Three and four players")
+DEFAULT_OPPONENTS: dict[int, str] = {3: "paranoid", 4: "brs"}
 
 
 class SearchStopped(Exception):
@@ -100,8 +110,16 @@ class Search:
 
     def __init__(self, game: Game, seed: int = 0, evaluator: Evaluator | None = None,
                  table_size: int = 1 << 18,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 opponents: str | None = None) -> None:
+        if opponents is not None and opponents not in OPPONENT_MODELS:
+            raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)}, "
+                             f"got {opponents!r}")
         self.game = game
+        #: 3–4 players: the opponents' model (two players: always plain alpha-beta)
+        self.opponents = opponents or DEFAULT_OPPONENTS.get(game.players, "paranoid")
+        self._multi = game.players > 2
+        self._brs = self._multi and self.opponents == "brs"
         #: what time budgets are measured on: wall time at the board; a benchmark on a
         #: shared machine passes ``time.process_time`` so load does not weaken the search
         self.clock = clock
@@ -224,8 +242,10 @@ class Search:
         weights = [1 + (scores[m] - (top - noise)) for m in near]
         return self.rng.choices(near, weights=weights)[0]
 
-    def _terminal(self, pos: Position, ply: int) -> int:
-        outcome = self.game.outcome(pos)
+    def _terminal(self, pos: Position, ply: int, outcome: Outcome | None = None) -> int:
+        """A finished game's score (``outcome``: the game's, when already asked)."""
+        if outcome is None:
+            outcome = self.game.outcome(pos)
         if outcome is None or not outcome.winners:
             return 0
         return MATE - ply if self.root in outcome.winners else -MATE + ply
@@ -270,10 +290,12 @@ class Search:
         return best, best_move, scores
 
     def _node(self, pos: Position, depth: int, alpha: int, beta: int, ply: int,
-              may_pass: bool = True) -> int:
+              may_pass: bool = True, rolled: bool = False) -> int:
         self._tick()
         if self._repeated(pos):
             return 0
+        if self._multi and self.root in self.game.out_players(pos):
+            return -MATE + ply  # put out: lost for the root player, whoever plays on
         key = self._key(pos)
         entry = self.table.get(key)
         table_move = None
@@ -298,6 +320,12 @@ class Search:
             return self._chance(pos, moves, depth, ply)
         if in_check and ply < self._extend_below:
             depth += 1  # check extension: a check is answered one ply deeper
+        if depth <= 0 and rolled:
+            # the die has chosen what may move: standing pat assumes a harmless move, but
+            # every move the roll allows may end the game (a forced capitulation)
+            forced = self._forced_end(pos, moves, ply, mover == self.root)
+            if forced is not None:
+                return forced
         if depth <= 0:
             return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check)
         maximising = mover == self.root
@@ -337,7 +365,11 @@ class Search:
                             return beta
                         if not maximising and score <= alpha:
                             return alpha
-        ordered = self._order(pos, moves, table_move, ply, mover)
+        seats: list[int] | None = None  # best-reply search: who makes each move
+        if self._brs and not maximising:
+            ordered, seats = self._replies(pos, moves, table_move, ply, mover)
+        else:
+            ordered = self._order(pos, moves, table_move, ply, mover)
         a0, b0 = alpha, beta
         best_move = ordered[0]
         best = -INF if maximising else INF
@@ -350,7 +382,10 @@ class Search:
         searched = 0
         for i, move in enumerate(ordered):
             quiet = not move.captures and not move.promotion
-            pos.push(move)
+            if seats is None:
+                pos.push(move)
+            else:
+                self._push_reply(pos, seats[i], move)
             try:
                 late = quiet and i >= LATE_MOVES and not in_check and depth >= LMR_DEPTH
                 gives_check = (futile or late) and quiet and game.in_check(
@@ -383,7 +418,10 @@ class Search:
                     if alpha < score < beta:
                         score = self._node(pos, depth - 1, alpha, score, ply + 1)
             finally:
-                pos.pop()
+                if seats is None:
+                    pos.pop()
+                else:
+                    self._pop_reply(pos, mover)
             if maximising:
                 if score > best:
                     best, best_move = score, move
@@ -394,11 +432,49 @@ class Search:
                 beta = min(beta, score)
             if alpha >= beta:
                 if quiet:
-                    self._remember(move, ply, depth, mover)
+                    self._remember(move, ply, depth, mover if seats is None else seats[i])
                 break
         flag = EXACT if a0 < best < b0 else (LOWER if best >= b0 else UPPER)
         self._store(key, depth, flag, best, best_move, ply)
         return best
+
+    def _replies(self, pos: Position, moves: list[Move], table_move: Move | None,
+                 ply: int, mover: int) -> tuple[list[Move], list[int]]:
+        """Best-reply search: the opponents' layer is the moves of every opponent still
+        in (``moves`` are the one to move's), in one order; the chosen one moves, the
+        others pass.  Returns the moves and who makes each."""
+        game = self.game
+        out = game.out_players(pos)
+        ranked: list[tuple[int, int, Move]] = []
+        for k in range(game.players):
+            seat = (mover + k) % game.players
+            if seat == self.root or seat in out:
+                continue
+            if seat != mover:
+                pos.turn = seat  # the search's own skip: the players between pass
+                try:
+                    seat_moves = game.legal_moves(pos)
+                finally:
+                    pos.turn = mover
+            else:
+                seat_moves = moves
+            rank = self._ranker(pos, table_move, ply, seat)
+            ranked += [(rank(m), seat, m) for m in seat_moves]
+        ranked.sort(key=lambda r: r[0], reverse=True)
+        return [m for _, _, m in ranked], [seat for _, seat, _ in ranked]
+
+    def _push_reply(self, pos: Position, seat: int, move: Move) -> None:
+        """Make ``seat``'s ``move`` as the opponents' layer's one move: the players
+        between pass, and the root player is to move next (undone by ``_pop_reply``)."""
+        pos.turn = seat
+        pos.push(move, record=False)
+        pos.turn = self.root
+        pos.keys.append(self.game.position_key(pos))  # the key of the position searched
+
+    def _pop_reply(self, pos: Position, mover: int) -> None:
+        pos.keys.pop()
+        pos.pop()
+        pos.turn = mover
 
     def _chance(self, pos: Position, rolls: list[Move], depth: int, ply: int) -> int:
         """A die roll: the average over its faces (each face equally likely)."""
@@ -406,10 +482,34 @@ class Search:
         for move in rolls:
             pos.push(move)
             try:
-                total += self._node(pos, depth, -INF, INF, ply + 1)
+                total += self._node(pos, depth, -INF, INF, ply + 1, rolled=True)
             finally:
                 pos.pop()
         return total // len(rolls)
+
+    def _forced_end(self, pos: Position, moves: list[Move], ply: int,
+                    maximising: bool) -> int | None:
+        """At the horizon after a roll: the score if every move the roll allows ends the
+        game or puts the mover out (a forced capitulation) — the mover's best of them —
+        else None, and quiescence may stand pat."""
+        game = self.game
+        mover = game.ply_mover(pos)
+        best: int | None = None
+        for move in moves:
+            pos.push(move)
+            try:
+                outcome = game.outcome(pos)
+                if outcome is not None:
+                    score = self._terminal(pos, ply + 1, outcome)
+                elif mover in game.out_players(pos):  # out, the others play on
+                    score = -MATE + ply + 1 if mover == self.root else self._static(pos)
+                else:
+                    return None
+            finally:
+                pos.pop()
+            if best is None or (score > best if maximising else score < best):
+                best = score
+        return best
 
     def _quiesce(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
                  moves: list[Move] | None = None, in_check: bool = False,
@@ -530,6 +630,11 @@ class Search:
 
     def _order(self, pos: Position, moves: list[Move], table_move: Move | None,
                ply: int, mover: int) -> list[Move]:
+        return sorted(moves, key=self._ranker(pos, table_move, ply, mover), reverse=True)
+
+    def _ranker(self, pos: Position, table_move: Move | None, ply: int,
+                mover: int) -> Callable[[Move], int]:
+        """The move order's key: table move, captures by value, killers, history."""
         killers = self.killers[ply] if ply < len(self.killers) else []
         history = self.history
 
@@ -542,7 +647,7 @@ class Search:
                 return (1 << 29) - killers.index(m)
             return history.get((mover, m.origin, m.target), 0)
 
-        return sorted(moves, key=rank, reverse=True)
+        return rank
 
     def _remember(self, move: Move, ply: int, depth: int, mover: int) -> None:
         while len(self.killers) <= ply:
