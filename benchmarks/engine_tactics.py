@@ -33,6 +33,7 @@ import math
 import random
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from controller.engine import Engine, weights_for
@@ -269,6 +270,7 @@ def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
 
 def collect_mate2_attack(name: str, count: int, seed: int, cpu: float,
                          max_plies: int = 50_000, most: int = 4, others_most: int = 2,
+                         found_one: Callable[[list[str], int, int], None] | None = None,
                          ) -> tuple[list[str], int, int]:
     """Mate-in-two lines from positions built around a King under attack: seeded random
     play (10-80 plies) that prefers captures and moves toward the enemy King; then the
@@ -279,8 +281,8 @@ def collect_mate2_attack(name: str, count: int, seed: int, cpu: float,
     player at random.  Only what the game's own position text reads back as playable is
     used.  Every such position is checked exhaustively (``Exhaustive.mates_in_two``) and
     kept when it is a puzzle: no mate in one, a forced mate in two, and at least one first
-    move that does not force it.  Returns the lines, the positions tried and those
-    dropped over ``max_plies``."""
+    move that does not force it; ``found_one(lines, tried, dropped)`` is called after each.
+    Returns the lines, the positions tried and those dropped over ``max_plies``."""
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
     keep = _royal_kinds(game)
@@ -372,6 +374,8 @@ def collect_mate2_attack(name: str, count: int, seed: int, cpu: float,
             lines.append(text + "\t" + " ".join(game.move_text(problem, m) for m in found))
             print(f"  {len(lines)}: {lines[-1]}  ({tried} tried, "
                   f"{time.process_time() - ends + cpu:.0f} s CPU)", flush=True)
+            if found_one is not None:
+                found_one(lines, tried, dropped)
     return lines, tried, dropped
 
 
@@ -474,11 +478,11 @@ def collect_mate2(name: str, count: int, seed: int, cpu: float,
     return lines, games, dropped
 
 
-def _appended(path: Path, name: str, header: list[str], lines: list[str], command: str,
+def _appended(earlier: str, name: str, header: list[str], lines: list[str], command: str,
               ) -> tuple[list[str], list[str]]:
-    """The set in ``path`` with this run's new positions after it: one first line counting
-    them all, then each run's header (the earlier ones first, as they were)."""
-    old = path.read_text(encoding="utf-8").splitlines()
+    """The set ``earlier`` (a file's text) with this run's new positions after it: one first
+    line counting them all, then each run's header (the earlier ones first, as they were)."""
+    old = earlier.splitlines()
     kept = [line for line in old if line and not line.startswith("#")]
     texts = {line.split("\t")[0] for line in kept}
     added = [line for line in lines if line.split("\t")[0] not in texts]
@@ -507,7 +511,7 @@ def solve(name: str, path: Path) -> tuple[int, int, float, float]:
     """Solved, total, slowest wall-clock and slowest CPU seconds of the engine on a set."""
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
-    engine = Engine(game, level=SOLVE_LEVEL)
+    engine = Engine(game, level=SOLVE_LEVEL, clock=time.process_time)  # CPU time: shared machine
     solved, total, wall, cpu = 0, 0, 0.0, 0.0
     for text, moves in read_set(path):
         pos = game.parse_position(text)
@@ -566,6 +570,82 @@ def write_table(rows: list[str]) -> None:
                     encoding="utf-8")
 
 
+def collect_set(args: argparse.Namespace, name: str, path: Path) -> None:
+    """Collect one mate-in-two set as ``args`` say and write it to ``path`` with a header
+    saying how it was made (with ``--attack`` after every position found, so a run that is
+    stopped keeps what it found, and its header says how far it got)."""
+    started = time.process_time()
+    earlier = path.read_text(encoding="utf-8") if args.append and path.exists() else None
+    command = (f"python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
+               f"--count {args.count} --cpu {args.cpu:g}")
+    if args.max_plies != MAX_PLIES:
+        command += f" --max-plies {args.max_plies}"
+    checked = ["# Each searched exhaustively: no mate in one; after each listed first move "
+               "every reply of every other player allows a mate; and at least one first "
+               "move does not force it."]
+    if args.attack is not None:
+        others = 2 if args.others_most is None else args.others_most
+        command += f" --attack {args.attack} --others-most {others}"
+
+        def how(tried: int) -> list[str]:
+            return [f"# {tried} positions tried, built around a King under attack: seeded "
+                    "random play (10-80 plies) preferring captures and moves toward the enemy "
+                    "King; then the pieces farthest from the King of the player not to move",
+                    f"# taken off first until the mover has 1-{args.attack} and the other "
+                    f"0-{others} pieces besides the kinds a player starts with only one of (the "
+                    "King, the Wazir, a lone Tower: never taken off); each attacker put, one "
+                    "time in two, on a random empty cell within 2.5 cells of that King;",
+                    "# every off-board token (the Cube) to either player at random; only what "
+                    "the game's own position text reads back as playable.", *checked]
+    elif args.sparse is None:
+        def how(tried: int) -> list[str]:
+            return [f"# {tried} seeded random-play games (captures preferred half the time); "
+                    "where the mover had a mate in one, the position at its previous turn was",
+                    "# searched exhaustively: no mate in one, and after each listed first move "
+                    "every reply of every other player allows a mate."]
+    else:
+        command += f" --sparse {args.sparse}" + (
+            f" --others-most {args.others_most}" if args.others_most is not None
+            else "") + (" --tokens-to-other" if args.tokens_to_other else "")
+
+        def how(tried: int) -> list[str]:
+            return [f"# {tried} near-end positions tried: seeded random play (10-80 plies), "
+                    "then random pieces taken off (never one a player has only one of, such "
+                    "as its King or Wazir;",
+                    "# only what the game's own position text reads back as playable) until "
+                    f"each player has at most a random 0-{args.sparse} such pieces"
+                    + (f" (0-{args.others_most} for those not to move)"
+                       if args.others_most is not None else "")
+                    + ("; every off-board token (the Cube) handed to the player not to move"
+                       if args.tokens_to_other else "") + ".", *checked]
+
+    def write(lines: list[str], tried: int, dropped: int) -> None:
+        spent = time.process_time() - started
+        header = [f"# {name}: mate in two, {len(lines)} positions; made by `{command}` on "
+                  f"{datetime.date.today()}", *how(tried),
+                  f"# {dropped} positions dropped: their check went past {args.max_plies:,} "
+                  "plies.",
+                  f"# CPU: {spent:.0f} s.  Line: position text, a tab, every first move that "
+                  "forces the mate."]
+        if earlier is not None:
+            header, lines = _appended(earlier, name, header, lines, command)
+        path.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+
+    if args.attack is not None:
+        lines, tried, dropped = collect_mate2_attack(
+            name, args.count, args.seed, args.cpu, args.max_plies, args.attack, others, write)
+    elif args.sparse is None:
+        lines, tried, dropped = collect_mate2(name, args.count, args.seed, args.cpu,
+                                              args.max_plies)
+    else:
+        lines, tried, dropped = collect_mate2_sparse(
+            name, args.count, args.seed, args.cpu, args.max_plies, args.sparse,
+            args.tokens_to_other, args.others_most)
+    write(lines, tried, dropped)
+    print(f"{name}: {len(lines)} mate-in-two positions, {tried} tried, {dropped} dropped, "
+          f"{time.process_time() - started:.0f} s CPU", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=50)
@@ -584,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--others-most", type=int,
                         help="with --sparse or --attack: at most this many for the players "
                              "not to move")
+    parser.add_argument("--out", metavar="DIR",
+                        help="mate in two: write the set here (default tests/data/tactics/mate2)")
     parser.add_argument("--append", action="store_true",
                         help="mate in two: keep the set's positions and header, add the new")
     parser.add_argument("--tokens-to-other", action="store_true",
@@ -597,74 +679,10 @@ def main(argv: list[str] | None = None) -> int:
         write_table(solve_all(args.games, (args.mate,) if args.mate else (1, 2)))
         return 0
     if args.mate == 2:
-        OUT_MATE2.mkdir(parents=True, exist_ok=True)
+        out = Path(args.out) if args.out else OUT_MATE2
+        out.mkdir(parents=True, exist_ok=True)
         for name in args.games:
-            started = time.process_time()
-            command = (f"python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
-                       f"--count {args.count} --cpu {args.cpu:g}")
-            if args.max_plies != MAX_PLIES:
-                command += f" --max-plies {args.max_plies}"
-            if args.attack is not None:
-                others = 2 if args.others_most is None else args.others_most
-                lines, games, dropped = collect_mate2_attack(
-                    name, args.count, args.seed, args.cpu, args.max_plies, args.attack, others)
-                command += f" --attack {args.attack} --others-most {others}"
-                how = [f"# {games} positions tried, built around a King under attack: seeded "
-                       "random play (10-80 plies) preferring captures and moves toward the "
-                       "enemy King; then the pieces farthest from the King of the player not "
-                       "to move",
-                       f"# taken off first until the mover has 1-{args.attack} and the other "
-                       f"0-{others} pieces besides those a player has only one of (King, "
-                       "Wazir, Lùotuoqí's first Tower); each attacker put, one time in two, on "
-                       "a random empty cell within 2.5 cells of that King;",
-                       "# every off-board token (the Cube) to either player at random; only "
-                       "what the game's own position text reads back as playable.",
-                       "# Each searched exhaustively: no mate in one; after each listed first "
-                       "move every reply of every other player allows a mate; and at least "
-                       "one first move does not force it."]
-            elif args.sparse is None:
-                lines, games, dropped = collect_mate2(name, args.count, args.seed, args.cpu,
-                                                      args.max_plies)
-                how = [f"# {games} seeded random-play games (captures preferred half the "
-                       "time); where the mover had a mate in one, the position at its "
-                       "previous turn was",
-                       "# searched exhaustively: no mate in one, and after each listed first "
-                       "move every reply of every other player allows a mate."]
-            else:
-                lines, games, dropped = collect_mate2_sparse(
-                    name, args.count, args.seed, args.cpu, args.max_plies, args.sparse,
-                    args.tokens_to_other, args.others_most)
-                command += f" --sparse {args.sparse}" + (
-                    f" --others-most {args.others_most}" if args.others_most is not None
-                    else "") + (" --tokens-to-other" if args.tokens_to_other else "")
-                how = [f"# {games} near-end positions tried: seeded random play (10-80 plies), "
-                       "then random pieces taken off (never one a player has only one of, "
-                       "such as its King or Wazir;",
-                       f"# only what the game's own position text reads back as playable) "
-                       f"until each player has at most a random 0-{args.sparse} such pieces"
-                       + (f" (0-{args.others_most} for those not to move)"
-                          if args.others_most is not None else "")
-                       + ("; every off-board token (the Cube) handed to the player not to "
-                          "move" if args.tokens_to_other else "") + ".",
-                       "# Each searched exhaustively: no mate in one; after each listed first "
-                       "move every reply of every other player allows a mate; and at least "
-                       "one first move does not force it."]
-            spent = time.process_time() - started
-            header = [
-                f"# {name}: mate in two, {len(lines)} positions; made by `{command}` on "
-                f"{datetime.date.today()}",
-                *how,
-                f"# {dropped} positions dropped: their check went past {args.max_plies:,} "
-                "plies.",
-                f"# CPU: {spent:.0f} s.  Line: position text, a tab, every first move that "
-                "forces the mate.",
-            ]
-            path = OUT_MATE2 / f"{name}.txt"
-            if args.append and path.exists():
-                header, lines = _appended(path, name, header, lines, command)
-            path.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
-            print(f"{name}: {len(lines)} mate-in-two positions, {games} games, {dropped} dropped, "
-                  f"{spent:.0f} s CPU", flush=True)
+            collect_set(args, name, out / f"{name}.txt")
         return 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name in args.games:
