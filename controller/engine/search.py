@@ -445,6 +445,8 @@ class Search:
                  counted: bool = False) -> int:
         game = self.game
         mover = game.ply_mover(pos)
+        # whether ``in_check`` is known: handed over with the moves, or asked below
+        known = moves is not None or self._mate_only
         if moves is None:
             if not counted:
                 self._tick()
@@ -465,7 +467,7 @@ class Search:
                 if not moves:
                     return self._terminal(pos, ply)
             return self._evasions(pos, moves, alpha, beta, ply, left, maximising)
-        stand = self._static(pos, in_check if self._mate_only or moves is not None else None)
+        stand = self._static(pos, in_check if known else None)
         if left <= 0 or (moves is not None and moves[0].kind == "roll"):
             return stand
         if maximising:
