@@ -205,10 +205,13 @@ class Search:
         if self._max_nodes is not None and self.nodes >= self._max_nodes:
             raise SearchStopped
 
-    def _static(self, pos: Position, in_check: bool | None = None) -> int:
+    def _static(self, pos: Position, in_check: bool | None = None,
+                key: int | None = None) -> int:
         """The evaluation for the root player, remembered by position for this search
-        (iterative deepening meets the same leaves again and again)."""
-        key = self._key(pos)
+        (iterative deepening meets the same leaves again and again); ``key``: the
+        position's, when the caller has it (hashing the key is not free)."""
+        if key is None:
+            key = self._key(pos)
         score = self._evals.get(key)
         if score is None:
             score = self.evaluator.score(pos, self.root, in_check)
@@ -217,10 +220,11 @@ class Search:
             self._evals[key] = score
         return score
 
-    def _checked(self, pos: Position) -> bool:
+    def _checked(self, pos: Position, key: int | None = None) -> bool:
         """Whether the side to move is in check, remembered by position: a node, the
         parent's gives-check test and quiescence ask it of the same position."""
-        key = self._key(pos)
+        if key is None:
+            key = self._key(pos)
         checked = self._checks.get(key)
         if checked is None:
             checked = self.game.in_check(pos, self.game.ply_mover(pos))
@@ -299,7 +303,7 @@ class Search:
                     return score
         game = self.game
         mover = game.ply_mover(pos)
-        in_check = self._checked(pos)
+        in_check = self._checked(pos, key)
         maximising = mover == self.root
         pv = beta - alpha > 1
         calm = not pv and not in_check and alpha > -MATE_BOUND and beta < MATE_BOUND
@@ -310,7 +314,7 @@ class Search:
             if depth <= 0:
                 return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, counted=True)
             if calm and depth <= FUTILE_DEPTH:
-                cut = self._reverse_futility(pos, depth, alpha, beta, maximising)
+                cut = self._reverse_futility(pos, depth, alpha, beta, maximising, key)
                 if cut is not None:
                     return cut
         moves = game.legal_moves(pos)
@@ -325,16 +329,16 @@ class Search:
         stand: int | None = None
         if calm:
             if depth <= FUTILE_DEPTH:
-                stand = self._static(pos, in_check)
+                stand = self._static(pos, in_check, key)
                 if not self._mate_only:  # (those were tried before listing the moves)
-                    cut = self._reverse_futility(pos, depth, alpha, beta, maximising)
+                    cut = self._reverse_futility(pos, depth, alpha, beta, maximising, key)
                     if cut is not None:
                         return cut
             if may_pass and depth >= NULL_MIN_DEPTH:
                 passing = game.pass_move(pos)
                 if passing is not None and self.evaluator.phase_material(pos, mover) > 0:
                     if stand is None:
-                        stand = self._static(pos, in_check)
+                        stand = self._static(pos, in_check, key)
                     if (stand >= beta) if maximising else (stand <= alpha):
                         # null move: even after passing the turn the mover stays past the
                         # window, so a real move would too (not in check, not in a Pawn
@@ -360,7 +364,7 @@ class Search:
         futile = False
         if calm and depth == 1:
             if stand is None:
-                stand = self._static(pos, in_check)
+                stand = self._static(pos, in_check, key)
             futile = (stand + FUTILITY_MARGIN <= alpha) if maximising else (
                 stand - FUTILITY_MARGIN >= beta)
         searched = 0
@@ -418,10 +422,10 @@ class Search:
         return best
 
     def _reverse_futility(self, pos: Position, depth: int, alpha: int, beta: int,
-                          maximising: bool) -> int | None:
+                          maximising: bool, key: int) -> int | None:
         """Reverse futility: a static score so far past the window that one or two plies
         of quiet moves will not bring it back ends the node (its bound), else None."""
-        stand = self._static(pos, False)
+        stand = self._static(pos, False, key)
         margin = FUTILITY_MARGIN * depth
         if maximising and stand - margin >= beta:
             return stand - margin
@@ -445,6 +449,7 @@ class Search:
                  counted: bool = False) -> int:
         game = self.game
         mover = game.ply_mover(pos)
+        key = self._key(pos)
         # whether ``in_check`` is known: handed over with the moves, or asked below
         known = moves is not None or self._mate_only
         if moves is None:
@@ -453,7 +458,7 @@ class Search:
             if self._mate_only:
                 # the game ends here only by mate: a side not in check may stand pat
                 # before its moves are listed
-                in_check = self._checked(pos)
+                in_check = self._checked(pos, key)
             else:
                 if self._repeated(pos):
                     return 0
@@ -467,7 +472,7 @@ class Search:
                 if not moves:
                     return self._terminal(pos, ply)
             return self._evasions(pos, moves, alpha, beta, ply, left, maximising)
-        stand = self._static(pos, in_check if known else None)
+        stand = self._static(pos, in_check if known else None, key)
         if left <= 0 or (moves is not None and moves[0].kind == "roll"):
             return stand
         if maximising:
