@@ -539,7 +539,7 @@ def solve(name: str, path: Path) -> tuple[int, int, float, float]:
 
 
 #: CPU seconds a position not solved is searched again to find the depth its mate needs
-DIAGNOSE_CPU = 60.0
+DIAGNOSE_CPU = 20.0
 
 
 def mate_depth(game, text: str) -> str:
