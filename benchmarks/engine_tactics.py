@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import random
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from controller.engine import Engine
+from controller.engine import Engine, Limits, Search, weights_for
 from controller.rules import GAMES, RulesError, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +47,10 @@ DOCS = ROOT / "docs" / "engine.md"
 SOLVE_MOVETIME, SOLVE_LEVEL = 2.0, 10
 #: plies one mate-in-two check may try before its position is dropped
 MAX_PLIES = 200_000
+#: --attack: how often the player not to move gets the Cube (with the mover's Cube the
+#: exhaustive check took ten times longer a position and found fewer: 2 mates in 49 s of
+#: CPU against 5 in 4 s with the defender's, seed 77)
+DEFENDER_HOLDS = 0.85
 #: the games and options the tactics sets cover (file name → game, options)
 SETS = {name: (name, {}) for name in GAMES}
 SETS["kaleidochess-3"] = ("kaleidochess", {"players": 3})
@@ -98,12 +104,22 @@ class TooLong(Exception):
 class Exhaustive:
     """Forced wins by trying every legal move (``Game`` contract only), with a budget of
     plies per check so that one huge tree (Lùotuoqí's Cube on both sides) cannot eat the
-    whole run; a check over budget drops the position, it never guesses."""
+    whole run; a check over budget drops the position, it never guesses.
 
-    def __init__(self, game, max_plies: int | None = None) -> None:
+    Three things make it cheaper without changing any answer: results are remembered per
+    position and move counter (a Cube turn's two plies in either order meet again); at
+    the other players' nodes the reply that refuted a sibling is tried first (most
+    candidates fall to the same defence); and where only mate decides the game
+    (``mate_only`` in ``values.toml``) the last ply of the winner's last turn is looked at
+    only when it gives check — a move that leaves nobody in check cannot win such a game."""
+
+    def __init__(self, game, max_plies: int | None = None, mate_only: bool = False) -> None:
         self.game = game
         self.max_plies = max_plies
+        self.mate_only = mate_only
         self.plies = 0
+        self._known: dict[tuple, bool] = {}
+        self._refuters: dict[tuple[int, int], object] = {}
 
     def _push(self, pos, move) -> None:
         self.plies += 1
@@ -117,6 +133,17 @@ class Exhaustive:
         play.  ``in_turn``: ``root`` made the ply before, so its next ply continues that
         turn (a turn is all the consecutive plies of one player).  ``waited``: plies of
         the others since; past two rounds ``root`` is taken to be out (no win)."""
+        key = (pos.keys[-1], pos.halfmove, root, turns, in_turn, waited) if pos.keys else None
+        if key is not None:
+            known = self._known.get(key)
+            if known is not None:
+                return known
+        won = self._forced_win(pos, root, turns, in_turn, waited)
+        if key is not None:
+            self._known[key] = won
+        return won
+
+    def _forced_win(self, pos, root: int, turns: int, in_turn: bool, waited: int) -> bool:
         game = self.game
         outcome = game.outcome(pos)
         if outcome is not None:
@@ -130,18 +157,29 @@ class Exhaustive:
                 return False
             for move in moves:
                 self._push(pos, move)
-                won = self.forced_win(pos, root, left, True)
+                if left == 0 and self.mate_only:
+                    after = game.ply_mover(pos)
+                    # the last turn's last ply: only a check can be mate
+                    won = (after == root or game.in_check(pos, after)) and self.forced_win(
+                        pos, root, left, True)
+                else:
+                    won = self.forced_win(pos, root, left, True)
                 pos.pop()
                 if won:
                     return True
             return False
         if waited >= 2 * game.players:
             return False
+        slot = (turns, waited)
+        refuter = self._refuters.get(slot)
+        if refuter is not None and refuter in moves:
+            moves = [refuter] + [m for m in moves if m != refuter]
         for move in moves:
             self._push(pos, move)
             won = self.forced_win(pos, root, turns, False, waited + 1)
             pos.pop()
             if not won:
+                self._refuters[slot] = move
                 return False
         return True
 
@@ -150,6 +188,7 @@ class Exhaustive:
         there is a mate in one already (then it is no mate-in-two problem).  Raises
         :class:`TooLong` past the budget (``pos`` is then left part-way: use a copy)."""
         self.plies = 0
+        self._known.clear()
         game = self.game
         root = game.ply_mover(pos)
         if game.outcome(pos) is not None or self.forced_win(pos, root, 1):
@@ -181,7 +220,7 @@ def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
     keep = _royal_kinds(game)
-    exhaustive = Exhaustive(game, max_plies)
+    exhaustive = Exhaustive(game, max_plies, weights_for(game).mate_only)
     rng = random.Random(seed)
     lines: list[str] = []
     seen: set[str] = set()
@@ -233,6 +272,118 @@ def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
     return lines, tried, dropped
 
 
+def collect_mate2_attack(name: str, count: int, seed: int, cpu: float,
+                         max_plies: int = 50_000, most: int = 4, others_most: int = 2,
+                         found_one: Callable[[list[str], int, int], None] | None = None,
+                         ) -> tuple[list[str], int, int]:
+    """Mate-in-two lines from positions built around a King under attack: seeded random
+    play (10-80 plies) that prefers captures and moves toward the enemy King; then the
+    pieces farthest from the King of the player not to move are taken off first (each
+    side down to a random 1 to ``most`` attackers, 0 to ``others_most`` defenders besides
+    the royal pieces); each attacker is then put, one time in two, on a random empty cell
+    near that King (within 2.5 cells); the Cube (every off-board token) goes to the player
+    not to move ``DEFENDER_HOLDS`` of the time, else to the mover.  Only what the game's
+    own position text reads back as playable is used.  Every such position is checked
+    exhaustively (``Exhaustive.mates_in_two``) and kept when it is a puzzle: no mate in
+    one, a forced mate in two, and at least one first move that does not force it;
+    ``found_one(lines, tried, dropped)`` is called after each.
+    Returns the lines, the positions tried and those dropped over ``max_plies``."""
+    game_name, options = SETS[name]
+    game = get_game(game_name, **options)
+    keep = _royal_kinds(game)
+    weights = weights_for(game)
+    # the royal piece attacked: a royal kind worth nothing (the King), else any royal one
+    targets = {k for k in keep if weights.values.get(k[1]) == 0} or keep
+    centres = game.geometry.centres
+    exhaustive = Exhaustive(game, max_plies, weights.mate_only)
+    rng = random.Random(seed)
+    lines: list[str] = []
+    seen: set[str] = set()
+    tried = dropped = 0
+    ends = time.process_time() + cpu
+
+    def distance(a: int, b: int) -> float:
+        return math.dist(centres[a], centres[b])
+
+    def king_of(pos, player: int) -> int:
+        return next((c for c, p in enumerate(pos.board) if p is not None
+                     and p.owner == player and (p.owner, p.kind) in targets), -1)
+
+    while len(lines) < count and time.process_time() < ends:
+        pos = game.start()
+        for _ in range(rng.randint(10, 80)):
+            moves = game.legal_moves(pos)
+            if not moves or moves[0].kind == "roll" or game.outcome(pos) is not None:
+                break
+            mover = game.ply_mover(pos)
+            aim = king_of(pos, (mover + 1) % game.players)
+            roll = rng.random()
+            captures = [m for m in moves if m.captures]
+            if captures and roll < 0.35:
+                moves = captures
+            elif aim >= 0 and roll < 0.7:
+                moves = sorted((m for m in moves if m.target >= 0),
+                               key=lambda m: distance(m.target, aim))[:3] or moves
+            pos.push(rng.choice(moves))
+        if game.outcome(pos) is not None:
+            continue
+        pos = game.parse_position(game.position_text(pos))
+        mover = game.ply_mover(pos)
+        defender = (mover + 1) % game.players
+        king = king_of(pos, defender)
+        if king < 0:
+            continue
+        limit = {p: rng.randint(1, most) if p == mover else rng.randint(0, others_most)
+                 for p in range(game.players)}
+        for _ in range(200):
+            left = _non_royal(pos, keep)
+            over = [p for p in range(game.players) if left.get(p, 0) > limit[p]]
+            if not over:
+                break
+            cells = [c for c, p in enumerate(pos.board) if p is not None
+                     and p.owner in over and (p.owner, p.kind) not in keep]
+            far = max(cells, key=lambda c: distance(c, king))
+            pos = thin_out(game, pos, rng, keep, far if rng.random() < 0.75 else None)
+        near = [c for c, p in enumerate(pos.board)
+                if p is None and distance(c, king) <= 2.5]
+        trial = pos.copy()
+        for c, piece in enumerate(pos.board):
+            if (piece is not None and piece.owner == mover and (mover, piece.kind) not in keep
+                    and near and rng.random() < 0.5):
+                to = near.pop(rng.randrange(len(near)))
+                trial.put(c, None)
+                trial.put(to, piece)
+        holder = defender if rng.random() < DEFENDER_HOLDS else mover
+        for token in list(trial.tokens):
+            trial.set_token(token, holder)
+        try:
+            pos = game.parse_position(game.position_text(trial))
+            game.check_playable(pos)
+        except RulesError:  # refused (a castling right without its piece, a side in check)
+            continue
+        text = game.position_text(pos)
+        if text in seen or game.outcome(pos) is not None:
+            continue
+        seen.add(text)
+        tried += 1
+        moves = game.legal_moves(pos)
+        if not moves or moves[0].kind == "roll":
+            continue
+        try:
+            found = exhaustive.mates_in_two(game.parse_position(text))
+        except TooLong:
+            dropped += 1
+            continue
+        if found and len(found) < len(moves):
+            problem = game.parse_position(text)
+            lines.append(text + "\t" + " ".join(game.move_text(problem, m) for m in found))
+            print(f"  {len(lines)}: {lines[-1]}  ({tried} tried, "
+                  f"{time.process_time() - ends + cpu:.0f} s CPU)", flush=True)
+            if found_one is not None:
+                found_one(lines, tried, dropped)
+    return lines, tried, dropped
+
+
 def _non_royal(pos, keep: set[tuple[int, str]]) -> dict[int, int]:
     counts: dict[int, int] = {}
     for piece in pos.board:
@@ -266,16 +417,18 @@ def _royal_kinds(game) -> set[tuple[int, str]]:
     return {key for key, n in counts.items() if n == 1}
 
 
-def thin_out(game, pos, rng: random.Random, keep: set[tuple[int, str]]):
-    """``pos`` with one random piece taken off (not a royal one, see ``_royal_kinds``), as
-    the game's own position text reads it back — or ``pos`` unchanged when the game
-    refuses that position (a castling right without its Rook, a side left holding no
-    castle) or it has ended."""
+def thin_out(game, pos, rng: random.Random, keep: set[tuple[int, str]],
+             cell: int | None = None):
+    """``pos`` with one random piece (or the one on ``cell``) taken off (not a royal one,
+    see ``_royal_kinds``), as the game's own position text reads it back — or ``pos``
+    unchanged when the game refuses that position (a castling right without its Rook, a
+    side left holding no castle) or it has ended."""
     cells = [c for c, p in enumerate(pos.board)
              if p is not None and (p.owner, p.kind) not in keep]
     if not cells:
         return pos
-    cell = rng.choice(cells)
+    if cell is None or cell not in cells:
+        cell = rng.choice(cells)
     trial = pos.copy()
     trial.put(cell, None)
     try:
@@ -294,7 +447,7 @@ def collect_mate2(name: str, count: int, seed: int, cpu: float,
     positions dropped because their check went past ``max_plies``."""
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
-    exhaustive = Exhaustive(game, max_plies)
+    exhaustive = Exhaustive(game, max_plies, weights_for(game).mate_only)
     dropped = 0
     rng = random.Random(seed)
     lines: list[str] = []
@@ -330,6 +483,25 @@ def collect_mate2(name: str, count: int, seed: int, cpu: float,
     return lines, games, dropped
 
 
+def _appended(earlier: str, name: str, header: list[str], lines: list[str], command: str,
+              ) -> tuple[list[str], list[str]]:
+    """The set ``earlier`` (a file's text) with this run's new positions after it: one first
+    line counting them all, then each run's header (the earlier ones first, as they were)."""
+    old = earlier.splitlines()
+    kept = [line for line in old if line and not line.startswith("#")]
+    texts = {line.split("\t")[0] for line in kept}
+    added = [line for line in lines if line.split("\t")[0] not in texts]
+    notes = [line for line in old if line.startswith("#")]
+    if notes and notes[0].startswith(f"# {name}: mate in two, ") and "; runs:" in notes[0]:
+        notes = notes[1:]  # the count line of an earlier append
+    total = len(kept) + len(added)
+    first = (f"# {name}: mate in two, {total} positions; runs: the earlier ones below, then "
+             f"{len(added)} new from `{command}` (last).")
+    run = [header[0].replace(f"mate in two, {len(lines)} positions",
+                             f"mate in two, {len(added)} more positions"), *header[1:]]
+    return [first, *notes, *run], kept + added
+
+
 def read_set(path: Path) -> list[tuple[str, list[str]]]:
     """(position text, solving moves) per line of a tactics file; ``#`` lines are notes."""
     out = []
@@ -341,23 +513,46 @@ def read_set(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def solve(name: str, path: Path) -> tuple[int, int, float, float]:
-    """Solved, total, slowest wall-clock and slowest CPU seconds of the engine on a set."""
+    """Solved, total, slowest wall-clock and slowest CPU seconds of the engine on a set
+    (its budget is process CPU time: the machine is shared).  For a position not solved,
+    the depth the search reached and, searched again without the time limit (up to
+    ``DIAGNOSE_CPU`` s), the depth at which it finds the mate."""
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
-    engine = Engine(game, level=SOLVE_LEVEL)
+    engine = Engine(game, level=SOLVE_LEVEL, clock=time.process_time)
     solved, total, wall, cpu = 0, 0, 0.0, 0.0
     for text, moves in read_set(path):
         pos = game.parse_position(text)
         t, c = time.monotonic(), time.process_time()
-        move = engine.choose(pos, movetime=SOLVE_MOVETIME).move
+        result = engine.choose(pos, movetime=SOLVE_MOVETIME)
+        move = result.move
         wall = max(wall, time.monotonic() - t)
         cpu = max(cpu, time.process_time() - c)
         total += 1
         ok = move is not None and game.move_text(pos, move) in moves
         solved += ok
         if not ok:
-            print(f"  not solved: {name} {text} played {move and game.move_text(pos, move)}")
+            print(f"  not solved: {name} {text} played {move and game.move_text(pos, move)} "
+                  f"(depth {result.depth} in {SOLVE_MOVETIME:g} s); {mate_depth(game, text)}",
+                  flush=True)
     return solved, total, wall, cpu
+
+
+#: CPU seconds a position not solved is searched again to find the depth its mate needs
+DIAGNOSE_CPU = 20.0
+
+
+def mate_depth(game, text: str) -> str:
+    """At what depth a fresh search without the 2 s limit finds the mate in ``text``."""
+    pos = game.parse_position(text)
+    c = time.process_time()
+    result = Search(game, clock=time.process_time).best_move(
+        pos, Limits(movetime=DIAGNOSE_CPU))
+    spent = time.process_time() - c
+    if result.mate_in is not None and result.mate_in > 0:
+        return (f"mate found at depth {result.depth}: {result.nodes:,} nodes, "
+                f"{spent:.1f} s CPU")
+    return f"no mate found in {spent:.0f} s CPU (depth {result.depth}, {result.nodes:,} nodes)"
 
 
 def solve_all(names: list[str], mates: tuple[int, ...] = (1, 2)) -> list[str]:
@@ -403,6 +598,83 @@ def write_table(rows: list[str]) -> None:
                     encoding="utf-8")
 
 
+def collect_set(args: argparse.Namespace, name: str, path: Path) -> None:
+    """Collect one mate-in-two set as ``args`` say and write it to ``path`` with a header
+    saying how it was made (with ``--attack`` after every position found, so a run that is
+    stopped keeps what it found, and its header says how far it got)."""
+    started = time.process_time()
+    earlier = path.read_text(encoding="utf-8") if args.append and path.exists() else None
+    command = (f"python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
+               f"--count {args.count} --cpu {args.cpu:g}")
+    if args.max_plies != MAX_PLIES:
+        command += f" --max-plies {args.max_plies}"
+    checked = ["# Each searched exhaustively: no mate in one; after each listed first move "
+               "every reply of every other player allows a mate; and at least one first "
+               "move does not force it."]
+    if args.attack is not None:
+        others = 2 if args.others_most is None else args.others_most
+        command += f" --attack {args.attack} --others-most {others}"
+
+        def how(tried: int) -> list[str]:
+            return [f"# {tried} positions tried, built around a King under attack: seeded "
+                    "random play (10-80 plies) preferring captures and moves toward the enemy "
+                    "King; then the pieces farthest from the King of the player not to move",
+                    f"# taken off first until the mover has 1-{args.attack} and the other "
+                    f"0-{others} pieces besides the kinds a player starts with only one of (the "
+                    "King, the Wazir, a lone Tower: never taken off); each attacker put, one "
+                    "time in two, on a random empty cell within 2.5 cells of that King;",
+                    f"# every off-board token (the Cube) to the player not to move "
+                    f"{DEFENDER_HOLDS:.0%} of the time, else to the mover; only what the game's "
+                    "own position text reads back as playable.", *checked]
+    elif args.sparse is None:
+        def how(tried: int) -> list[str]:
+            return [f"# {tried} seeded random-play games (captures preferred half the time); "
+                    "where the mover had a mate in one, the position at its previous turn was",
+                    "# searched exhaustively: no mate in one, and after each listed first move "
+                    "every reply of every other player allows a mate."]
+    else:
+        command += f" --sparse {args.sparse}" + (
+            f" --others-most {args.others_most}" if args.others_most is not None
+            else "") + (" --tokens-to-other" if args.tokens_to_other else "")
+
+        def how(tried: int) -> list[str]:
+            return [f"# {tried} near-end positions tried: seeded random play (10-80 plies), "
+                    "then random pieces taken off (never one a player has only one of, such "
+                    "as its King or Wazir;",
+                    "# only what the game's own position text reads back as playable) until "
+                    f"each player has at most a random 0-{args.sparse} such pieces"
+                    + (f" (0-{args.others_most} for those not to move)"
+                       if args.others_most is not None else "")
+                    + ("; every off-board token (the Cube) handed to the player not to move"
+                       if args.tokens_to_other else "") + ".", *checked]
+
+    def write(lines: list[str], tried: int, dropped: int) -> None:
+        spent = time.process_time() - started
+        header = [f"# {name}: mate in two, {len(lines)} positions; made by `{command}` on "
+                  f"{datetime.date.today()}", *how(tried),
+                  f"# {dropped} positions dropped: their check went past {args.max_plies:,} "
+                  "plies.",
+                  f"# CPU: {spent:.0f} s.  Line: position text, a tab, every first move that "
+                  "forces the mate."]
+        if earlier is not None:
+            header, lines = _appended(earlier, name, header, lines, command)
+        path.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+
+    if args.attack is not None:
+        lines, tried, dropped = collect_mate2_attack(
+            name, args.count, args.seed, args.cpu, args.max_plies, args.attack, others, write)
+    elif args.sparse is None:
+        lines, tried, dropped = collect_mate2(name, args.count, args.seed, args.cpu,
+                                              args.max_plies)
+    else:
+        lines, tried, dropped = collect_mate2_sparse(
+            name, args.count, args.seed, args.cpu, args.max_plies, args.sparse,
+            args.tokens_to_other, args.others_most)
+    write(lines, tried, dropped)
+    print(f"{name}: {len(lines)} mate-in-two positions, {tried} tried, {dropped} dropped, "
+          f"{time.process_time() - started:.0f} s CPU", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=50)
@@ -415,8 +687,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sparse", type=int, metavar="MOST",
                         help="mate in two from near-end positions: at most MOST non-royal "
                              "pieces a player (collect_mate2_sparse)")
+    parser.add_argument("--attack", type=int, metavar="MOST",
+                        help="mate in two from positions built around a King under attack: "
+                             "1 to MOST attackers (collect_mate2_attack)")
     parser.add_argument("--others-most", type=int,
-                        help="with --sparse: at most this many for the players not to move")
+                        help="with --sparse or --attack: at most this many for the players "
+                             "not to move")
+    parser.add_argument("--out", metavar="DIR",
+                        help="mate in two: write the set here (default tests/data/tactics/mate2)")
+    parser.add_argument("--append", action="store_true",
+                        help="mate in two: keep the set's positions and header, add the new")
     parser.add_argument("--tokens-to-other", action="store_true",
                         help="with --sparse: the player not to move holds the tokens")
     parser.add_argument("--max-plies", type=int, default=MAX_PLIES,
@@ -428,54 +708,10 @@ def main(argv: list[str] | None = None) -> int:
         write_table(solve_all(args.games, (args.mate,) if args.mate else (1, 2)))
         return 0
     if args.mate == 2:
-        OUT_MATE2.mkdir(parents=True, exist_ok=True)
+        out = Path(args.out) if args.out else OUT_MATE2
+        out.mkdir(parents=True, exist_ok=True)
         for name in args.games:
-            started = time.process_time()
-            command = (f"python -m benchmarks.engine_tactics --mate 2 --seed {args.seed} "
-                       f"--count {args.count} --cpu {args.cpu:g}")
-            if args.max_plies != MAX_PLIES:
-                command += f" --max-plies {args.max_plies}"
-            if args.sparse is None:
-                lines, games, dropped = collect_mate2(name, args.count, args.seed, args.cpu,
-                                                      args.max_plies)
-                how = [f"# {games} seeded random-play games (captures preferred half the "
-                       "time); where the mover had a mate in one, the position at its "
-                       "previous turn was",
-                       "# searched exhaustively: no mate in one, and after each listed first "
-                       "move every reply of every other player allows a mate."]
-            else:
-                lines, games, dropped = collect_mate2_sparse(
-                    name, args.count, args.seed, args.cpu, args.max_plies, args.sparse,
-                    args.tokens_to_other, args.others_most)
-                command += f" --sparse {args.sparse}" + (
-                    f" --others-most {args.others_most}" if args.others_most is not None
-                    else "") + (" --tokens-to-other" if args.tokens_to_other else "")
-                how = [f"# {games} near-end positions tried: seeded random play (10-80 plies), "
-                       "then random pieces taken off (never one a player has only one of, "
-                       "such as its King or Wazir;",
-                       f"# only what the game's own position text reads back as playable) "
-                       f"until each player has at most a random 0-{args.sparse} such pieces"
-                       + (f" (0-{args.others_most} for those not to move)"
-                          if args.others_most is not None else "")
-                       + ("; every off-board token (the Cube) handed to the player not to "
-                          "move" if args.tokens_to_other else "") + ".",
-                       "# Each searched exhaustively: no mate in one; after each listed first "
-                       "move every reply of every other player allows a mate; and at least "
-                       "one first move does not force it."]
-            spent = time.process_time() - started
-            header = [
-                f"# {name}: mate in two, {len(lines)} positions; made by `{command}` on "
-                f"{datetime.date.today()}",
-                *how,
-                f"# {dropped} positions dropped: their check went past {args.max_plies:,} "
-                "plies.",
-                f"# CPU: {spent:.0f} s.  Line: position text, a tab, every first move that "
-                "forces the mate.",
-            ]
-            (OUT_MATE2 / f"{name}.txt").write_text("\n".join(header + lines) + "\n",
-                                                   encoding="utf-8")
-            print(f"{name}: {len(lines)} mate-in-two positions, {games} games, {dropped} dropped, "
-                  f"{spent:.0f} s CPU", flush=True)
+            collect_set(args, name, out / f"{name}.txt")
         return 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name in args.games:

@@ -137,6 +137,7 @@ class Search:
         self._partial: tuple[int, Move] | None = None
         self._evals: dict[int, int] = {}
         self._evals_for = -1
+        self._checks: dict[int, bool] = {}  # whether the side to move is in check
         self._extend_below = 0  # check extensions only this close to the root
         #: the game ends inside quiescence only by mate (values.toml ``mate_only``)
         self._mate_only = self.evaluator.w.mate_only
@@ -222,17 +223,33 @@ class Search:
         if self._max_nodes is not None and self.nodes >= self._max_nodes:
             raise SearchStopped
 
-    def _static(self, pos: Position) -> int:
+    def _static(self, pos: Position, in_check: bool | None = None,
+                key: int | None = None) -> int:
         """The evaluation for the root player, remembered by position for this search
-        (iterative deepening meets the same leaves again and again)."""
-        key = self._key(pos)
+        (iterative deepening meets the same leaves again and again); ``key``: the
+        position's, when the caller has it (hashing the key is not free)."""
+        if key is None:
+            key = self._key(pos)
         score = self._evals.get(key)
         if score is None:
-            score = self.evaluator.score(pos, self.root)
+            score = self.evaluator.score(pos, self.root, in_check)
             if len(self._evals) >= self.table_size:
                 self._evals.clear()
             self._evals[key] = score
         return score
+
+    def _checked(self, pos: Position, key: int | None = None) -> bool:
+        """Whether the side to move is in check, remembered by position: a node, the
+        parent's gives-check test and quiescence ask it of the same position."""
+        if key is None:
+            key = self._key(pos)
+        checked = self._checks.get(key)
+        if checked is None:
+            checked = self.game.in_check(pos, self.game.ply_mover(pos))
+            if len(self._checks) >= self.table_size:
+                self._checks.clear()
+            self._checks[key] = checked
+        return checked
 
     def _noisy_choice(self, scores: dict[Move, int], noise: int) -> Move:
         """A move within ``noise`` of the best, the better ones more likely."""
@@ -308,11 +325,20 @@ class Search:
                     return score
         game = self.game
         mover = game.ply_mover(pos)
-        in_check = game.in_check(pos, mover)
-        if depth <= 0 and self._mate_only and not in_check:
-            # at the horizon, not in check, in a game only mate ends: straight to
-            # quiescence, which may stand pat before listing the moves
-            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, counted=True)
+        in_check = self._checked(pos, key)
+        maximising = mover == self.root
+        pv = beta - alpha > 1
+        calm = not pv and not in_check and alpha > -MATE_BOUND and beta < MATE_BOUND
+        if self._mate_only and not in_check:
+            # a game only mate ends, not in check: at the horizon straight to quiescence,
+            # which may stand pat before listing the moves; near it, reverse futility
+            # before listing them too (Lùotuoqí's Cube holder's list is its dearest part)
+            if depth <= 0:
+                return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, counted=True)
+            if calm and depth <= FUTILE_DEPTH:
+                cut = self._reverse_futility(pos, depth, alpha, beta, maximising, key)
+                if cut is not None:
+                    return cut
         moves = game.legal_moves(pos)
         if not moves:
             return self._terminal(pos, ply)
@@ -328,25 +354,19 @@ class Search:
                 return forced
         if depth <= 0:
             return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check)
-        maximising = mover == self.root
-        pv = beta - alpha > 1
         stand: int | None = None
-        calm = not pv and not in_check and alpha > -MATE_BOUND and beta < MATE_BOUND
         if calm:
             if depth <= FUTILE_DEPTH:
-                # reverse futility: so far past the window that one or two plies of quiet
-                # moves will not bring it back
-                stand = self._static(pos)
-                margin = FUTILITY_MARGIN * depth
-                if maximising and stand - margin >= beta:
-                    return stand - margin
-                if not maximising and stand + margin <= alpha:
-                    return stand + margin
+                stand = self._static(pos, in_check, key)
+                if not self._mate_only:  # (those were tried before listing the moves)
+                    cut = self._reverse_futility(pos, depth, alpha, beta, maximising, key)
+                    if cut is not None:
+                        return cut
             if may_pass and depth >= NULL_MIN_DEPTH:
                 passing = game.pass_move(pos)
                 if passing is not None and self.evaluator.phase_material(pos, mover) > 0:
                     if stand is None:
-                        stand = self._static(pos)
+                        stand = self._static(pos, in_check, key)
                     if (stand >= beta) if maximising else (stand <= alpha):
                         # null move: even after passing the turn the mover stays past the
                         # window, so a real move would too (not in check, not in a Pawn
@@ -376,7 +396,7 @@ class Search:
         futile = False
         if calm and depth == 1:
             if stand is None:
-                stand = self._static(pos)
+                stand = self._static(pos, in_check, key)
             futile = (stand + FUTILITY_MARGIN <= alpha) if maximising else (
                 stand - FUTILITY_MARGIN >= beta)
         searched = 0
@@ -388,8 +408,9 @@ class Search:
                 self._push_reply(pos, seats[i], move)
             try:
                 late = quiet and i >= LATE_MOVES and not in_check and depth >= LMR_DEPTH
-                gives_check = (futile or late) and quiet and game.in_check(
-                    pos, game.ply_mover(pos))
+                # (a move after which the same player moves on gives no check)
+                gives_check = (futile or late) and quiet and game.ply_mover(
+                    pos) != mover and self._checked(pos)
                 if futile and quiet and i > 0 and not gives_check:
                     # futility: a quiet move one ply from the horizon cannot lift the score
                     # into the window; counted as the best it could be
@@ -476,6 +497,18 @@ class Search:
         pos.pop()
         pos.turn = mover
 
+    def _reverse_futility(self, pos: Position, depth: int, alpha: int, beta: int,
+                          maximising: bool, key: int) -> int | None:
+        """Reverse futility: a static score so far past the window that one or two plies
+        of quiet moves will not bring it back ends the node (its bound), else None."""
+        stand = self._static(pos, False, key)
+        margin = FUTILITY_MARGIN * depth
+        if maximising and stand - margin >= beta:
+            return stand - margin
+        if not maximising and stand + margin <= alpha:
+            return stand + margin
+        return None
+
     def _chance(self, pos: Position, rolls: list[Move], depth: int, ply: int) -> int:
         """A die roll: the average over its faces (each face equally likely)."""
         total = 0
@@ -516,13 +549,16 @@ class Search:
                  counted: bool = False) -> int:
         game = self.game
         mover = game.ply_mover(pos)
+        key = self._key(pos)
+        # whether ``in_check`` is known: handed over with the moves, or asked below
+        known = moves is not None or self._mate_only
         if moves is None:
             if not counted:
                 self._tick()
             if self._mate_only:
                 # the game ends here only by mate: a side not in check may stand pat
                 # before its moves are listed
-                in_check = game.in_check(pos, mover)
+                in_check = self._checked(pos, key)
             else:
                 if self._repeated(pos):
                     return 0
@@ -536,7 +572,7 @@ class Search:
                 if not moves:
                     return self._terminal(pos, ply)
             return self._evasions(pos, moves, alpha, beta, ply, left, maximising)
-        stand = self._static(pos)
+        stand = self._static(pos, in_check if known else None, key)
         if left <= 0 or (moves is not None and moves[0].kind == "roll"):
             return stand
         if maximising:
