@@ -26,7 +26,8 @@ Each pair is appended to ``--results`` (JSON lines) with the two levels it measu
 long ladder can be stopped and continued: a pair already there is not played again unless
 ``--minutes`` (the run's wall-clock allowance: no game is started after it) cut it short,
 and then it is continued; lines measured with other ``LEVELS`` are ignored.
-``--write-docs`` writes the table of every pair in the file into docs/engine.md.
+``--write-docs`` writes the table of every pair in the file, and the table of ``LEVELS``
+it measured, into docs/engine.md.
 
     nice -n 10 python -m benchmarks.ladder --minutes 60 --write-docs
     python -m benchmarks.ladder --game gnuqi --low 6 --high 8 --max-games 12
@@ -44,7 +45,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks.spar import Player, Score, make_player, write_docs
-from controller.engine import LEVELS, Evaluator
+from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator
 from controller.rules import Game, get_game
 
 #: finished pairs (kept in the repository: the docs' table is made from it)
@@ -58,6 +59,18 @@ HEADER = ("| game | levels | games | upper wins | draws | lower wins | adjudicat
           "| upper score | Elo upper−lower [95 %] | upper over level {low} | stopped "
           "| CPU minutes |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def levels_table() -> str:
+    """``LEVELS`` as the docs show it (written with the ladder, so the two agree)."""
+    lines = ["| level | deepest | node cap | time budget here | noise (cp) |",
+             "|---|---|---|---|---|"]
+    for k, level in sorted(LEVELS.items()):
+        name = f"{k} (default)" if k == DEFAULT_LEVEL else str(k)
+        nodes = "—" if level.nodes is None else f"{level.nodes:,}"
+        lines.append(f"| {name} | {level.depth} | {nodes} | {level.movetime:g} s "
+                     f"| {level.noise} |")
+    return "\n".join(lines)
 
 
 def levels_of(low: int) -> dict[str, dict]:
@@ -257,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 "of matches. Elo clamped at ±800; ± is the 95 % interval's half-width, the "
                 "intervals of the pairs added in quadrature.")
         write_docs("ladder", note + "\n\n" + text)
+        write_docs("levels", levels_table())
     return 0
 
 
