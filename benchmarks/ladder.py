@@ -8,9 +8,10 @@ intervals added in quadrature).  The engine players budget process CPU time
 on the levels' node caps usually end the search first anyway.
 
 **How many games.**  A pair is played two games at a time (one with each seat) and stops
-as soon as its 95 % interval excludes zero (from ``--min-games`` on), or at
-``--max-games``, or when it has used ``--pair-minutes`` of CPU time: cheap pairs (low
-levels) get many games, dear ones as many as the CPU allows.  Stopping at the first
+once its 95 % interval excludes zero (from ``--min-games`` on) and it has used
+``--cheap-minutes`` of CPU time, or at ``--max-games``, or when it has used
+``--pair-minutes``: cheap pairs (low levels) get many games, dear ones stop as soon as
+they separate or the CPU allowance is spent.  Stopping at the first
 separated interval favours separation a little (a sequential test looked at after every
 second game); the table says why each pair stopped.
 
@@ -23,13 +24,14 @@ evaluation (``controller.engine.Evaluator``: material, castles held, stacks — 
 the cap a draw.
 
 Each pair is appended to ``--results`` (JSON lines) with the two levels it measured, so a
-long ladder can be stopped and continued: a pair already there is not played again unless
-``--minutes`` (the run's wall-clock allowance: no game is started after it) cut it short,
-and then it is continued; lines measured with other ``LEVELS`` are ignored.
+long ladder can be stopped and continued: a pair already there is played on only while
+the rule above says so (``--minutes``, the run's wall-clock allowance after which no game
+starts, may have cut it short); lines measured with other ``LEVELS`` are ignored.
 ``--write-docs`` writes the table of every pair in the file, and the table of ``LEVELS``
 it measured, into docs/engine.md.
 
-    nice -n 10 python -m benchmarks.ladder --minutes 60 --write-docs
+    nice -n 10 python -m benchmarks.ladder --minutes 60
+    python -m benchmarks.ladder --minutes 0 --write-docs   # the table of what is recorded
     python -m benchmarks.ladder --game gnuqi --low 6 --high 8 --max-games 12
 """
 
@@ -109,28 +111,37 @@ def play_adjudicated(game: Game, seats: list[Player], max_plies: int, rng: rando
     return ((0,) if lead >= margin else (1,) if lead <= -margin else ()), True
 
 
+def stop_reason(score: Score, cpu: float, args: argparse.Namespace) -> str | None:
+    """Why a pair with ``score`` after ``cpu`` seconds of CPU stops, or None to play on.
+
+    A separated pair plays on while it is cheap (``--cheap-minutes``), so low pairs get
+    tighter intervals; any pair stops at ``--max-games`` or ``--pair-minutes``."""
+    if score.games >= args.max_games:
+        return "separated" if separated(score) else "max games"
+    if cpu >= 60 * args.pair_minutes:
+        return "CPU"
+    if (score.games >= args.min_games and separated(score)
+            and cpu >= 60 * args.cheap_minutes):
+        return "separated"
+    return None
+
+
 def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
              deadline: float) -> dict:
-    """Level ``low + 1`` against ``low``, two games at a time (seats swapped), until the
-    interval separates, the games or the CPU run out, or the run's ``deadline`` passes.
-    ``played`` is what an earlier, cut-short run of this pair recorded (its games count)."""
+    """Level ``low + 1`` against ``low``, two games at a time (seats swapped), until
+    ``stop_reason`` says so or the run's ``deadline`` passes.  ``played`` is what earlier
+    runs of this pair recorded (its games and CPU count)."""
     started, cpu0 = time.monotonic(), time.process_time()
     rules = get_game(game)
     score = Score(played.get("wins", 0), played.get("draws", 0), played.get("losses", 0))
     adjudicated = 0
     first = score.games
     rng = random.Random(args.seed + first)
-    stop = "max games"
-    while score.games < args.max_games:
-        if score.games >= args.min_games and separated(score):
-            stop = "separated"
-            break
-        cpu = time.process_time() - cpu0 + played.get("cpu", 0.0)
-        if cpu >= 60 * args.pair_minutes:
-            stop = "CPU"
-            break
-        if time.time() >= deadline:
+    while True:
+        stop = stop_reason(score, time.process_time() - cpu0 + played.get("cpu", 0.0), args)
+        if stop is None and time.time() >= deadline:
             stop = "time"
+        if stop is not None:
             break
         for _ in range(2):
             i = score.games
@@ -147,9 +158,6 @@ def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
                 score.wins += 1
             else:
                 score.losses += 1
-    else:
-        if separated(score):
-            stop = "separated"
     return {"game": game, "low": low, "wins": score.wins - played.get("wins", 0),
             "draws": score.draws - played.get("draws", 0),
             "losses": score.losses - played.get("losses", 0),
@@ -215,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--high", type=int, default=max(LEVELS))
     parser.add_argument("--min-games", type=int, default=6)
     parser.add_argument("--max-games", type=int, default=40)
-    parser.add_argument("--pair-minutes", type=float, default=3.0,
+    parser.add_argument("--pair-minutes", type=float, default=2.5,
                         help="CPU minutes a pair may use (then it stops)")
+    parser.add_argument("--cheap-minutes", type=float, default=0.5,
+                        help="CPU minutes a separated pair still plays on for")
     parser.add_argument("--minutes", type=float,
                         help="wall-clock minutes for the run: no game starts after them")
     parser.add_argument("--max-plies", type=int, default=80)
@@ -231,11 +241,15 @@ def main(argv: list[str] | None = None) -> int:
     results, stale = load(args.results)
     if stale:
         print(f"{stale} recorded pairs were measured with other LEVELS: ignored", flush=True)
-    deadline = time.time() + 60 * args.minutes if args.minutes else float("inf")
+    # --minutes 0 plays nothing: it only prints (and writes) the table of what is recorded
+    deadline = time.time() + 60 * args.minutes if args.minutes is not None else float("inf")
     # lowest levels first, and within a level the cheapest games first
+    def unfinished(r: dict | None) -> bool:
+        return r is None or stop_reason(Score(r["wins"], r["draws"], r["losses"]),
+                                        r["cpu"], args) is None
+
     jobs = [(g, low, results.get((g, low), {})) for low in range(args.low, args.high)
-            for g in args.game
-            if (g, low) not in results or results[(g, low)]["stop"] == "time"]
+            for g in args.game if unfinished(results.get((g, low)))]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         done = pool.map(run_pair, *zip(*jobs, strict=True), [args] * len(jobs),
                         [deadline] * len(jobs)) if jobs else []
@@ -262,8 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         minutes = sum(r["cpu"] for r in results.values()) / 60
         note = (f"{time.strftime('%Y-%m-%d')}: `python -m benchmarks.ladder` (the `LEVELS` "
                 f"of `controller/engine/__init__.py`; seats alternating; a pair stops when "
-                f"its interval excludes 0 after at least {args.min_games} games, at "
-                f"{args.max_games} games or at {args.pair_minutes:g} CPU minutes; a game "
+                f"its interval excludes 0 after at least {args.min_games} games and "
+                f"{args.cheap_minutes:g} CPU minutes, at {args.max_games} games or at "
+                f"{args.pair_minutes:g} CPU minutes; a game "
                 f"reaching {' or '.join(map(str, caps))} plies is adjudicated: a lead of "
                 f"{' or '.join(map(str, margins))} centipawns or more by the evaluation "
                 f"wins, less is a draw): {games} games in all, {minutes:.0f} CPU minutes "
