@@ -1,8 +1,8 @@
 """The computer opponent: a search over the product's own rules, with levels.
 
 ``Engine(game, level).choose(pos)`` gives a :class:`~controller.engine.search.Result`
-with the move to play.  Levels 1–10 limit depth and time and add deliberate noise at the
-weak end, so a beginner can win; every level also stops at its time budget, so the
+with the move to play.  Levels 1–10 limit depth, nodes and time and add deliberate noise at
+the weak end, so a beginner can win; every level also stops at its time budget, so the
 answer never takes longer than the level says (``LEVELS``).
 
 ``fairyboard bestmove`` and ``fairyboard play`` are the command-line faces of it.
@@ -24,24 +24,32 @@ __all__ = ["DEFAULT_LEVEL", "LEVELS", "MATE", "Engine", "Evaluator", "Level", "L
 
 @dataclass(frozen=True)
 class Level:
-    """One playing strength: the deepest search, a time budget and the noise."""
+    """One playing strength: the deepest search, a time budget, a node cap and the noise.
+
+    The node cap is what usually ends a middle level's search here, so the level plays the
+    same moves for a seed whatever the machine's load; the time budget stays the longest a
+    player waits (on a slower machine, such as a Raspberry Pi, it ends the search first).
+    """
 
     depth: int
     movetime: float  #: seconds (here; a Raspberry Pi 4 is about 8–10 times slower)
     noise: int = 0  #: centipawns within which a weaker move may be chosen
+    nodes: int | None = None  #: the most nodes one search may visit (None: no cap)
 
 
-#: Level 1 plays almost at random among reasonable moves; level 10 searches for 4 s.
+#: Noise falls steeply over levels 1–3 (level 1 plays almost at random among reasonable
+#: moves); from level 4 on the node cap grows about 2.5 times a level and the time budget
+#: doubles above the default; level 10 searches for 4 s without a cap.
 LEVELS: dict[int, Level] = {
-    1: Level(1, 0.1, noise=400),
-    2: Level(1, 0.1, noise=200),
-    3: Level(2, 0.2, noise=120),
-    4: Level(2, 0.2, noise=60),
-    5: Level(3, 0.25, noise=25),
-    6: Level(3, 0.25),
-    7: Level(4, 0.5),
-    8: Level(6, 1.0),
-    9: Level(8, 2.0),
+    1: Level(1, 0.2, noise=400),
+    2: Level(1, 0.2, noise=150),
+    3: Level(2, 0.2, noise=50),
+    4: Level(3, 0.2, nodes=1_000),
+    5: Level(4, 0.2, nodes=2_500),
+    6: Level(5, 0.25, nodes=6_000),
+    7: Level(6, 0.5, nodes=15_000),
+    8: Level(8, 1.0, nodes=40_000),
+    9: Level(10, 2.0, nodes=100_000),
     10: Level(64, 4.0),
 }
 DEFAULT_LEVEL = 6
@@ -70,10 +78,13 @@ class Engine:
         self.search = Search(game, seed=seed, clock=clock, opponents=opponents)
 
     def limits(self, movetime: float | None = None, nodes: int | None = None) -> Limits:
-        """The level's limits, with a shorter time budget (a clock) when given."""
-        budget = self.level.movetime if movetime is None else min(movetime, self.level.movetime)
-        return Limits(depth=self.level.depth, movetime=budget, nodes=nodes,
-                      noise=self.level.noise)
+        """The level's limits, with a shorter time budget (a clock) or fewer nodes when
+        given."""
+        level = self.level
+        budget = level.movetime if movetime is None else min(movetime, level.movetime)
+        caps = [n for n in (nodes, level.nodes) if n is not None]
+        return Limits(depth=level.depth, movetime=budget, nodes=min(caps) if caps else None,
+                      noise=level.noise)
 
     def choose(self, pos: Position, movetime: float | None = None,
                nodes: int | None = None, stop=None) -> Result:
