@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.engine import Engine, Evaluator, Limits
+from controller.engine import Engine, Evaluator
 from controller.rules import Game, Move, Position, get_game
 
 STOCKFISH = "/usr/games/stockfish"  # Debian's package
@@ -105,11 +105,10 @@ class EnginePlayer(Player):
 
     def choose(self, game, pos, moves):
         if game.hidden_information:  # fog of war: from its own view, as on the board
-            from controller.engine.fog import choose_try
+            from controller.engine.fog import choose_try, sample_limits
 
-            level = self.engine.level
             view = game.player_view(pos, game.ply_mover(pos))
-            limits = Limits(depth=min(level.depth, 3), movetime=level.movetime / 6)
+            limits = sample_limits(self.engine.level)  # the level's own time, as documented
             return choose_try(game, view, moves, limits, seed=len(pos.moves),
                               clock=time.process_time)
         return self.engine.choose(pos, movetime=self.movetime).move

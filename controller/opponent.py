@@ -113,14 +113,11 @@ def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: i
     from ``view`` alone (the true position never leaves the service).  ``limits``
     replaces the level's (tests bound the search by depth alone, to be repeatable)."""
     from controller.engine import LEVELS
-    from controller.engine.fog import ranked_tries
-    from controller.engine.search import Limits
+    from controller.engine.fog import ranked_tries, sample_limits
 
     game = get_game(game_name, **options)
-    lv = LEVELS[level]
-    budget = lv.movetime if movetime is None else min(movetime, lv.movetime)
     if limits is None:
-        limits = Limits(depth=min(lv.depth, 3), movetime=budget / 6, noise=0)
+        limits = sample_limits(LEVELS[level], movetime)
     return ranked_tries(game, view, limits, seed=seed + view.fullmove)
 
 

@@ -104,3 +104,49 @@ def test_no_level_thinks_longer_than_its_time_budget(level):
     result = Engine(game, level, clock=ticking(step)).choose(game.start())
     assert result.move in game.legal_moves(game.start())
     assert result.seconds <= budget + 2 * step
+
+
+def test_a_weak_levels_noise_survives_a_stop_inside_the_first_depth():
+    """On a slow board (a Raspberry Pi, Lùotuoqí's long move lists) the time can run out
+    before depth 1 is complete; the noise then still chooses among the moves searched
+    (it used to be dropped, and level 1 played the best of them every time)."""
+    from controller.engine import Limits, Search
+
+    game = get_game("kaleidochess")
+    pos = game.start()
+    chosen = set()
+    for seed in range(12):
+        readings = itertools.count()
+
+        def clock(readings=readings):  # the deadline passes at the first look in depth 1
+            return 0.0 if next(readings) < 2 else 100.0
+
+        result = Search(game, seed=seed, clock=clock).best_move(
+            pos, Limits(depth=1, movetime=1.0, noise=LEVELS[1].noise))
+        assert result.move in game.legal_moves(pos)
+        chosen.add(result.move)
+    assert len(chosen) > 1
+
+
+def test_lao_tzus_computer_plays_its_levels_weakness_from_its_view_too():
+    """From a view, each sample is searched with the level's noise and its share of the
+    node cap (before, every level searched its samples without noise or cap, so Lao Tzu's
+    levels 1 and 2 were one player): level 1's first try spreads over more moves than the
+    same searches without the noise (no time limit: depth, nodes and noise decide)."""
+    import dataclasses
+
+    from controller.engine.fog import SAMPLES, ranked_tries, sample_limits
+
+    assert sample_limits(LEVELS[1]).noise == LEVELS[1].noise
+    assert sample_limits(LEVELS[4]).nodes == LEVELS[4].nodes // SAMPLES
+    assert sample_limits(LEVELS[10], movetime=0.6).movetime == pytest.approx(0.6 / SAMPLES)
+    game = get_game("laotzu")
+    pos = game.parse_position(FREE_KNIGHT.replace(" w ", "[] w "))
+    view = game.player_view(pos, 0)
+    noisy = dataclasses.replace(sample_limits(LEVELS[1]), movetime=None)
+    calm = dataclasses.replace(noisy, noise=0)
+
+    def firsts(limits) -> set:
+        return {ranked_tries(game, view, limits, seed=s)[0] for s in range(12)}
+
+    assert len(firsts(noisy)) > len(firsts(calm))

@@ -24,10 +24,13 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.engine.search import Limits, Search
 from controller.rules import Game, Move, Piece, PlayerView, RulesError
+
+if TYPE_CHECKING:
+    from controller.engine import Level
 
 #: the army of one side of an 8×8 chess set, by kind
 ARMY = Counter({"K": 1, "Q": 1, "R": 2, "B": 2, "N": 2, "P": 8})
@@ -99,8 +102,23 @@ def same_try(a: Move, b: Move) -> bool:
         a.kind != "drop" or a.piece == b.piece)
 
 
+#: positions drawn from the view per decision
+SAMPLES = 6
+
+
+def sample_limits(level: Level, movetime: float | None = None) -> Limits:
+    """One sample's search limits at ``level``: its share of the level's time (or of the
+    shorter ``movetime``) and node cap, at most depth 3 (six searches where the full
+    information engine makes one), and the level's own noise — so the weak levels stay
+    weak from a view too."""
+    budget = level.movetime if movetime is None else min(movetime, level.movetime)
+    nodes = max(1, level.nodes // SAMPLES) if level.nodes is not None else None
+    return Limits(depth=min(level.depth, 3), movetime=budget / SAMPLES, nodes=nodes,
+                  noise=level.noise)
+
+
 def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
-                 samples: int = 6, clock: Callable[[], float] = time.monotonic,
+                 samples: int = SAMPLES, clock: Callable[[], float] = time.monotonic,
                  ) -> list[Move]:
     """The moves the player may try, best first, judged on positions drawn from his view."""
     tries = view.moves()

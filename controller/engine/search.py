@@ -135,6 +135,7 @@ class Search:
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
         self._partial: tuple[int, Move] | None = None
+        self._partial_scores: dict[Move, int] = {}
         self._evals: dict[int, int] = {}
         self._evals_for = -1
         self._checks: dict[int, bool] = {}  # whether the side to move is in check
@@ -197,6 +198,8 @@ class Search:
                     # full so far (the last iteration's best is searched first, so this
                     # one is at least as good)
                     score, move = self._partial
+                    if depth == 1 and exact:  # a weak level's noise still chooses
+                        scores = dict(self._partial_scores)  # among the moves searched
                     best = Result(move, score, depth if depth == 1 else depth - 1,
                                   self.nodes, self.clock() - started, [move])
                 break
@@ -284,6 +287,7 @@ class Search:
         alpha, beta = window
         best_move, best = moves[0], -INF
         scores: dict[Move, int] = {}
+        self._partial_scores = scores  # what a stop inside the first depth leaves
         for i, move in enumerate(moves):
             pos.push(move)
             try:
