@@ -129,9 +129,11 @@ def _make(page: Any, gestures: list[dict[str, Any]], whole_pile: bool, text: str
 
 
 def _standing(page: Any) -> dict[str, Any]:
-    """What the board behind ``page`` shows: phase, message, moves, link, choice."""
+    """What the board behind ``page`` shows: phase, message, moves, link, choice, the
+    simulator's hand and the pieces sensed."""
     state = page.evaluate(STATE)
-    return {key: state.get(key) for key in ("phase", "message", "moves", "link", "choice")}
+    return {key: state.get(key)
+            for key in ("phase", "message", "moves", "link", "choice", "held", "pieces")}
 
 
 @pytest.mark.parametrize(("name", "options", "layout", "script"), GAMES,
@@ -179,7 +181,7 @@ def test_two_pages_play_every_open_game_to_its_end(tmp_path, broker, browser, na
                 expect(pages[other].locator("#phase")).to_have_text(
                     "Execute the move shown on the board", timeout=10_000)
                 _make(pages[other], gestures, whole, text, ply)
-            except sync_api.Error as exc:  # say where each board stands
+            except (sync_api.Error, AssertionError) as exc:  # say where each board stands
                 raise AssertionError(f"ply {ply} {text} ({mover} moves): {exc}; " + "; ".join(
                     f"{b}: {_standing(pages[b])}" for b in boards)) from exc
             pos.push(move)
