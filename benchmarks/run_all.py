@@ -307,7 +307,8 @@ def main() -> int:
     sections: dict[str, str] = {}
 
     def section(name: str, make: Callable[[], str]) -> None:
-        if args.only and name not in args.only and not (
+        # the goals follow whichever goal sections ran (their other rows are kept)
+        if args.only and name not in args.only and name != "goals" and not (
                 name.startswith("script:") and "scripts" in args.only):
             return
         t0 = time.perf_counter()
