@@ -30,3 +30,34 @@ def test_an_untouched_simulated_board_rests_and_an_action_wakes_it(tmp_path):
         assert not sensing.resting and svc.sensing.pipeline.scans > scans
     finally:
         svc.close()
+
+
+def test_a_board_whose_picture_still_changes_does_not_rest(tmp_path, monkeypatch):
+    """Resting froze whatever the last scan saw.  A simulated Lotus-39 home stack of three
+    reads near the 2|3 threshold and its class flickers with the sensor noise; a frozen
+    dip left the board believing part of the pile lifted, waiting forever (a linked game
+    then never showed the other board's move).  The board rests only once its debounced
+    picture, too, has stood still for QUIET_S."""
+    from controller.sensing.frame import Frame
+
+    svc = make_service(tmp_path, game="lotus39", layout="lotus39")
+    try:
+        svc.sim_action({"action": "arrange"})
+        sensing = svc.sensing
+        now = [time.monotonic()]
+        monkeypatch.setattr(time, "monotonic", lambda: now[0])
+        changes, rested = 0, False
+        last = sensing.pipeline.stable
+        for _ in range(200):  # 4 s of scans, 20 ms at a time
+            now[0] += 0.02
+            sensing.catch_up()
+            svc.tick()
+            if sensing.pipeline.stable is not last:
+                changes, last = changes + 1, sensing.pipeline.stable
+                frozen_until = now[0] + QUIET_S
+            rested = rested or (sensing.resting and now[0] < frozen_until)
+        assert changes > 5  # the pile's class did flicker (else this proves nothing)
+        assert not rested
+        assert isinstance(last, Frame)
+    finally:
+        svc.close()

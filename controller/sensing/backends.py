@@ -50,11 +50,13 @@ class Sensing:
         self.link = link
         self.backend = backend if backend is not None else pipeline.backend
         self._real = time.monotonic()
-        #: simulated board at rest: nothing was done to it for QUIET_S, so its emulated
-        #: scans are skipped (their readings would repeat) and the loop polls slowly
+        #: simulated board at rest: nothing was done to it and its sensed picture did not
+        #: change for QUIET_S, so its emulated scans are skipped (their readings would
+        #: repeat) and the loop polls slowly
         self.resting = False
         self._revision = -1
         self._changed_at = self._real
+        self._stable: Frame | None = None  # the pipeline's stable frame last seen
 
     def catch_up(self) -> None:
         """Simulated board: advance its clock by the real time since the last call (the
@@ -67,6 +69,14 @@ class Sensing:
         self._real = now
         if self.sim.revision != self._revision:
             self._revision, self._changed_at = self.sim.revision, now
+        stable = self.pipeline.stable
+        if stable is not self._stable:
+            # a picture that still changes has not settled: resting would freeze whatever
+            # the last scan saw (a pile of 3 near the 2|3 threshold flickers with the
+            # sensor noise, and a frozen dip looked like part of the pile lifted for good)
+            if self._stable is not None:
+                self._changed_at = now
+            self._stable = stable
         # an emulated microcontroller keeps its own time-outs: never skip its beat
         self.resting = self.link is None and now - self._changed_at > QUIET_S
         if self.resting:
