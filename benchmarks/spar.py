@@ -69,7 +69,12 @@ class RandomMover(Player):
 
 
 class Greedy(Player):
-    """One ply: the move after which the evaluation is best for the mover (ties at random)."""
+    """One ply: the move after which the evaluation is best for the mover (ties at random).
+
+    In a game of hidden information it plays from its own view, as the engine does: on
+    one position drawn from the view (the unseen enemy pieces placed at random), its best
+    move there that is legal in the true position (a refused try is followed by the next,
+    as at the board). Seeing the whole position would make it a cheat, not a yardstick."""
 
     name = "greedy"
 
@@ -78,21 +83,44 @@ class Greedy(Player):
         self.evaluator = Evaluator(game)
 
     def choose(self, game, pos, moves):
+        if game.hidden_information:
+            return self._from_view(game, pos, moves)
+        scores = self._scores(game, pos, moves)
+        best = max(scores)
+        return self.rng.choice([m for m, sc in zip(moves, scores, strict=True) if sc == best])
+
+    def _scores(self, game, pos, moves) -> list[int]:
         me = game.ply_mover(pos)
-        best, choice = None, []
+        scores = []
         for m in moves:
             pos.push(m)
             outcome = game.outcome(pos)
             if outcome is not None and me in outcome.winners:
-                score = 10**9
+                scores.append(10**9)
             else:
-                score = self.evaluator.score(pos, me)
+                scores.append(self.evaluator.score(pos, me))
             pos.pop()
-            if best is None or score > best:
-                best, choice = score, [m]
-            elif score == best:
-                choice.append(m)
-        return self.rng.choice(choice)
+        return scores
+
+    def _from_view(self, game, pos, moves):
+        from controller.engine.fog import same_try, sample_text
+        from controller.rules import RulesError
+
+        view = game.player_view(pos, game.ply_mover(pos))
+        for _ in range(20):
+            try:
+                drawn = game.parse_position(sample_text(view, self.rng))
+            except RulesError:
+                continue  # not a possible position (the enemy King drawn into check)
+            tries = game.legal_moves(drawn)
+            scores = self._scores(game, drawn, tries)
+            order = sorted(range(len(tries)), key=lambda i: (-scores[i], self.rng.random()))
+            for i in order:
+                for legal in moves:
+                    if same_try(tries[i], legal):
+                        return legal
+            break
+        return self.rng.choice(moves)
 
 
 class EnginePlayer(Player):
