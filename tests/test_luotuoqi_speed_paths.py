@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.rules.luotuoqi import Luotuoqi
+from tests.support.luotuoqi_oracle import literal_cube_options, literal_plain
 
 GAME = Luotuoqi()
 STARTS = [
@@ -34,47 +35,14 @@ STARTS = [
 ]
 
 
-def brute_force_plain(pos):
-    me = pos.turn
-    board = pos.board
-    king = GAME._king(board, me)
-    out = []
-    for m in GAME.pseudo_moves(pos):
-        pos.push(m, record=False)
-        if not GAME.attacked(pos.board, GAME._king(pos.board, me), 1 - me):
-            out.append(m)
-        pos.pop()
-    if not GAME.attacked(board, king, 1 - me):
-        out += GAME._castling_moves(pos, king)
-    return out
-
-
-def literal_cube_options(pos):
-    """Quiet legal first moves after which the opponent is not in check and the mover
-    has a legal second move (DECISIONS Q5-Q9)."""
-    me = pos.turn
-    out = []
-    for m in brute_force_plain(pos):
-        if m.captures:
-            continue
-        cube = m._replace(token="cube")
-        pos.push(cube, record=False)
-        ok = (not GAME.attacked(pos.board, GAME._king(pos.board, 1 - me), me)
-              and brute_force_plain(pos))
-        pos.pop()
-        if ok:
-            out.append(cube)
-    return out
-
-
 def _check(pos):
     fast = GAME.legal_moves(pos)
     plain = [m for m in fast if not m.token]
-    assert sorted(map(repr, plain)) == sorted(map(repr, brute_force_plain(pos))), \
+    assert sorted(map(repr, plain)) == sorted(map(repr, literal_plain(GAME, pos))), \
         GAME.position_text(pos)
     if pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second"):
         cube = [m for m in fast if m.token]
-        assert sorted(map(repr, cube)) == sorted(map(repr, literal_cube_options(pos))), \
+        assert sorted(map(repr, cube)) == sorted(map(repr, literal_cube_options(GAME, pos))), \
             GAME.position_text(pos)
     me = pos.turn
     board = pos.board

@@ -18,7 +18,7 @@ import pytest
 from controller.board import Board
 from controller.service import BoardService
 from controller.web.simulator import move_actions
-from tests.support.service import make_config, wait_for
+from tests.support.service import make_config, not_losing_at_once, wait_for
 
 #: plies per game at most (a random mover against level 1 rarely ends a game sooner)
 PLY_CAP = 24
@@ -63,20 +63,6 @@ def _human_move(svc: BoardService, text: str) -> None:
         svc.answer_choice(labels.index(text))
         svc.step(0.05)
     assert svc.plies and svc.plies[-1][1] == text, (svc.plies, svc.interaction)
-
-
-def _not_losing_at_once(game, pos) -> list:
-    """The mover's legal moves after which it has not lost (a random mover that does not
-    step its Wizard out of its last castle, say); all of them when every one loses."""
-    mover = game.ply_mover(pos)
-    safe = []
-    for move in game.legal_moves(pos):
-        pos.push(move)
-        outcome = game.outcome(pos)
-        pos.pop()
-        if outcome is None or mover in outcome.winners:
-            safe.append(move)
-    return safe or game.legal_moves(pos)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
@@ -124,7 +110,7 @@ def test_a_whole_game_against_the_computer(tmp_path, monkeypatch, case):
                 assert svc.plies[ply][1] == text, (svc.plies[ply:], text)
                 computer_plies += 1
                 continue
-            move = rng.choice(_not_losing_at_once(game, pos))
+            move = rng.choice(not_losing_at_once(game, pos))
             _human_move(svc, game.move_text(pos, move))
             assert len(svc.position.moves) == ply + 1
         plies = len(svc.position.moves)

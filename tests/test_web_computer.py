@@ -22,6 +22,7 @@ import pytest
 
 from controller.rules import Game, Position
 from tests.support.computerpage import EXECUTE, THINKING, ComputerPage, computer_pages
+from tests.support.service import not_losing_at_once, safe_moves
 from tests.support.webtools import playwright_or_skip
 
 #: computer moves per game at least (unless the game ends first)
@@ -58,31 +59,13 @@ def pages(tmp_path_factory):
         yield pages
 
 
-def _safe_moves(game: Game, pos: Position) -> list:
-    """The mover's legal moves after which it has not lost."""
-    mover = game.ply_mover(pos)
-    safe = []
-    for move in game.legal_moves(pos):
-        pos.push(move)
-        outcome = game.outcome(pos)
-        pos.pop()
-        if outcome is None or mover in outcome.winners:
-            safe.append(move)
-    return safe
-
-
-def _not_losing_at_once(game: Game, pos: Position) -> list:
-    """The safe moves, or every legal move when each one loses."""
-    return _safe_moves(game, pos) or game.legal_moves(pos)
-
-
 def _face(rng: random.Random, game: Game, pos: Position, computer: bool) -> int:
     """The die's face: any for the computer; for a person one that leaves him a safe
     move (a die allowing only a losing move would end the game early)."""
     faces = []
     for roll in game.legal_moves(pos):
         pos.push(roll)
-        if computer or _safe_moves(game, pos):
+        if computer or safe_moves(game, pos):
             faces.append(int(roll.token.split(":")[1]))
         pos.pop()
     return rng.choice(faces)
@@ -161,7 +144,7 @@ def test_a_game_against_the_computer_from_the_page(pages, case):
             cp.wait_board_shows(game, after, person)  # the simulated hand is done
             computer_plies += 1
             continue
-        cp.play(game, pos, rng.choice(_not_losing_at_once(game, pos)))
+        cp.play(game, pos, rng.choice(not_losing_at_once(game, pos)))
     game, pos, moves = cp.game()
     state = cp.state()
     assert state["result"] is not None or computer_plies >= COMPUTER_MOVES, state["message"]

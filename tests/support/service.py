@@ -82,3 +82,22 @@ def wait_for(svc: BoardService, done, seconds: float = 30.0) -> None:
         assert time.monotonic() < deadline, svc.interaction
         svc.step(0.05)
         time.sleep(0.01)
+
+
+def safe_moves(game, pos) -> list:
+    """The mover's legal moves after which it has not lost (a random person who does not
+    step his Wizard out of its last castle, say)."""
+    mover = game.ply_mover(pos)
+    safe = []
+    for move in game.legal_moves(pos):
+        pos.push(move)
+        outcome = game.outcome(pos)
+        pos.pop()
+        if outcome is None or mover in outcome.winners:
+            safe.append(move)
+    return safe
+
+
+def not_losing_at_once(game, pos) -> list:
+    """The safe moves, or every legal move when each one loses."""
+    return safe_moves(game, pos) or game.legal_moves(pos)
