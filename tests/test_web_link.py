@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.linkpages import click, link_config, live_pages, moves, wait_moves
+from tests.support.linkpages import (
+    click,
+    link_config,
+    live_pages,
+    moves,
+    start_linked_chess,
+    wait_moves,
+)
 from tests.support.webtools import CHROMIUM, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -27,21 +34,9 @@ def test_two_pages_play_a_linked_game_to_mate(tmp_path, broker):
     with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a, \
             running_service(tmp_path / "beta", link_config("beta", broker.port)) as url_b, \
             live_pages(sync_api, {"alpha": url_a, "beta": url_b}) as pages:
-        # alpha's page starts a chess game with Black on beta (the page's own API)
-        answer = pages["alpha"].evaluate(
-            """() => fetch('/api/new-game', {method: 'POST',
-                 headers: {'Content-Type': 'application/json'},
-                 body: JSON.stringify({game: 'chess', remote: {'1': 'beta'}})})
-               .then(r => r.json())""")
-        assert answer["ok"], answer
-        for name in ("alpha", "beta"):  # beta joins: its page shows the chess start
-            page = pages[name]
-            page.wait_for_function(
-                "() => fetch('/api/state').then(r => r.json()).then("
-                "s => s.link && s.link.game_id !== null && s.game.name === 'chess')",
-                timeout=15_000, polling=200)
-            page.click("#arrange")
-            expect(page.locator("#phase")).to_have_text("Waiting for a move", timeout=5000)
+        # alpha's page starts a chess game with Black on beta; beta joins: its page shows
+        # the chess start
+        start_linked_chess(pages["alpha"], [pages["alpha"], pages["beta"]])
         for ply, (mover, origin, target, shown) in enumerate(FOOLS_MATE, start=1):
             other = "beta" if mover == "alpha" else "alpha"
             click(pages[mover], origin)

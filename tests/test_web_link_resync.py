@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.support.linkpages import click, link_config, moves, wait_moves
+from tests.support.linkpages import click, link_config, moves, start_linked_chess, wait_moves
 from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -51,20 +51,7 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
 
         with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a:
             alpha = open_page(url_a)
-            answer = alpha.evaluate(
-                """() => fetch('/api/new-game', {method: 'POST',
-                     headers: {'Content-Type': 'application/json'},
-                     body: JSON.stringify({game: 'chess', remote: {'1': 'beta'}})})
-                   .then(r => r.json())""")
-            assert answer["ok"], answer
-            for page in (alpha, beta):
-                page.wait_for_function(
-                    "() => fetch('/api/state').then(r => r.json()).then("
-                    "s => s.link && s.link.game_id !== null && s.game.name === 'chess')",
-                    timeout=15_000, polling=200)
-                page.click("#arrange")
-                expect(page.locator("#phase")).to_have_text("Waiting for a move",
-                                                            timeout=5000)
+            start_linked_chess(alpha, [alpha, beta])
             ply(alpha, beta, "e2", "e4", 1)
             ply(beta, alpha, "e7", "e5", 2)
             shutil.copytree(journal, tmp_path / "old-journal")

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.linkpages import click, link_config, live_pages, moves, wait_moves
+from tests.support.linkpages import (
+    click,
+    link_config,
+    live_pages,
+    moves,
+    start_linked_chess,
+    wait_moves,
+)
 from tests.support.webtools import CHROMIUM, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -29,19 +36,7 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
             as url_b, \
             live_pages(sync_api, {"alpha": url_a, "beta": url_b}) as pages:
         alpha, beta = pages["alpha"], pages["beta"]
-        answer = alpha.evaluate(
-            """() => fetch('/api/new-game', {method: 'POST',
-                 headers: {'Content-Type': 'application/json'},
-                 body: JSON.stringify({game: 'chess', remote: {'1': 'beta'}})})
-               .then(r => r.json())""")
-        assert answer["ok"], answer
-        for page in (alpha, beta):
-            page.wait_for_function(
-                "() => fetch('/api/state').then(r => r.json()).then("
-                "s => s.link && s.link.game_id !== null && s.game.name === 'chess')",
-                timeout=15_000, polling=200)
-            page.click("#arrange")
-            expect(page.locator("#phase")).to_have_text("Waiting for a move", timeout=5000)
+        start_linked_chess(alpha, [alpha, beta])
         banner = {name: page.locator("#link-banner") for name, page in pages.items()}
         expect(banner["alpha"]).to_be_hidden()
         # whose turn it is on which board

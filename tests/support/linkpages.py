@@ -51,3 +51,24 @@ def live_pages(sync_api: Any, urls: dict[str, str]) -> Iterator[dict[str, Any]]:
         yield pages
         assert errors == [], errors
         browser.close()
+
+
+def start_linked_chess(asking: Any, pages: list[Any]) -> None:
+    """A chess game started from ``asking``'s page with Black on the board 'beta' (the
+    page's own API); every page in ``pages`` shows the linked start, is arranged and
+    waits for a move."""
+    from playwright.sync_api import expect
+
+    answer = asking.evaluate(
+        """() => fetch('/api/new-game', {method: 'POST',
+             headers: {'Content-Type': 'application/json'},
+             body: JSON.stringify({game: 'chess', remote: {'1': 'beta'}})})
+           .then(r => r.json())""")
+    assert answer["ok"], answer
+    for page in pages:
+        page.wait_for_function(
+            "() => fetch('/api/state').then(r => r.json()).then("
+            "s => s.link && s.link.game_id !== null && s.game.name === 'chess')",
+            timeout=15_000, polling=200)
+        page.click("#arrange")
+        expect(page.locator("#phase")).to_have_text("Waiting for a move", timeout=5000)
