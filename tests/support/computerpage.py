@@ -275,6 +275,8 @@ def computer_pages(sync_api: Any, folder: Path, layouts: list[str],
             page.add_init_script(RECORDER)
             page.goto(url)
             sync_api.expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
+            # "live" is the socket open; the first state may still be on its way
+            page.wait_for_function("() => !!ui.state && !!ui.state.game", timeout=10_000)
             pages[name] = ComputerPage(page, url, load_layout(name), sync_api.expect)
         yield pages
         assert errors == [], errors
