@@ -217,6 +217,9 @@ def load_calibration(path: Path | str, layout) -> Calibration:
 
 #: readings are predicted up to this share of the saturation (atanh stays finite)
 _SATURATION_SHARE = 0.999
+#: measured piles that miss the default saturation's prediction by more than this many σ
+#: of the magnet spread (RMS) fit the saturation instead
+SATURATION_MISFIT = 2.0
 
 
 def _drive(reading: float, saturation_v: float) -> float:
@@ -237,33 +240,41 @@ def pile_levels(one: float, saturation_v: float = DEFAULT_SATURATION_V,
 
 
 def fit_saturation(piles: Sequence[Sequence[float]], fields: Sequence[float] = PILE_FIELDS,
-                   default: float = DEFAULT_SATURATION_V) -> float:
-    """The saturation that best predicts measured piles (per reference spot the reading
-    changes for 1 and 2 [and 3] stones) from their one-stone readings; ``default`` when
-    nothing was measured.  Readings in the linear range give a large saturation (the
-    prediction is then linear, as it should be)."""
-    piles = [[abs(v) for v in p] for p in piles if len(p) >= 2 and abs(p[0]) > 0]
+                   default: float = DEFAULT_SATURATION_V,
+                   tolerance: float = MAGNET_TOLERANCE) -> float:
+    """The sensors' saturation, from piles measured on a few reference spots (per spot
+    the reading changes for 1 and 2 [and 3] stones): ``default`` unless their one-stone
+    readings predict them worse than the magnets' ``tolerance`` explains (RMS beyond
+    :data:`SATURATION_MISFIT` σ), then the saturation that predicts them best.  A pile is
+    made of other magnets than the single piece, so a fit to two or three piles carries
+    their spread (±10 % of the saturation, ±10 mV on every spot's 2|3 threshold) into the
+    whole board: the default is kept where the piles agree with it."""
+    piles = [[abs(v) for v in p[:3]] for p in piles if len(p) >= 2 and abs(p[0]) > 0]
     if not piles:
         return default
     top = max(max(p) for p in piles)
 
-    def error(log_s: float) -> float:
+    def misfit(log_s: float) -> float:
+        """Mean square of the prediction errors in σ of the magnet spread: a pile and
+        the single piece differ by about √2 × the tolerance."""
         s = math.exp(log_s)
-        return sum((v - pile_levels(p[0], s, fields)[k]) ** 2
-                   for p in piles for k, v in enumerate(p[1:3], start=1))
+        errors = [(v - pile_levels(p[0], s, fields)[k]) / (math.sqrt(2) * tolerance * v)
+                  for p in piles for k, v in enumerate(p[1:], start=1)]
+        return sum(e * e for e in errors) / len(errors)
 
+    if misfit(math.log(default)) <= SATURATION_MISFIT ** 2:
+        return default
     lo, hi = math.log(top * 1.001), math.log(top * 50)
     grid = [lo + (hi - lo) * k / 60 for k in range(61)]
-    best = min(range(len(grid)), key=lambda k: error(grid[k]))
+    best = min(range(len(grid)), key=lambda k: misfit(grid[k]))
     a, b = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
     for _ in range(40):  # golden section around the best grid point
         c, d = b - (b - a) * 0.618, a + (b - a) * 0.618
-        if error(c) < error(d):
+        if misfit(c) < misfit(d):
             b = d
         else:
             a = c
     return math.exp((a + b) / 2)
-
 
 def _stats(scans: Sequence[Sequence[float]], n: int) -> tuple[list[float], list[float]]:
     means, sigmas = [], []
@@ -605,57 +616,75 @@ def spot_margins(spot: SpotCalibration, tolerance: float = MAGNET_TOLERANCE,
     return out
 
 
+#: what to do, by what keeps a spot's classes too close together
+ADVICE = {
+    "magnets": "the magnets differ about as much as a pile's upper stone adds: use magnets "
+               "of even strength (sort them by reading), thinner stones or a thicker board "
+               "top, and measure piles on those spots",
+    "saturated": "the sensor saturates (piles read almost alike): use weaker magnets or a "
+                 "thicker board top, or a less sensitive sensor",
+    "weak": "too little signal over the noise: check those sensors and their wiring, or use "
+            "stronger magnets or a thinner board top",
+}
+#: a spot whose pile of three reads less than this many times its single stone saturates
+#: (1.42 unsaturated, 1.35 on the simulator's default sensor)
+SATURATED_RATIO = 1.2
+
+
 @dataclass(frozen=True)
 class WeakBoundary:
-    """Spots whose classes beside one boundary are not told apart reliably, each with
-    its margin (σ); ``noisy``: most of them would be too close even with perfectly even
-    magnets (too little signal over the noise), else the magnet spread is what limits."""
+    """Spots whose classes beside one boundary are not told apart reliably, weakest
+    first, each with its margin (σ), and what mostly keeps them apart too little
+    (:data:`ADVICE`): with perfectly even magnets they would be told apart ("magnets"),
+    or not: the sensor saturates ("saturated") or reads too little ("weak")."""
 
     boundary: str
     spots: tuple[tuple[str, float], ...]
-    noisy: bool
+    cause: str
 
-    def advice(self) -> str:
-        if self.noisy:
-            return ("too little signal over the noise: check those sensors and their "
-                    "wiring, or use stronger magnets or a thinner board top")
-        return ("the magnets differ about as much as a pile's upper stone adds: use "
-                "magnets of even strength (sort them), thinner stones or a thicker board "
-                "top, and measure piles on those spots")
+
+def _cause(spot: SpotCalibration, boundary: str, tolerance: float, minimum: float) -> str:
+    if spot_margins(spot, tolerance, magnets=False)[boundary] >= minimum:
+        return "magnets"
+    ratio = min(spot.levels(p)[2] / spot.levels(p)[0] for p in (1, -1))
+    return "saturated" if ratio < SATURATED_RATIO else "weak"
 
 
 def weak_boundaries(calibration: Calibration, layout, *, tolerance: float = MAGNET_TOLERANCE,
                     minimum: float = MIN_MARGIN_SIGMA) -> list[WeakBoundary]:
-    """The boundaries some spots do not tell apart reliably, the weakest spots first."""
-    names = [s.name for s in layout.spots]
-    weak: dict[str, list[tuple[str, float]]] = {b: [] for b in BOUNDARIES}
-    noisy: dict[str, int] = dict.fromkeys(BOUNDARIES, 0)
-    for name, spot in zip(names, calibration.spots, strict=True):
-        margins = spot_margins(spot, tolerance)
-        quiet = spot_margins(spot, tolerance, magnets=False)
-        for b in BOUNDARIES:
-            if margins[b] < minimum:
-                weak[b].append((name, margins[b]))
-                noisy[b] += quiet[b] < minimum
-    return [WeakBoundary(b, tuple(sorted(weak[b], key=lambda x: x[1])),
-                         2 * noisy[b] > len(weak[b]))
-            for b in BOUNDARIES if weak[b]]
+    """The boundaries some spots do not tell apart reliably, 2|3 first."""
+    out = []
+    for b in reversed(BOUNDARIES):
+        weak = []
+        causes: dict[str, int] = {}
+        for s, spot in zip(layout.spots, calibration.spots, strict=True):
+            margin = spot_margins(spot, tolerance)[b]
+            if margin < minimum:
+                weak.append((s.name, margin))
+                cause = _cause(spot, b, tolerance, minimum)
+                causes[cause] = causes.get(cause, 0) + 1
+        if weak:
+            out.append(WeakBoundary(b, tuple(sorted(weak, key=lambda x: x[1])),
+                                    max(causes, key=lambda c: causes[c])))
+    return out
 
 
 def quality_line(calibration: Calibration, layout, *, tolerance: float = MAGNET_TOLERANCE,
                  minimum: float = MIN_MARGIN_SIGMA) -> str | None:
     """One line naming the spots whose classes cannot be told apart reliably and what to
     do about it; None when every spot tells every class apart."""
-    parts = []
-    total = len(calibration.spots)
-    for weak in weak_boundaries(calibration, layout, tolerance=tolerance, minimum=minimum):
-        what = "a piece from empty" if weak.boundary == "presence" else \
-            f"piles of {weak.boundary.replace('|', ' and ')}"
-        named = ", ".join(f"{n} {m:.1f}σ" for n, m in weak.spots[:NAMED_SPOTS])
-        more = len(weak.spots) - NAMED_SPOTS
-        named += f" and {more} more" if more > 0 else ""
-        parts.append(f"{what} are not told apart reliably on {len(weak.spots)} of {total} "
-                     f"spots ({named}; want {minimum:g}σ): {weak.advice()}")
-    if not parts:
+    weak = weak_boundaries(calibration, layout, tolerance=tolerance, minimum=minimum)
+    if not weak:
         return None
-    return "calibration warning: " + "; ".join(parts)
+    total = len(calibration.spots)
+    parts = []
+    for w in weak:
+        what = "a piece from empty" if w.boundary == "presence" else \
+            f"piles of {w.boundary.replace('|', ' and ')}"
+        named = ", ".join(f"{n} {m:.1f}σ" for n, m in w.spots[:NAMED_SPOTS])
+        more = len(w.spots) - NAMED_SPOTS
+        named += f" and {more} more" if more > 0 else ""
+        parts.append(f"{what} on {len(w.spots)} of {total} spots ({named})")
+    advice = "; ".join(dict.fromkeys(ADVICE[w.cause] for w in weak))
+    return (f"calibration warning: not told apart reliably (want {minimum:g}σ of noise and "
+            f"magnet spread): {', '.join(parts)} — {advice}")
