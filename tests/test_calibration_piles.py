@@ -222,3 +222,19 @@ def test_a_calibration_file_of_before_still_loads():
                                                    (-0.47, -0.5875, -0.6345))
     assert calibration.spots[0].classify(1.65 + 0.62) == (True, 3, 1)
     assert calibration.spots[0].classify(1.65 - 0.60) == (True, 2, -1)
+
+
+def test_fairyboard_calibrate_prints_one_line_for_the_spots_that_are_not_told_apart(
+        tmp_path, capsys):
+    """The simulated kit (magnets spread 2 %): ``fairyboard calibrate`` ends with one
+    line naming the spots where piles of 2 and 3 are not told apart reliably."""
+    from controller.cli import main
+
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--layout", "lotus39", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == f"calibration of 47 sensors saved to {out}"
+    assert lines[-1].startswith("calibration warning: not told apart reliably (want 2σ of "
+                                "noise and magnet spread): piles of 2 and 3 on 47 of 47 "
+                                "spots ("), lines[-1]
+    assert "magnets of even strength" in lines[-1]
