@@ -8,6 +8,12 @@ against tens of mV of magnet tolerance — so only 0 / 1 / 2 / 3+ is reported
 calibration per spot: its baseline (empty), its reading with one White and one Black
 piece, and — when measured — with piles of two and three.
 
+Where piles were not measured, a spot's piles of 2 and 3 follow from its own one-stone
+reading through the sensor's soft saturation (:func:`pile_levels`; the guided routine's
+reference piles fit the saturation when they contradict the default), and
+:func:`quality_line` names the spots whose classes lie too close for their noise and the
+magnets' spread.
+
 :func:`calibrate` runs the routine through two callables (tell the human what to do,
 take one scan), so the CLI and the simulator drive it alike.  The result is stored as
 JSON with a format version and the hash of the layout wiring it was made for;
@@ -232,8 +238,9 @@ def pile_levels(one: float, saturation_v: float = DEFAULT_SATURATION_V,
                 fields: Sequence[float] = PILE_FIELDS) -> tuple[float, float, float]:
     """A spot's reading changes for piles of 1, 2, 3 stones, from its own one-stone
     reading: the pile's field (``fields``, in stones) times this sensor's gain, through
-    its soft saturation.  A fixed ratio to the one-stone reading would be off by tens of
-    mV near saturation, where the ratio depends on each sensor's gain."""
+    its soft saturation.  A fixed ratio to the one-stone reading is off wherever a
+    sensor's gain differs from the one the ratio was taken at: by up to 9 mV on the 2|3
+    threshold of the simulator's kit (gains ±15 %), 20 mV for a sensor 30 % more sensitive."""
     drive = _drive(one, saturation_v)
     two, three = (saturation_v * math.tanh(drive * f / saturation_v) for f in fields[1:3])
     return (one, two, three)
@@ -275,6 +282,7 @@ def fit_saturation(piles: Sequence[Sequence[float]], fields: Sequence[float] = P
         else:
             a = c
     return math.exp((a + b) / 2)
+
 
 def _stats(scans: Sequence[Sequence[float]], n: int) -> tuple[list[float], list[float]]:
     means, sigmas = [], []
@@ -577,8 +585,8 @@ def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
 #: the boundaries between adjacent classes: empty|one piece, 1|2 and 2|3+ stones
 BOUNDARIES = ("presence", "1|2", "2|3")
 #: a boundary is told apart reliably when the pile levels on both sides of it lie at least
-#: this many sigmas from its threshold (noise and magnet spread combined): a pile 2 σ
-#: from the threshold flickers for one pile in forty
+#: this many sigmas from its threshold (noise and magnet spread combined): at 2 σ about
+#: one pile in forty lies close enough to flicker
 MIN_MARGIN_SIGMA = 2.0
 #: at most this many spots are named per boundary in the quality line
 NAMED_SPOTS = 8
@@ -620,7 +628,7 @@ def spot_margins(spot: SpotCalibration, tolerance: float = MAGNET_TOLERANCE,
 ADVICE = {
     "magnets": "the magnets differ about as much as a pile's upper stone adds: use magnets "
                "of even strength (sort them by reading), thinner stones or a thicker board "
-               "top, and measure piles on those spots",
+               "top",
     "saturated": "the sensor saturates (piles read almost alike): use weaker magnets or a "
                  "thicker board top, or a less sensitive sensor",
     "weak": "too little signal over the noise: check those sensors and their wiring, or use "
@@ -646,7 +654,10 @@ class WeakBoundary:
 def _cause(spot: SpotCalibration, boundary: str, tolerance: float, minimum: float) -> str:
     if spot_margins(spot, tolerance, magnets=False)[boundary] >= minimum:
         return "magnets"
-    ratio = min(spot.levels(p)[2] / spot.levels(p)[0] for p in (1, -1))
+    levels = [spot.levels(p) for p in (1, -1)]
+    if min(lv[0] for lv in levels) <= 0:
+        return "weak"
+    ratio = min(lv[2] / lv[0] for lv in levels)
     return "saturated" if ratio < SATURATED_RATIO else "weak"
 
 
