@@ -626,9 +626,9 @@ def spot_margins(spot: SpotCalibration, tolerance: float = MAGNET_TOLERANCE,
 
 #: what to do, by what keeps a spot's classes too close together
 ADVICE = {
-    "magnets": "the magnets differ about as much as a pile's upper stone adds: use magnets "
-               "of even strength (sort them by reading), thinner stones or a thicker board "
-               "top",
+    "magnets": "the magnets' spread is too large for the little a pile's top stone adds: "
+               "use magnets of even strength (sort them by reading), thinner stones or a "
+               "thicker board top",
     "saturated": "the sensor saturates (piles read almost alike): use weaker magnets or a "
                  "thicker board top, or a less sensitive sensor",
     "weak": "too little signal over the noise: check those sensors and their wiring, or use "
