@@ -25,6 +25,7 @@ from controller.sensing.calibration import (
     Calibration,
     CalibrationProgress,
     calibrate_guided,
+    quality_line,
 )
 from controller.sensing.frame import Frame, SensingError
 from controller.sensing.fwconfig import firmware_settings
@@ -271,7 +272,8 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
                     ask: Ask = input, *, pieces: int = 1) -> tuple[Calibration, Path]:
     """Measure baseline and magnet readings of every linear hall sensor, spot by spot
     (``pieces`` lit at a time), and store them; an interrupted calibration continues
-    where it stopped."""
+    where it stopped.  Spots that cannot tell two classes apart reliably (piles of 2
+    and 3, mostly) are named in one line, with what to do."""
     layout = load_layout(config.board.layout)
     if sensing_kind(layout).switches:
         raise ValueError(f"layout {layout.name} has {layout.sensor_kind} sensors on a "
@@ -332,4 +334,7 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
     calibration.save(path)
     partial.unlink(missing_ok=True)
     say(f"calibration of {count} sensors saved to {path}")
+    warning = quality_line(calibration, layout)
+    if warning is not None:
+        say(warning)
     return calibration, path

@@ -5,6 +5,7 @@ measures it), and any action wakes it at once."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from controller.service import QUIET_S
 from tests.support.service import make_service
@@ -34,16 +35,18 @@ def test_an_untouched_simulated_board_rests_and_an_action_wakes_it(tmp_path):
 
 def test_a_board_whose_picture_still_changes_does_not_rest(tmp_path, monkeypatch):
     """Resting froze whatever the last scan saw.  A simulated Lotus-39 home stack of three
-    reads near the 2|3 threshold and its class flickers with the sensor noise; a frozen
+    read near the 2|3 threshold and its class flickered with the sensor noise; a frozen
     dip left the board believing part of the pile lifted, waiting forever (a linked game
     then never showed the other board's move).  The board rests only once its debounced
-    picture, too, has stood still for QUIET_S."""
+    picture, too, has stood still for QUIET_S.  (The calibration now puts that threshold
+    well away from the pile; here it is put back onto it, so the class flickers.)"""
     from controller.sensing.frame import Frame
 
     svc = make_service(tmp_path, game="lotus39", layout="lotus39")
     try:
         svc.sim_action({"action": "arrange"})
         sensing = svc.sensing
+        threshold_onto_the_pile(sensing.rig, "e6")
         now = [time.monotonic()]
         monkeypatch.setattr(time, "monotonic", lambda: now[0])
         changes, rested = 0, False
@@ -61,3 +64,18 @@ def test_a_board_whose_picture_still_changes_does_not_rest(tmp_path, monkeypatch
         assert isinstance(last, Frame)
     finally:
         svc.close()
+
+
+def threshold_onto_the_pile(rig, name: str) -> None:
+    """Move the 2|3 threshold of spot ``name`` onto what its pile reads on average."""
+    i = rig.layout.spot_index(name)
+    spot = rig.calibration.spots[i]
+    mean = sum(rig.backend.read_voltages()[i] for _ in range(32)) / 32
+    polarity = 1 if mean > spot.baseline else -1
+    one, two, _three = spot.levels(polarity)
+    levels = (one, two, 2 * abs(mean - spot.baseline) - two)
+    signed = tuple(polarity * x for x in levels)
+    spot = replace(spot, **{"white" if polarity > 0 else "black": signed})
+    spots = list(rig.calibration.spots)
+    spots[i] = spot
+    rig.calibration = rig.backend.calibration = replace(rig.calibration, spots=tuple(spots))

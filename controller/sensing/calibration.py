@@ -8,6 +8,12 @@ against tens of mV of magnet tolerance — so only 0 / 1 / 2 / 3+ is reported
 calibration per spot: its baseline (empty), its reading with one White and one Black
 piece, and — when measured — with piles of two and three.
 
+Where piles were not measured, a spot's piles of 2 and 3 follow from its own one-stone
+reading through the sensor's soft saturation (:func:`pile_levels`; the guided routine's
+reference piles fit the saturation when they contradict the default), and
+:func:`quality_line` names the spots whose classes lie too close for their noise and the
+magnets' spread.
+
 :func:`calibrate` runs the routine through two callables (tell the human what to do,
 take one scan), so the CLI and the simulator drive it alike.  The result is stored as
 JSON with a format version and the hash of the layout wiring it was made for;
@@ -28,10 +34,30 @@ from controller.sensing.frame import SensingError
 
 CALIBRATION_FORMAT = 1
 
-#: pile of 2 and 3 relative to one piece when the stack steps were not measured:
-#: dipole fall-off with 3 mm stones over 6 mm of board, through the sensor's soft
-#: saturation (the numbers of the simulator's default model; measure on real boards)
-DEFAULT_STACK_RATIOS = (1.0, 1.25, 1.35)
+#: the pile geometry: sensor to the bottom stone's magnet, and one stone's height (mm)
+MAGNET_DEPTH_MM = 6.0
+STONE_HEIGHT_MM = 3.0
+
+
+def pile_fields(depth_mm: float = MAGNET_DEPTH_MM, stone_mm: float = STONE_HEIGHT_MM
+                ) -> tuple[float, float, float]:
+    """The field of piles of 1, 2, 3 stones in units of one stone: each further magnet is
+    a dipole seen from one stone further away (field ∝ 1/distance³)."""
+    total, out = 0.0, []
+    for level in range(3):
+        total += (depth_mm / (depth_mm + level * stone_mm)) ** 3
+        out.append(total)
+    return (out[0], out[1], out[2])
+
+
+#: piles of 1, 2, 3 stones in units of one stone's field (1, 1.30, 1.42)
+PILE_FIELDS = pile_fields()
+#: a linear hall's soft saturation (volts around its quiescent output: reading =
+#: S·tanh(field·gain/S)), assumed when no pile was measured to fit it (the simulator's
+#: default sensor; the piles measured by the guided calibration fit it on real boards)
+DEFAULT_SATURATION_V = 1.2
+#: relative spread (sigma) of the kit's magnet strengths, for the quality report
+MAGNET_TOLERANCE = 0.02
 
 STEP_TEXT = {
     "empty": "Clear the board and every pad.",
@@ -71,16 +97,28 @@ class SpotCalibration:
     white: tuple[float, float, float]
     black: tuple[float, float, float]
 
+    def levels(self, polarity: int) -> tuple[float, float, float]:
+        """The size of the reading change for piles of 1, 2, 3 of one colour."""
+        if polarity > 0:
+            return self.white
+        return (-self.black[0], -self.black[1], -self.black[2])
+
+    def thresholds(self, polarity: int) -> tuple[float, float, float]:
+        """Sizes of the reading change between empty|1, 1|2 and 2|3 of one colour: half
+        the single piece (at least 4 σ of noise), then halfway between pile levels."""
+        one, two, three = self.levels(polarity)
+        return (max(one / 2, 4 * self.noise), (one + two) / 2, (two + three) / 2)
+
     def classify(self, reading: float) -> tuple[bool, int, int]:
         """``(occupied, stack class, polarity)`` of one reading."""
         d = reading - self.baseline
-        levels = self.white if d >= 0 else tuple(-x for x in self.black)
-        if abs(d) < max(levels[0] / 2, 4 * self.noise):
-            return (False, 0, 0)
+        presence, one_two, two_three = self.thresholds(1 if d >= 0 else -1)
         a = abs(d)
-        if a < (levels[0] + levels[1]) / 2:
+        if a < presence:
+            return (False, 0, 0)
+        if a < one_two:
             stack = 1
-        elif a < (levels[1] + levels[2]) / 2:
+        elif a < two_three:
             stack = 2
         else:
             stack = 3
@@ -181,6 +219,71 @@ def load_calibration(path: Path | str, layout) -> Calibration:
     return parse_calibration(text, layout, str(path))
 
 
+# --- pile levels from the sensor's physics -----------------------------------------------
+
+#: readings are predicted up to this share of the saturation (atanh stays finite)
+_SATURATION_SHARE = 0.999
+#: measured piles that miss the default saturation's prediction by more than this many σ
+#: of the magnet spread (RMS) fit the saturation instead
+SATURATION_MISFIT = 2.0
+
+
+def _drive(reading: float, saturation_v: float) -> float:
+    """What a sensor saturating at ``saturation_v`` would read without saturating."""
+    x = max(-_SATURATION_SHARE, min(_SATURATION_SHARE, reading / saturation_v))
+    return saturation_v * math.atanh(x)
+
+
+def pile_levels(one: float, saturation_v: float = DEFAULT_SATURATION_V,
+                fields: Sequence[float] = PILE_FIELDS) -> tuple[float, float, float]:
+    """A spot's reading changes for piles of 1, 2, 3 stones, from its own one-stone
+    reading: the pile's field (``fields``, in stones) times this sensor's gain, through
+    its soft saturation.  A fixed ratio to the one-stone reading is off wherever a
+    sensor's gain differs from the one the ratio was taken at: by up to 9 mV on the 2|3
+    threshold of the simulator's kit (gains ±15 %), 20 mV for a sensor 30 % more sensitive."""
+    drive = _drive(one, saturation_v)
+    two, three = (saturation_v * math.tanh(drive * f / saturation_v) for f in fields[1:3])
+    return (one, two, three)
+
+
+def fit_saturation(piles: Sequence[Sequence[float]], fields: Sequence[float] = PILE_FIELDS,
+                   default: float = DEFAULT_SATURATION_V,
+                   tolerance: float = MAGNET_TOLERANCE) -> float:
+    """The sensors' saturation, from piles measured on a few reference spots (per spot
+    the reading changes for 1 and 2 [and 3] stones): ``default`` unless their one-stone
+    readings predict them worse than the magnets' ``tolerance`` explains (RMS beyond
+    :data:`SATURATION_MISFIT` σ), then the saturation that predicts them best.  A pile is
+    made of other magnets than the single piece, so a fit to two or three piles carries
+    their spread (±10 % of the saturation, ±10 mV on every spot's 2|3 threshold) into the
+    whole board: the default is kept where the piles agree with it."""
+    piles = [[abs(v) for v in p[:3]] for p in piles if len(p) >= 2 and abs(p[0]) > 0]
+    if not piles:
+        return default
+    top = max(max(p) for p in piles)
+
+    def misfit(log_s: float) -> float:
+        """Mean square of the prediction errors in σ of the magnet spread: a pile and
+        the single piece differ by about √2 × the tolerance."""
+        s = math.exp(log_s)
+        errors = [(v - pile_levels(p[0], s, fields)[k]) / (math.sqrt(2) * tolerance * v)
+                  for p in piles for k, v in enumerate(p[1:], start=1)]
+        return sum(e * e for e in errors) / len(errors)
+
+    if misfit(math.log(default)) <= SATURATION_MISFIT ** 2:
+        return default
+    lo, hi = math.log(top * 1.001), math.log(top * 50)
+    grid = [lo + (hi - lo) * k / 60 for k in range(61)]
+    best = min(range(len(grid)), key=lambda k: misfit(grid[k]))
+    a, b = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
+    for _ in range(40):  # golden section around the best grid point
+        c, d = b - (b - a) * 0.618, a + (b - a) * 0.618
+        if misfit(c) < misfit(d):
+            b = d
+        else:
+            a = c
+    return math.exp((a + b) / 2)
+
+
 def _stats(scans: Sequence[Sequence[float]], n: int) -> tuple[list[float], list[float]]:
     means, sigmas = [], []
     for i in range(n):
@@ -193,15 +296,15 @@ def _stats(scans: Sequence[Sequence[float]], n: int) -> tuple[list[float], list[
 
 def calibrate(layout, sample: Callable[[], Sequence[float]],
               prompt: Callable[[str, str], None], *, samples: int = 16,
-              steps: Sequence[str] = BASIC_STEPS,
-              stack_ratios: Sequence[float] = DEFAULT_STACK_RATIOS) -> Calibration:
+              steps: Sequence[str] = BASIC_STEPS) -> Calibration:
     """Run the calibration routine.
 
     For each step, ``prompt(step, instruction)`` must return once the human has done it
     (the CLI waits for Enter; the simulator performs it); then ``sample()`` is called
     ``samples`` times, each returning one reading per spot.  ``steps`` must include
-    ``empty``, ``white`` and ``black``; the stack steps (``white-2`` …) are optional and
-    replace ``stack_ratios`` for the piles they measure."""
+    ``empty``, ``white`` and ``black``; the stack steps (``white-2`` …) are optional: the
+    piles they measure are taken as measured and fit the sensors' saturation, the others
+    are predicted from each spot's one-stone reading (:func:`pile_levels`)."""
     for s in BASIC_STEPS:
         if s not in steps:
             raise CalibrationError(f"calibration steps must include {s!r}")
@@ -221,6 +324,17 @@ def calibrate(layout, sample: Callable[[], Sequence[float]],
         m, sd = _stats(scans, n)
         means[step] = m
         noise = [max(a, b) for a, b in zip(noise, sd, strict=True)]
+    means["white-1"], means["black-1"] = means["white"], means["black"]
+    measured = []  # per spot and colour the piles measured from one stone up
+    for colour in ("white", "black"):
+        for i in range(n):
+            pile = []
+            for k in (1, 2, 3):
+                if f"{colour}-{k}" not in means:
+                    break
+                pile.append(means[f"{colour}-{k}"][i] - means["empty"][i])
+            measured.append(pile)
+    saturation = fit_saturation(measured)
     spots = []
     problems = []
     for i in range(n):
@@ -230,11 +344,10 @@ def calibrate(layout, sample: Callable[[], Sequence[float]],
             one = means[colour][i] - base
             if sign * one < max(8 * noise[i], 1e-9):
                 problems.append(f"{layout.spots[i].name} ({colour})")
-            lv = [one]
-            for k in (2, 3):
-                key = f"{colour}-{k}"
-                lv.append(means[key][i] - base if key in means else one * stack_ratios[k - 1])
-            levels[colour] = tuple(lv)
+            predicted = pile_levels(one, saturation)
+            pile = [means[f"{colour}-{k}"][i] - base if f"{colour}-{k}" in means
+                    else predicted[k - 1] for k in (1, 2, 3)]
+            levels[colour] = (pile[0], pile[1], pile[2])
         spots.append(SpotCalibration(base, noise[i], levels["white"], levels["black"]))
     if problems:
         raise CalibrationError(
@@ -254,7 +367,7 @@ MIN_PIECE_V = 0.02
 #: reading (or within the noise)
 SETTLED_SHARE = 0.05
 #: a pile is recognised once it reads this share of the way from the smaller pile to the
-#: expected one (DEFAULT_STACK_RATIOS)
+#: expected one (:func:`pile_levels` with the default saturation)
 PILE_SHARE = 0.4
 
 
@@ -372,7 +485,6 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
     singles = progress.done("white")
     targets = [i for i in pile_spots(layout, piles) if i in singles]
     previous = singles
-    ratios = dict(zip((1, 2, 3), DEFAULT_STACK_RATIOS, strict=True))
     for height, step in ((2, "white-2"), (3, "white-3")):
         todo = [i for i in targets if i not in progress.done(step)]
         if todo:
@@ -380,9 +492,9 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
         smaller = previous
 
         def pile_floor(i: int, smaller: dict[int, float] = smaller, h: int = height) -> float:
-            one = singles[i] - base[i]
+            expected = pile_levels(singles[i] - base[i])
             below = smaller[i] - base[i]
-            return below + PILE_SHARE * one * (ratios[h] - ratios[h - 1])
+            return below + PILE_SHARE * (expected[h - 1] - expected[h - 2])
 
         _walk(layout, step, [i for i in todo if i in smaller], pile_floor, sample, guide,
               wait, progress, save, window, poll_s, timeout_s, 1, say)
@@ -393,19 +505,22 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
             "no magnet read on " + ", ".join(dict.fromkeys(missed)) + " (dead sensor, "
             "missing piece or magnet upside down); the rest is saved: fix them and run the "
             "calibration again, it continues where it stopped")
-    stack = list(DEFAULT_STACK_RATIOS)
-    for height, step in ((2, "white-2"), (3, "white-3")):
-        measured = [(v - base[i]) / (singles[i] - base[i])
-                    for i, v in progress.done(step).items() if i in singles]
-        if measured:
-            stack[height - 1] = sum(measured) / len(measured)
+    # the reference piles fit the sensors' saturation; every spot's piles follow from its
+    # own one-stone reading through it (its gain decides how far it saturates)
+    measured = []
+    for i in targets:
+        pile = [singles[i] - base[i]]
+        for step in ("white-2", "white-3"):
+            if i not in progress.done(step):
+                break
+            pile.append(progress.done(step)[i] - base[i])
+        measured.append(pile)
+    saturation = fit_saturation(measured)
     spots = []
     for i in range(n):
-        levels = {}
-        for colour in ("white", "black"):
-            one = progress.done(colour)[i] - base[i]
-            levels[colour] = (one, one * stack[1], one * stack[2])
-        spots.append(SpotCalibration(base[i], noise[i], levels["white"], levels["black"]))
+        white = pile_levels(progress.done("white")[i] - base[i], saturation)
+        black = pile_levels(progress.done("black")[i] - base[i], saturation)
+        spots.append(SpotCalibration(base[i], noise[i], white, black))
     return Calibration(layout.name, wiring_hash(layout), tuple(spots))
 
 
@@ -463,3 +578,124 @@ def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
             wait(poll_s)
             waited += poll_s
     return missed
+
+
+# --- how reliably each spot tells its classes apart --------------------------------------
+
+#: the boundaries between adjacent classes: empty|one piece, 1|2 and 2|3+ stones
+BOUNDARIES = ("presence", "1|2", "2|3")
+#: a boundary is told apart reliably when the pile levels on both sides of it lie at least
+#: this many sigmas from its threshold (noise and magnet spread combined): at 2 σ about
+#: one pile in forty lies close enough to flicker
+MIN_MARGIN_SIGMA = 2.0
+#: at most this many spots are named per boundary in the quality line
+NAMED_SPOTS = 8
+
+
+def spot_margins(spot: SpotCalibration, tolerance: float = MAGNET_TOLERANCE,
+                 fields: Sequence[float] = PILE_FIELDS, *, magnets: bool = True
+                 ) -> dict[str, float]:
+    """Per boundary (:data:`BOUNDARIES`) the smallest distance, over both colours, of the
+    pile levels beside it to its threshold, in sigmas of: the sensor's noise, the spread
+    of a pile's reading from its magnets' ``tolerance`` and that of the threshold, which
+    follows from one calibration magnet's reading.  ``magnets=False``: noise only.  The
+    reading per unit of field is taken between adjacent pile levels (slightly more than
+    the slope at a level: on the safe side), so any calibration is judged alike."""
+    out = dict.fromkeys(BOUNDARIES, math.inf)
+    f = (0.0, *fields[:3])
+    spread_of_pile = [math.sqrt(sum((f[k + 1] - f[k]) ** 2 for k in range(height)))
+                      for height in range(4)]
+    tol = tolerance if magnets else 0.0
+    for polarity in (1, -1):
+        levels = (0.0, *spot.levels(polarity))
+        thresholds = spot.thresholds(polarity)
+        slope = [0.0] + [max(0.0, (levels[k] - levels[k - 1]) / (f[k] - f[k - 1]))
+                         for k in (1, 2, 3)]
+        spread = [tol * spread_of_pile[k] * slope[k] for k in range(4)]
+        for low, name in enumerate(BOUNDARIES):
+            high = low + 1
+            threshold = thresholds[low]
+            moved = tol * (f[low] * slope[low] + f[high] * slope[high]) / 2
+            for k, distance in ((low, threshold - levels[low]),
+                                (high, levels[high] - threshold)):
+                sigma = math.sqrt(spot.noise ** 2 + spread[k] ** 2 + moved ** 2)
+                margin = distance / sigma if sigma > 0 else math.inf
+                out[name] = min(out[name], margin)
+    return out
+
+
+#: what to do, by what keeps a spot's classes too close together
+ADVICE = {
+    "magnets": "the magnets' spread is too large for the little a pile's top stone adds: "
+               "use magnets of even strength (sort them by reading), thinner stones or a "
+               "thicker board top",
+    "saturated": "the sensor saturates (piles read almost alike): use weaker magnets or a "
+                 "thicker board top, or a less sensitive sensor",
+    "weak": "too little signal over the noise: check those sensors and their wiring, or use "
+            "stronger magnets or a thinner board top",
+}
+#: a spot whose pile of three reads less than this many times its single stone saturates
+#: (1.42 unsaturated, 1.35 on the simulator's default sensor)
+SATURATED_RATIO = 1.2
+
+
+@dataclass(frozen=True)
+class WeakBoundary:
+    """Spots whose classes beside one boundary are not told apart reliably, weakest
+    first, each with its margin (σ), and what mostly keeps them apart too little
+    (:data:`ADVICE`): with perfectly even magnets they would be told apart ("magnets"),
+    or not: the sensor saturates ("saturated") or reads too little ("weak")."""
+
+    boundary: str
+    spots: tuple[tuple[str, float], ...]
+    cause: str
+
+
+def _cause(spot: SpotCalibration, boundary: str, tolerance: float, minimum: float) -> str:
+    if spot_margins(spot, tolerance, magnets=False)[boundary] >= minimum:
+        return "magnets"
+    levels = [spot.levels(p) for p in (1, -1)]
+    if min(lv[0] for lv in levels) <= 0:
+        return "weak"
+    ratio = min(lv[2] / lv[0] for lv in levels)
+    return "saturated" if ratio < SATURATED_RATIO else "weak"
+
+
+def weak_boundaries(calibration: Calibration, layout, *, tolerance: float = MAGNET_TOLERANCE,
+                    minimum: float = MIN_MARGIN_SIGMA) -> list[WeakBoundary]:
+    """The boundaries some spots do not tell apart reliably, 2|3 first."""
+    out = []
+    for b in reversed(BOUNDARIES):
+        weak = []
+        causes: dict[str, int] = {}
+        for s, spot in zip(layout.spots, calibration.spots, strict=True):
+            margin = spot_margins(spot, tolerance)[b]
+            if margin < minimum:
+                weak.append((s.name, margin))
+                cause = _cause(spot, b, tolerance, minimum)
+                causes[cause] = causes.get(cause, 0) + 1
+        if weak:
+            out.append(WeakBoundary(b, tuple(sorted(weak, key=lambda x: x[1])),
+                                    max(causes, key=lambda c: causes[c])))
+    return out
+
+
+def quality_line(calibration: Calibration, layout, *, tolerance: float = MAGNET_TOLERANCE,
+                 minimum: float = MIN_MARGIN_SIGMA) -> str | None:
+    """One line naming the spots whose classes cannot be told apart reliably and what to
+    do about it; None when every spot tells every class apart."""
+    weak = weak_boundaries(calibration, layout, tolerance=tolerance, minimum=minimum)
+    if not weak:
+        return None
+    total = len(calibration.spots)
+    parts = []
+    for w in weak:
+        what = "a piece from empty" if w.boundary == "presence" else \
+            f"piles of {w.boundary.replace('|', ' and ')}"
+        named = ", ".join(f"{n} {m:.1f}σ" for n, m in w.spots[:NAMED_SPOTS])
+        more = len(w.spots) - NAMED_SPOTS
+        named += f" and {more} more" if more > 0 else ""
+        parts.append(f"{what} on {len(w.spots)} of {total} spots ({named})")
+    advice = "; ".join(dict.fromkeys(ADVICE[w.cause] for w in weak))
+    return (f"calibration warning: not told apart reliably (want {minimum:g}σ of noise and "
+            f"magnet spread): {', '.join(parts)} — {advice}")
