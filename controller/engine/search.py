@@ -57,18 +57,32 @@ LMR_DEPTH = 3
 #: aspiration window around the last iteration's score (centipawns)
 ASPIRATION = 50
 #: time manager: from depth 3 on, the next iteration is expected to take the last one's
-#: time times the growth from the one before (within these bounds); it is started only
-#: if this share of it — about what its first move, the last best, takes — fits in the
-#: time left.  What an unfinished iteration has searched in full is used: its first move
-#: is the last best, so anything it prefers is better still.
+#: time times the growth from the one before (within these bounds) — or, where smaller,
+#: the growth of the iteration before that: a Cube holder's two plies make every other
+#: depth the dear one, so the last growth alone overrates the next; the iteration is
+#: started if this share of it — about what its first move, the last best, takes — fits
+#: in the time left, or anyway while at least ``FAIR_SHARE`` of the budget is left.
+#: What an unfinished iteration has searched in full is used: its first move is the last
+#: best, so anything it prefers is better still.
 GROWTH = (2.0, 8.0)
 FIRST_MOVE_SHARE = 0.5
+FAIR_SHARE = 0.4
 #: how the opponents of three or four players are searched: "paranoid" (each minimises
 #: in turn) or "brs" (best-reply search: one layer, the strongest single reply)
 OPPONENT_MODELS = ("paranoid", "brs")
 #: the model per player count unless one is asked for — the stronger one measured by
 #: benchmarks/multiplayer.py (docs/engine.md, "Three and four players")
 DEFAULT_OPPONENTS: dict[int, str] = {3: "paranoid", 4: "brs"}
+
+
+def expected_time(took: list[float]) -> float:
+    """Seconds the next iteration is expected to take, from the times of the last three
+    (``took[-1]`` the last; 0 for none): the last one's times the growth from the one
+    before, or the growth before that where smaller (see ``GROWTH``)."""
+    growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
+    if took[-3] > 0:
+        growth = min(growth, took[-2] / took[-3])
+    return took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
 
 
 class SearchStopped(Exception):
@@ -175,14 +189,14 @@ class Search:
         best = Result(moves[0], self._static(pos), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
         exact = limits.noise > 0
-        took = [0.0, 0.0]  # seconds of the last two iterations
+        took = [0.0, 0.0, 0.0]  # seconds of the last three iterations
         for depth in range(1, max_depth + 1):
             now = self.clock()
-            if depth > 2 and limits.movetime:  # depth 2 is cheap: always tried
-                growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
-                expected = took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
-                if now + FIRST_MOVE_SHARE * expected > deadline:
-                    break  # not even its first move would be searched in the time left
+            # (depth 2 is cheap: always tried)
+            if (depth > 2 and limits.movetime
+                    and now + FIRST_MOVE_SHARE * expected_time(took) > deadline
+                    and deadline - now < FAIR_SHARE * limits.movetime):
+                break  # not even its first move would be searched in the time left
             self._partial = None
             self._extend_below = 2 * depth
             try:
@@ -203,7 +217,7 @@ class Search:
                     best = Result(move, score, depth if depth == 1 else depth - 1,
                                   self.nodes, self.clock() - started, [move])
                 break
-            took = [took[-1], self.clock() - now]
+            took = [took[-2], took[-1], self.clock() - now]
             best = Result(move, score, depth, self.nodes, self.clock() - started,
                           self._pv(pos, move, depth))
             moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
