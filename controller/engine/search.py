@@ -51,6 +51,10 @@ FUTILE_DEPTH = 2
 #: null move: from this depth on, searched this many plies shallower (one more from 6)
 NULL_MIN_DEPTH = 3
 NULL_REDUCTION = 2
+#: check extension: only a node in check this close to the horizon is searched a ply
+#: deeper (a check higher up is answered within the depth anyway; extending every check
+#: let a Rook's chasing checks in Lùotuoqí's mates in two cost three times the nodes)
+EXTEND_NEAR = 1
 #: late-move reductions: quiet moves from this place in the order on, from this depth
 LATE_MOVES = 3
 LMR_DEPTH = 3
@@ -331,6 +335,12 @@ class Search:
             return 0
         if self._multi and self.root in self.game.out_players(pos):
             return -MATE + ply  # put out: lost for the root player, whoever plays on
+        # mate-distance pruning: no line from here ends sooner than this ply, so once a
+        # mate that near is in hand for either side nothing here can beat it
+        if alpha >= MATE - ply:
+            return alpha
+        if beta <= -MATE + ply:
+            return beta
         key = self._key(pos)
         entry = self.table.get(key)
         table_move = None
@@ -362,7 +372,7 @@ class Search:
             return self._terminal(pos, ply)
         if moves[0].kind == "roll":
             return self._chance(pos, moves, depth, ply)
-        if in_check and ply < self._extend_below:
+        if in_check and depth <= EXTEND_NEAR and ply < self._extend_below:
             depth += 1  # check extension: a check is answered one ply deeper
         if depth <= 0 and rolled:
             # the die has chosen what may move: standing pat assumes a harmless move, but
