@@ -36,6 +36,11 @@ from controller.rules import Game, Move, Outcome, Position
 
 MATE = 1_000_000
 INF = 10 * MATE
+#: how far a node is from the root, in the mate scores' unit: a ply is 2, a ply after
+#: which the same player moves on (a Cube turn's first) 1 — so of two mates as many plies
+#: deep the one in fewer turns scores higher (a mate in two by Cube turns, not a mate in
+#: three single moves)
+PLY, SAME_TURN = 2, 1
 #: scores this close to MATE are mates; they are stored relative to the node in the table
 MATE_BOUND = MATE - 10_000
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -116,10 +121,11 @@ class Result:
 
     @property
     def mate_in(self) -> int | None:
-        """Plies to mate (positive: the mover mates; negative: the mover is mated)."""
+        """Plies to mate (positive: the mover mates; negative: the mover is mated); a
+        Cube turn's first ply counts half, rounded up (see ``PLY``)."""
         if abs(self.score) < MATE_BOUND:
             return None
-        plies = MATE - abs(self.score)
+        plies = (MATE - abs(self.score) + 1) // PLY
         return plies if self.score > 0 else -plies
 
 
@@ -202,7 +208,7 @@ class Search:
                     and deadline - now < FAIR_SHARE * limits.movetime):
                 break  # not even its first move would be searched in the time left
             self._partial = None
-            self._extend_below = 2 * depth
+            self._extend_below = 2 * depth * PLY
             try:
                 window = (-INF, INF)
                 if depth > 1 and not exact and abs(best.score) < MATE_BOUND:
@@ -243,6 +249,11 @@ class Search:
                 raise SearchStopped
         if self._max_nodes is not None and self.nodes >= self._max_nodes:
             raise SearchStopped
+
+    def _step(self, pos: Position, mover: int) -> int:
+        """How much farther from the root the position after ``mover``'s ply is: a ply,
+        or half of one when ``mover`` moves on (see ``PLY``)."""
+        return SAME_TURN if self.game.ply_mover(pos) == mover else PLY
 
     def _static(self, pos: Position, in_check: bool | None = None,
                 key: int | None = None) -> int:
@@ -309,12 +320,13 @@ class Search:
         for i, move in enumerate(moves):
             pos.push(move)
             try:
+                ply = self._step(pos, self.root)
                 if i == 0 or exact:
-                    score = self._node(pos, depth - 1, alpha if not exact else -INF, beta, 1)
+                    score = self._node(pos, depth - 1, alpha if not exact else -INF, beta, ply)
                 else:
-                    score = self._node(pos, depth - 1, alpha, alpha + 1, 1)
+                    score = self._node(pos, depth - 1, alpha, alpha + 1, ply)
                     if alpha < score < beta:
-                        score = self._node(pos, depth - 1, score, beta, 1)
+                        score = self._node(pos, depth - 1, score, beta, ply)
             finally:
                 pos.pop()
             scores[move] = score
@@ -403,9 +415,10 @@ class Search:
                         pos.push(passing)
                         try:
                             if maximising:
-                                score = self._node(pos, reduced, beta - 1, beta, ply + 1, False)
+                                score = self._node(pos, reduced, beta - 1, beta, ply + PLY,
+                                                   False)
                             else:
-                                score = self._node(pos, reduced, alpha, alpha + 1, ply + 1,
+                                score = self._node(pos, reduced, alpha, alpha + 1, ply + PLY,
                                                    False)
                         finally:
                             pos.pop()
@@ -435,10 +448,11 @@ class Search:
             else:
                 self._push_reply(pos, seats[i], move)
             try:
+                child = ply + self._step(pos, mover)
                 late = quiet and i >= LATE_MOVES and not in_check and depth >= LMR_DEPTH
                 # (a move after which the same player moves on gives no check)
-                gives_check = (futile or late) and quiet and game.ply_mover(
-                    pos) != mover and self._checked(pos)
+                gives_check = (futile or late) and quiet and child - ply == PLY and (
+                    self._checked(pos))
                 if futile and quiet and i > 0 and not gives_check:
                     # futility: a quiet move one ply from the horizon cannot lift the score
                     # into the window; counted as the best it could be
@@ -453,19 +467,19 @@ class Search:
                     reduce = min(reduce, depth - 1)
                 searched += 1
                 if i == 0:
-                    score = self._node(pos, depth - 1, alpha, beta, ply + 1)
+                    score = self._node(pos, depth - 1, alpha, beta, child)
                 elif maximising:
-                    score = self._node(pos, depth - 1 - reduce, alpha, alpha + 1, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, alpha, alpha + 1, child)
                     if reduce and score > alpha:
-                        score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
+                        score = self._node(pos, depth - 1, alpha, alpha + 1, child)
                     if alpha < score < beta:
-                        score = self._node(pos, depth - 1, score, beta, ply + 1)
+                        score = self._node(pos, depth - 1, score, beta, child)
                 else:
-                    score = self._node(pos, depth - 1 - reduce, beta - 1, beta, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, beta - 1, beta, child)
                     if reduce and score < beta:
-                        score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
+                        score = self._node(pos, depth - 1, beta - 1, beta, child)
                     if alpha < score < beta:
-                        score = self._node(pos, depth - 1, alpha, score, ply + 1)
+                        score = self._node(pos, depth - 1, alpha, score, child)
             finally:
                 if seats is None:
                     pos.pop()
@@ -543,7 +557,7 @@ class Search:
         for move in rolls:
             pos.push(move)
             try:
-                total += self._node(pos, depth, -INF, INF, ply + 1, rolled=True)
+                total += self._node(pos, depth, -INF, INF, ply + PLY, rolled=True)
             finally:
                 pos.pop()
         return total // len(rolls)
@@ -561,9 +575,9 @@ class Search:
             try:
                 outcome = game.outcome(pos)
                 if outcome is not None:
-                    score = self._terminal(pos, ply + 1, outcome)
+                    score = self._terminal(pos, ply + PLY, outcome)
                 elif mover in game.out_players(pos):  # out, the others play on
-                    score = -MATE + ply + 1 if mover == self.root else self._static(pos)
+                    score = -MATE + ply + PLY if mover == self.root else self._static(pos)
                 else:
                     return None
             finally:
@@ -637,7 +651,8 @@ class Search:
                 continue
             pos.push(move)
             try:
-                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+                score = self._quiesce(pos, alpha, beta, ply + self._step(pos, mover),
+                                      left - 1)
             finally:
                 pos.pop()
             if maximising:
@@ -654,10 +669,12 @@ class Search:
                   left: int, maximising: bool) -> int:
         """In check inside quiescence: every answer to the check (no standing pat)."""
         best = -INF if maximising else INF
-        for move in self._order(pos, moves, None, ply, self.game.ply_mover(pos)):
+        mover = self.game.ply_mover(pos)
+        for move in self._order(pos, moves, None, ply, mover):
             pos.push(move)
             try:
-                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+                score = self._quiesce(pos, alpha, beta, ply + self._step(pos, mover),
+                                      left - 1)
             finally:
                 pos.pop()
             if maximising:
