@@ -40,3 +40,19 @@ def test_a_node_past_a_mate_already_in_hand_is_not_searched():
     assert search.nodes == 2  # one tick each, no move searched
     assert search._node(pos, 1, -MATE, MATE, 3) not in (MATE - 2, -MATE + 2)
     assert search.nodes > 3
+
+
+#: Black mates in two by T2e5-e3 or T3d6-d3 (White holds the Cube, and hands it back);
+#: Ra8-a1+ mates in three single moves — as many plies (five)
+TWO_TURNS_OR_THREE = "r2t3k3/2e5/3t34/4t23/8/8/8/4K3 b q w 0 10"
+
+
+def test_of_two_mates_as_many_plies_deep_the_one_in_fewer_turns_is_chosen():
+    """A Cube turn's first ply counts half toward the mate's distance: the mate in two
+    (B, W W, B B) scores above the mate in three (B, W, B, W, B); before, both were five
+    plies and the search kept the first it found, Ra8-a1."""
+    game = get_game("luotuoqi")
+    pos = game.parse_position(TWO_TURNS_OR_THREE)
+    result = Search(game).best_move(pos, Limits(depth=5))
+    assert game.move_text(pos, result.move) in ("T2e5-e3", "T3d6-d3")
+    assert result.mate_in == 4  # five plies, two of them a Cube turn's first
