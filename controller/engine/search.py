@@ -631,12 +631,21 @@ class Search:
                 return self._terminal(pos, ply)
         best = stand
         board = pos.board
-        captures = [m for m in moves if m.captures and any(
-            board[c] is not None and board[c].owner != mover for c in m.captures)]
+        # best-reply search: the opponents' layer holds every opponent's captures, as in
+        # the full-width search (else a capture by an opponent who is not next to move
+        # lies past the horizon: the engine's pieces were lost to it in the opening)
+        layer = self._brs and not maximising
+        if layer:
+            moves, whose = self._replies(pos, moves, None, ply, mover)
+        else:
+            whose = [mover] * len(moves)
+        captures = [(m, seat) for m, seat in zip(moves, whose, strict=True)
+                    if m.captures and any(board[c] is not None and board[c].owner != seat
+                                          for c in m.captures)]
         if len(captures) > 1:
-            captures.sort(key=lambda m: -self._gain(pos, m))
+            captures.sort(key=lambda ms: -self._gain(pos, ms[0]))
         value = self.evaluator.piece_value
-        for move in captures:
+        for move, seat in captures:
             # delta pruning: a capture that cannot lift the score past the window is skipped
             taken = self._taken(pos, move)
             if (stand + taken + DELTA_MARGIN <= alpha) if maximising else (
@@ -649,12 +658,18 @@ class Search:
                     and game.cell_attacked(pos, move.captures[0],
                                            board[move.captures[0]].owner)):
                 continue
-            pos.push(move)
+            if layer:
+                self._push_reply(pos, seat, move)
+            else:
+                pos.push(move)
             try:
                 score = self._quiesce(pos, alpha, beta, ply + self._step(pos, mover),
                                       left - 1)
             finally:
-                pos.pop()
+                if layer:
+                    self._pop_reply(pos, mover)
+                else:
+                    pos.pop()
             if maximising:
                 best = max(best, score)
                 alpha = max(alpha, score)
