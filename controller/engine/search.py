@@ -36,6 +36,11 @@ from controller.rules import Game, Move, Outcome, Position
 
 MATE = 1_000_000
 INF = 10 * MATE
+#: how far a node is from the root, in the mate scores' unit: a ply is 2, a ply after
+#: which the same player moves on (a Cube turn's first) 1 — so of two mates as many plies
+#: deep the one in fewer turns scores higher (a mate in two by Cube turns, not a mate in
+#: three single moves)
+PLY, SAME_TURN = 2, 1
 #: scores this close to MATE are mates; they are stored relative to the node in the table
 MATE_BOUND = MATE - 10_000
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -51,24 +56,42 @@ FUTILE_DEPTH = 2
 #: null move: from this depth on, searched this many plies shallower (one more from 6)
 NULL_MIN_DEPTH = 3
 NULL_REDUCTION = 2
+#: check extension: only a node in check this close to the horizon is searched a ply
+#: deeper (a check higher up is answered within the depth anyway; extending every check
+#: let a Rook's chasing checks in Lùotuoqí's mates in two cost three times the nodes)
+EXTEND_NEAR = 1
 #: late-move reductions: quiet moves from this place in the order on, from this depth
 LATE_MOVES = 3
 LMR_DEPTH = 3
 #: aspiration window around the last iteration's score (centipawns)
 ASPIRATION = 50
 #: time manager: from depth 3 on, the next iteration is expected to take the last one's
-#: time times the growth from the one before (within these bounds); it is started only
-#: if this share of it — about what its first move, the last best, takes — fits in the
-#: time left.  What an unfinished iteration has searched in full is used: its first move
-#: is the last best, so anything it prefers is better still.
+#: time times the growth from the one before (within these bounds) — or, where smaller,
+#: the growth of the iteration before that: a Cube holder's two plies make every other
+#: depth the dear one, so the last growth alone overrates the next; the iteration is
+#: started if this share of it — about what its first move, the last best, takes — fits
+#: in the time left, or anyway while at least ``FAIR_SHARE`` of the budget is left.
+#: What an unfinished iteration has searched in full is used: its first move is the last
+#: best, so anything it prefers is better still.
 GROWTH = (2.0, 8.0)
 FIRST_MOVE_SHARE = 0.5
+FAIR_SHARE = 0.4
 #: how the opponents of three or four players are searched: "paranoid" (each minimises
 #: in turn) or "brs" (best-reply search: one layer, the strongest single reply)
 OPPONENT_MODELS = ("paranoid", "brs")
 #: the model per player count unless one is asked for — the stronger one measured by
 #: benchmarks/multiplayer.py (docs/engine.md, "Three and four players")
 DEFAULT_OPPONENTS: dict[int, str] = {3: "paranoid", 4: "brs"}
+
+
+def expected_time(took: list[float]) -> float:
+    """Seconds the next iteration is expected to take, from the times of the last three
+    (``took[-1]`` the last; 0 for none): the last one's times the growth from the one
+    before, or the growth before that where smaller (see ``GROWTH``)."""
+    growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
+    if took[-3] > 0:
+        growth = min(growth, took[-2] / took[-3])
+    return took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
 
 
 class SearchStopped(Exception):
@@ -98,10 +121,11 @@ class Result:
 
     @property
     def mate_in(self) -> int | None:
-        """Plies to mate (positive: the mover mates; negative: the mover is mated)."""
+        """Plies to mate (positive: the mover mates; negative: the mover is mated); a
+        Cube turn's first ply counts half, rounded up (see ``PLY``)."""
         if abs(self.score) < MATE_BOUND:
             return None
-        plies = MATE - abs(self.score)
+        plies = (MATE - abs(self.score) + 1) // PLY
         return plies if self.score > 0 else -plies
 
 
@@ -175,16 +199,16 @@ class Search:
         best = Result(moves[0], self._static(pos), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
         exact = limits.noise > 0
-        took = [0.0, 0.0]  # seconds of the last two iterations
+        took = [0.0, 0.0, 0.0]  # seconds of the last three iterations
         for depth in range(1, max_depth + 1):
             now = self.clock()
-            if depth > 2 and limits.movetime:  # depth 2 is cheap: always tried
-                growth = took[-1] / took[-2] if took[-2] > 0 else GROWTH[1]
-                expected = took[-1] * min(max(growth, GROWTH[0]), GROWTH[1])
-                if now + FIRST_MOVE_SHARE * expected > deadline:
-                    break  # not even its first move would be searched in the time left
+            # (depth 2 is cheap: always tried)
+            if (depth > 2 and limits.movetime
+                    and now + FIRST_MOVE_SHARE * expected_time(took) > deadline
+                    and deadline - now < FAIR_SHARE * limits.movetime):
+                break  # not even its first move would be searched in the time left
             self._partial = None
-            self._extend_below = 2 * depth
+            self._extend_below = 2 * depth * PLY
             try:
                 window = (-INF, INF)
                 if depth > 1 and not exact and abs(best.score) < MATE_BOUND:
@@ -203,7 +227,7 @@ class Search:
                     best = Result(move, score, depth if depth == 1 else depth - 1,
                                   self.nodes, self.clock() - started, [move])
                 break
-            took = [took[-1], self.clock() - now]
+            took = [took[-2], took[-1], self.clock() - now]
             best = Result(move, score, depth, self.nodes, self.clock() - started,
                           self._pv(pos, move, depth))
             moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
@@ -225,6 +249,11 @@ class Search:
                 raise SearchStopped
         if self._max_nodes is not None and self.nodes >= self._max_nodes:
             raise SearchStopped
+
+    def _step(self, pos: Position, mover: int) -> int:
+        """How much farther from the root the position after ``mover``'s ply is: a ply,
+        or half of one when ``mover`` moves on (see ``PLY``)."""
+        return SAME_TURN if self.game.ply_mover(pos) == mover else PLY
 
     def _static(self, pos: Position, in_check: bool | None = None,
                 key: int | None = None) -> int:
@@ -291,12 +320,13 @@ class Search:
         for i, move in enumerate(moves):
             pos.push(move)
             try:
+                ply = self._step(pos, self.root)
                 if i == 0 or exact:
-                    score = self._node(pos, depth - 1, alpha if not exact else -INF, beta, 1)
+                    score = self._node(pos, depth - 1, alpha if not exact else -INF, beta, ply)
                 else:
-                    score = self._node(pos, depth - 1, alpha, alpha + 1, 1)
+                    score = self._node(pos, depth - 1, alpha, alpha + 1, ply)
                     if alpha < score < beta:
-                        score = self._node(pos, depth - 1, score, beta, 1)
+                        score = self._node(pos, depth - 1, score, beta, ply)
             finally:
                 pos.pop()
             scores[move] = score
@@ -317,6 +347,12 @@ class Search:
             return 0
         if self._multi and self.root in self.game.out_players(pos):
             return -MATE + ply  # put out: lost for the root player, whoever plays on
+        # mate-distance pruning: no line from here ends sooner than this ply, so once a
+        # mate that near is in hand for either side nothing here can beat it
+        if alpha >= MATE - ply:
+            return alpha
+        if beta <= -MATE + ply:
+            return beta
         key = self._key(pos)
         entry = self.table.get(key)
         table_move = None
@@ -348,7 +384,7 @@ class Search:
             return self._terminal(pos, ply)
         if moves[0].kind == "roll":
             return self._chance(pos, moves, depth, ply)
-        if in_check and ply < self._extend_below:
+        if in_check and depth <= EXTEND_NEAR and ply < self._extend_below:
             depth += 1  # check extension: a check is answered one ply deeper
         if depth <= 0 and rolled:
             # the die has chosen what may move: standing pat assumes a harmless move, but
@@ -379,9 +415,10 @@ class Search:
                         pos.push(passing)
                         try:
                             if maximising:
-                                score = self._node(pos, reduced, beta - 1, beta, ply + 1, False)
+                                score = self._node(pos, reduced, beta - 1, beta, ply + PLY,
+                                                   False)
                             else:
-                                score = self._node(pos, reduced, alpha, alpha + 1, ply + 1,
+                                score = self._node(pos, reduced, alpha, alpha + 1, ply + PLY,
                                                    False)
                         finally:
                             pos.pop()
@@ -411,10 +448,11 @@ class Search:
             else:
                 self._push_reply(pos, seats[i], move)
             try:
+                child = ply + self._step(pos, mover)
                 late = quiet and i >= LATE_MOVES and not in_check and depth >= LMR_DEPTH
                 # (a move after which the same player moves on gives no check)
-                gives_check = (futile or late) and quiet and game.ply_mover(
-                    pos) != mover and self._checked(pos)
+                gives_check = (futile or late) and quiet and child - ply == PLY and (
+                    self._checked(pos))
                 if futile and quiet and i > 0 and not gives_check:
                     # futility: a quiet move one ply from the horizon cannot lift the score
                     # into the window; counted as the best it could be
@@ -429,19 +467,19 @@ class Search:
                     reduce = min(reduce, depth - 1)
                 searched += 1
                 if i == 0:
-                    score = self._node(pos, depth - 1, alpha, beta, ply + 1)
+                    score = self._node(pos, depth - 1, alpha, beta, child)
                 elif maximising:
-                    score = self._node(pos, depth - 1 - reduce, alpha, alpha + 1, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, alpha, alpha + 1, child)
                     if reduce and score > alpha:
-                        score = self._node(pos, depth - 1, alpha, alpha + 1, ply + 1)
+                        score = self._node(pos, depth - 1, alpha, alpha + 1, child)
                     if alpha < score < beta:
-                        score = self._node(pos, depth - 1, score, beta, ply + 1)
+                        score = self._node(pos, depth - 1, score, beta, child)
                 else:
-                    score = self._node(pos, depth - 1 - reduce, beta - 1, beta, ply + 1)
+                    score = self._node(pos, depth - 1 - reduce, beta - 1, beta, child)
                     if reduce and score < beta:
-                        score = self._node(pos, depth - 1, beta - 1, beta, ply + 1)
+                        score = self._node(pos, depth - 1, beta - 1, beta, child)
                     if alpha < score < beta:
-                        score = self._node(pos, depth - 1, alpha, score, ply + 1)
+                        score = self._node(pos, depth - 1, alpha, score, child)
             finally:
                 if seats is None:
                     pos.pop()
@@ -519,7 +557,7 @@ class Search:
         for move in rolls:
             pos.push(move)
             try:
-                total += self._node(pos, depth, -INF, INF, ply + 1, rolled=True)
+                total += self._node(pos, depth, -INF, INF, ply + PLY, rolled=True)
             finally:
                 pos.pop()
         return total // len(rolls)
@@ -537,9 +575,9 @@ class Search:
             try:
                 outcome = game.outcome(pos)
                 if outcome is not None:
-                    score = self._terminal(pos, ply + 1, outcome)
+                    score = self._terminal(pos, ply + PLY, outcome)
                 elif mover in game.out_players(pos):  # out, the others play on
-                    score = -MATE + ply + 1 if mover == self.root else self._static(pos)
+                    score = -MATE + ply + PLY if mover == self.root else self._static(pos)
                 else:
                     return None
             finally:
@@ -593,12 +631,21 @@ class Search:
                 return self._terminal(pos, ply)
         best = stand
         board = pos.board
-        captures = [m for m in moves if m.captures and any(
-            board[c] is not None and board[c].owner != mover for c in m.captures)]
+        # best-reply search: the opponents' layer holds every opponent's captures, as in
+        # the full-width search (else a capture by an opponent who is not next to move
+        # lies past the horizon: the engine's pieces were lost to it in the opening)
+        layer = self._brs and not maximising
+        if layer:
+            moves, whose = self._replies(pos, moves, None, ply, mover)
+        else:
+            whose = [mover] * len(moves)
+        captures = [(m, seat) for m, seat in zip(moves, whose, strict=True)
+                    if m.captures and any(board[c] is not None and board[c].owner != seat
+                                          for c in m.captures)]
         if len(captures) > 1:
-            captures.sort(key=lambda m: -self._gain(pos, m))
+            captures.sort(key=lambda ms: -self._gain(pos, ms[0]))
         value = self.evaluator.piece_value
-        for move in captures:
+        for move, seat in captures:
             # delta pruning: a capture that cannot lift the score past the window is skipped
             taken = self._taken(pos, move)
             if (stand + taken + DELTA_MARGIN <= alpha) if maximising else (
@@ -611,11 +658,18 @@ class Search:
                     and game.cell_attacked(pos, move.captures[0],
                                            board[move.captures[0]].owner)):
                 continue
-            pos.push(move)
+            if layer:
+                self._push_reply(pos, seat, move)
+            else:
+                pos.push(move)
             try:
-                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+                score = self._quiesce(pos, alpha, beta, ply + self._step(pos, mover),
+                                      left - 1)
             finally:
-                pos.pop()
+                if layer:
+                    self._pop_reply(pos, mover)
+                else:
+                    pos.pop()
             if maximising:
                 best = max(best, score)
                 alpha = max(alpha, score)
@@ -630,10 +684,12 @@ class Search:
                   left: int, maximising: bool) -> int:
         """In check inside quiescence: every answer to the check (no standing pat)."""
         best = -INF if maximising else INF
-        for move in self._order(pos, moves, None, ply, self.game.ply_mover(pos)):
+        mover = self.game.ply_mover(pos)
+        for move in self._order(pos, moves, None, ply, mover):
             pos.push(move)
             try:
-                score = self._quiesce(pos, alpha, beta, ply + 1, left - 1)
+                score = self._quiesce(pos, alpha, beta, ply + self._step(pos, mover),
+                                      left - 1)
             finally:
                 pos.pop()
             if maximising:
