@@ -20,14 +20,16 @@ give the same answer for the same seed (tests/test_engine_fog.py proves it).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from controller.engine.search import Limits, Search
-from controller.rules import Game, Move, Piece, PlayerView, RulesError
+from controller.rules import Game, Move, Piece, PlayerView, Position, RulesError
 
 if TYPE_CHECKING:
     from controller.engine import Level
@@ -38,16 +40,46 @@ FILES = "abcdefgh"
 
 
 def unseen_enemies(view: PlayerView) -> Counter:
-    """The enemy pieces the player cannot see, by kind (an estimate from his view)."""
+    """The enemy pieces the player cannot see, by kind (an estimate from his view).
+
+    Every one of the 32 men is on the board or in a hand (a captured piece goes to the
+    captor's hand, a promoted one goes back as a Pawn), so what is neither his, nor seen,
+    nor in a hand is the enemy's and unseen — whoever dropped what.  Only the enemy's
+    unseen promotions are not known: they are counted as the Pawns they were."""
+    mine = Counter("P" if c in view.own_promoted else p.kind for c, p in view.own)
     seen = Counter(p.kind for _, p in view.enemies)
-    mine_in_hand = Counter(dict(view.hands[view.player]))
-    left = ARMY - seen - mine_in_hand
+    hands = Counter(dict(view.hands[0])) + Counter(dict(view.hands[1]))
+    left = Counter({k: 2 * n for k, n in ARMY.items()}) - mine - seen - hands
     left["K"] = 0 if seen["K"] else 1
     return +left
 
 
+#: how far from home an unseen enemy piece is drawn: the chance falls by e for every
+#: ``SPREAD + fullmove / SPREAD_GROWTH`` ranks it stands out of its home rank (his Pawns:
+#: their starting rank), so early in the game the unseen army stands mostly where it
+#: started and later it may be anywhere; the King stays back twice as firmly
+SPREAD = 0.7
+SPREAD_GROWTH = 12.0
+
+
+def _home_weight(kind: str, cell: int, enemy: int, fullmove: int) -> float:
+    """How plausible an unseen enemy piece of ``kind`` on ``cell`` is (relative weight)."""
+    rank = cell // 8
+    home = (1 if kind == "P" else 0) if enemy == 0 else (6 if kind == "P" else 7)
+    out = abs(rank - home)
+    spread = SPREAD + fullmove / SPREAD_GROWTH
+    if kind == "K":
+        spread /= 2
+    return math.exp(-out / spread)
+
+
+#: the unseen pieces are placed King first (he has the fewest plausible cells), Pawns last
+PLACE_ORDER = {"K": 0, "Q": 1, "R": 2, "B": 3, "N": 4, "P": 5}
+
+
 def sample_text(view: PlayerView, rng: random.Random) -> str:
-    """One position text consistent with ``view`` (Lao Tzu's FEN with hands)."""
+    """One position text consistent with ``view`` (Lao Tzu's FEN with hands), the unseen
+    enemy pieces drawn near their home ranks (:func:`_home_weight`)."""
     me, enemy = view.player, 1 - view.player
     board: dict[int, Piece] = dict(view.own) | dict(view.enemies)
     # a cell one of his Pawns could take on would be visible with a piece on it
@@ -60,13 +92,13 @@ def sample_text(view: PlayerView, rng: random.Random) -> str:
                     pawn_takes.add(c + step + df)
     free = [c for c in range(64)
             if c not in view.visible and c not in board and c not in pawn_takes]
-    rng.shuffle(free)
-    for kind, n in sorted(unseen_enemies(view).items()):
+    for kind, n in sorted(unseen_enemies(view).items(), key=lambda kn: PLACE_ORDER[kn[0]]):
         for _ in range(n):
             spots = [c for c in free if kind != "P" or 8 <= c < 56]
             if not spots:
                 break
-            c = spots[0]
+            weights = [_home_weight(kind, c, enemy, view.fullmove) for c in spots]
+            c = rng.choices(spots, weights=weights)[0]
             free.remove(c)
             board[c] = Piece(enemy, kind)
     rows = []
@@ -103,49 +135,119 @@ def same_try(a: Move, b: Move) -> bool:
 
 
 #: positions drawn from the view per decision
-SAMPLES = 6
+SAMPLES = 8
+#: a score is counted at most this far from level (centipawns): a mate found in one
+#: drawn position must not outweigh what all the others say
+SCORE_CAP = 1500
+#: how much of a move's worth is its worst half of the drawn positions (the rest: its
+#: mean over all of them) — a capture that loses the Queen where an unseen piece defends
+#: the cell is not made up for by the positions where none does
+RISK = 0.5
 
 
 def sample_limits(level: Level, movetime: float | None = None) -> Limits:
     """One sample's search limits at ``level``: its share of the level's time (or of the
-    shorter ``movetime``) and node cap, at most depth 3 (six searches where the full
-    information engine makes one), and the level's own noise — so the weak levels stay
-    weak from a view too."""
+    shorter ``movetime``) and node cap, at most depth 3 (a search per drawn position where
+    the full information engine makes one), and the level's own noise — so the weak levels
+    stay weak from a view too."""
     budget = level.movetime if movetime is None else min(movetime, level.movetime)
     nodes = max(1, level.nodes // SAMPLES) if level.nodes is not None else None
     return Limits(depth=min(level.depth, 3), movetime=budget / SAMPLES, nodes=nodes,
                   noise=level.noise)
 
 
+def draw_positions(game: Game, view: PlayerView, rng: random.Random,
+                   samples: int) -> list[Position]:
+    """Up to ``samples`` positions consistent with ``view`` (a draw the rules refuse, e.g.
+    the enemy King left in check, is not a possible position and is drawn again)."""
+    drawn: list[Position] = []
+    for _ in range(samples * 5):
+        if len(drawn) == samples:
+            break
+        try:
+            drawn.append(game.parse_position(sample_text(view, rng)))
+        except RulesError:
+            continue
+    return drawn
+
+
+def risk_averse(scores: list[int]) -> float:
+    """A move's worth over the drawn positions: its mean, pulled toward the mean of its
+    worst half by :data:`RISK` (each score capped at :data:`SCORE_CAP`)."""
+    capped = sorted(max(-SCORE_CAP, min(SCORE_CAP, s)) for s in scores)
+    worst = capped[:max(1, len(capped) // 2)]
+    return (1 - RISK) * sum(capped) / len(capped) + RISK * sum(worst) / len(worst)
+
+
+def _index_of(tries: list[Move], move: Move) -> int | None:
+    for i, t in enumerate(tries):
+        if same_try(t, move):
+            return i
+    return None
+
+
 def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
                  samples: int = SAMPLES, clock: Callable[[], float] = time.monotonic,
                  ) -> list[Move]:
-    """The moves the player may try, best first, judged on positions drawn from his view."""
+    """The moves the player may try, best first, judged on positions drawn from his view.
+
+    Each drawn position is searched and proposes its best move; then every proposal is
+    answered in every drawn position (the enemy's best reply searched one ply shallower)
+    and the proposals are ranked by :func:`risk_averse` of those scores.  A plain vote
+    would favour a capture that wins in most drawn positions and loses the Queen in the
+    rest; this asks what each move risks where it goes wrong.  The other tries follow in
+    the view's order (the board may refuse a try the hidden pieces make illegal)."""
     tries = view.moves()
     if len(tries) <= 1:
         return tries
     rng = random.Random(seed)
-    votes: Counter = Counter()
-    totals: Counter = Counter()
-    drawn = 0
-    for _ in range(samples * 5):
-        if drawn == samples:
-            break
-        try:
-            pos = game.parse_position(sample_text(view, rng))
-        except RulesError:
-            continue  # e.g. the enemy King drawn into check: not a possible position
-        drawn += 1
-        result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, limits)
-        if result.move is None:
-            continue
-        for i, t in enumerate(tries):
-            if same_try(t, result.move):
-                votes[i] += 1
-                totals[i] += result.score
-                break
-    order = sorted(range(len(tries)), key=lambda i: (-votes[i], -totals[i], i))
-    return [tries[i] for i in order]
+    positions = draw_positions(game, view, rng, samples)
+    if not positions:
+        return tries
+    half = limits.movetime / 2 if limits.movetime else None
+    propose = replace(limits, movetime=half)
+    best: list[tuple[int | None, int]] = []  # per position: its proposal, its score
+    proposals: list[int] = []
+    for pos in positions:
+        result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, propose)
+        i = None if result.move is None else _index_of(tries, result.move)
+        best.append((i, result.score))
+        if i is not None and i not in proposals:
+            proposals.append(i)
+    if not proposals:
+        return tries
+    share = half / len(proposals) if half else None
+    depth = max(1, (limits.depth or 3) - 1)
+    reply = Limits(depth=depth, movetime=share,
+                   nodes=None if limits.nodes is None else max(1, limits.nodes // 2
+                                                               // len(proposals)))
+    worth: dict[int, list[int]] = {i: [] for i in proposals}
+    for pos, (own, own_score) in zip(positions, best, strict=True):
+        search = Search(game, seed=rng.randrange(1 << 30), clock=clock)
+        legal = game.legal_moves(pos)
+        for i in proposals:
+            move = None if i == own else next((m for m in legal if same_try(m, tries[i])),
+                                              None)
+            if move is None:  # its own proposal, or a try this position refuses (the
+                worth[i].append(own_score)  # next one would be played: about as good)
+                continue
+            pos.push(move)
+            try:
+                answer = search.best_move(pos, reply)
+            finally:
+                pos.pop()
+            worth[i].append(-answer.score)
+    value = {i: risk_averse(worth[i]) for i in proposals}
+    ranked = sorted(proposals, key=lambda i: (-value[i], i))
+    if limits.noise:  # a weak level: any proposal this close to the best, better ones likelier
+        top = value[ranked[0]]
+        near = [i for i in ranked if value[i] >= top - limits.noise]
+        weights = [1 + value[i] - (top - limits.noise) for i in near]
+        first = rng.choices(near, weights=weights)[0]
+        ranked.remove(first)
+        ranked.insert(0, first)
+    chosen = set(ranked)
+    return [tries[i] for i in ranked] + [t for i, t in enumerate(tries) if i not in chosen]
 
 
 def choose_try(game: Game, view: PlayerView, legal: list[Move], limits: Limits,
