@@ -3,14 +3,18 @@
 The engine is given the player's :class:`~controller.rules.PlayerView` — never the true
 position — and:
 
-1. estimates the enemy pieces it cannot see: the enemy army's kinds (King, Queen, two
-   Rooks, Bishops and Knights, eight Pawns), less those it sees, less those in its own
-   hand (captured from the enemy and not yet dropped back);
+1. estimates the enemy pieces it cannot see: of the 32 men, those neither its own, nor
+   seen, nor in a hand (:func:`unseen_enemies`);
 2. draws ``samples`` positions consistent with the view: every visible cell as seen, the
-   unseen enemy pieces on unseen empty cells (Pawns off the first and last ranks), the
-   enemy King never in check while the player is to move (such a draw is rejected);
-3. searches each sample and ranks the moves the player may try by votes, ties broken by
-   the summed scores.
+   unseen enemy pieces on unseen empty cells, most likely near their home ranks (the
+   farther the less, the less so as the game goes on; Pawns off the first and last
+   ranks), the enemy King never in check while the player is to move (such a draw is
+   rejected);
+3. searches each sample for its best move (a proposal), answers every proposal in every
+   sample (the enemy's best reply) and ranks the proposals by a risk-averse worth of
+   those scores (:func:`risk_averse`: the mean pulled toward the worst half) — a move
+   that wins a Pawn where nothing defends it and loses the Queen where an unseen piece
+   does is judged on both.
 
 The answer is a ranked list: the board refuses a try that the hidden pieces make illegal
 ("illegal move", exactly as it refuses a person's), and the next candidate is used.
@@ -204,8 +208,10 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     positions = draw_positions(game, view, rng, samples)
     if not positions:
         return tries
+    # half of each sample's time and nodes for its proposal, half for the answers
     half = limits.movetime / 2 if limits.movetime else None
-    propose = replace(limits, movetime=half)
+    half_nodes = None if limits.nodes is None else max(1, limits.nodes // 2)
+    propose = replace(limits, movetime=half, nodes=half_nodes)
     best: list[tuple[int | None, int]] = []  # per position: its proposal, its score
     proposals: list[int] = []
     for pos in positions:
@@ -219,8 +225,7 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     share = half / len(proposals) if half else None
     depth = max(1, (limits.depth or 3) - 1)
     reply = Limits(depth=depth, movetime=share,
-                   nodes=None if limits.nodes is None else max(1, limits.nodes // 2
-                                                               // len(proposals)))
+                   nodes=None if half_nodes is None else max(1, half_nodes // len(proposals)))
     worth: dict[int, list[int]] = {i: [] for i in proposals}
     for pos, (own, own_score) in zip(positions, best, strict=True):
         search = Search(game, seed=rng.randrange(1 << 30), clock=clock)
