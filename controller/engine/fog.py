@@ -147,6 +147,10 @@ SCORE_CAP = 1500
 #: mean over all of them) — a capture that loses the Queen where an unseen piece defends
 #: the cell is not made up for by the positions where none does
 RISK = 0.5
+#: the share of a sample's time (and nodes) spent answering the proposals in it, and how
+#: deep the enemy's answer is searched (quiescence follows: a defended cell is seen)
+ANSWER_SHARE = 0.25
+ANSWER_DEPTH = 1
 
 
 def sample_limits(level: Level, movetime: float | None = None) -> Limits:
@@ -183,6 +187,13 @@ def risk_averse(scores: list[int]) -> float:
     return (1 - RISK) * sum(capped) / len(capped) + RISK * sum(worst) / len(worst)
 
 
+def _part(budget: float | int | None, share: float) -> Any:
+    """``share`` of a time or node budget (``None``: no budget)."""
+    if budget is None:
+        return None
+    return max(1, int(budget * share)) if isinstance(budget, int) else budget * share
+
+
 def _index_of(tries: list[Move], move: Move) -> int | None:
     for i, t in enumerate(tries):
         if same_try(t, move):
@@ -196,8 +207,8 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     """The moves the player may try, best first, judged on positions drawn from his view.
 
     Each drawn position is searched and proposes its best move; then every proposal is
-    answered in every drawn position (the enemy's best reply searched one ply shallower)
-    and the proposals are ranked by :func:`risk_averse` of those scores.  A plain vote
+    answered in every drawn position (the enemy's best reply, :data:`ANSWER_DEPTH` and
+    quiescence) and the proposals are ranked by :func:`risk_averse` of those scores.  A plain vote
     would favour a capture that wins in most drawn positions and loses the Queen in the
     rest; this asks what each move risks where it goes wrong.  The other tries follow in
     the view's order (the board may refuse a try the hidden pieces make illegal)."""
@@ -208,40 +219,37 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     positions = draw_positions(game, view, rng, samples)
     if not positions:
         return tries
-    # half of each sample's time and nodes for its proposal, half for the answers
-    half = limits.movetime / 2 if limits.movetime else None
-    half_nodes = None if limits.nodes is None else max(1, limits.nodes // 2)
-    propose = replace(limits, movetime=half, nodes=half_nodes)
-    best: list[tuple[int | None, int]] = []  # per position: its proposal, its score
+    # most of each sample's time and nodes for its proposal, the rest for the answers
+    propose = replace(limits, movetime=_part(limits.movetime, 1 - ANSWER_SHARE),
+                      nodes=_part(limits.nodes, 1 - ANSWER_SHARE))
     proposals: list[int] = []
     for pos in positions:
         result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, propose)
         i = None if result.move is None else _index_of(tries, result.move)
-        best.append((i, result.score))
         if i is not None and i not in proposals:
             proposals.append(i)
     if not proposals:
         return tries
-    share = half / len(proposals) if half else None
-    depth = max(1, (limits.depth or 3) - 1)
-    reply = Limits(depth=depth, movetime=share,
-                   nodes=None if half_nodes is None else max(1, half_nodes // len(proposals)))
+    answer = Limits(depth=ANSWER_DEPTH,
+                    movetime=_part(limits.movetime, ANSWER_SHARE / len(proposals)),
+                    nodes=_part(limits.nodes, ANSWER_SHARE / len(proposals)))
     worth: dict[int, list[int]] = {i: [] for i in proposals}
-    for pos, (own, own_score) in zip(positions, best, strict=True):
+    for pos in positions:
         search = Search(game, seed=rng.randrange(1 << 30), clock=clock)
         legal = game.legal_moves(pos)
+        here: dict[int, int] = {}
         for i in proposals:
-            move = None if i == own else next((m for m in legal if same_try(m, tries[i])),
-                                              None)
-            if move is None:  # its own proposal, or a try this position refuses (the
-                worth[i].append(own_score)  # next one would be played: about as good)
+            move = next((m for m in legal if same_try(m, tries[i])), None)
+            if move is None:
                 continue
             pos.push(move)
             try:
-                answer = search.best_move(pos, reply)
+                here[i] = -search.best_move(pos, answer).score
             finally:
                 pos.pop()
-            worth[i].append(-answer.score)
+        refused = max(here.values(), default=0)  # a refused try: the next one is played
+        for i in proposals:
+            worth[i].append(here.get(i, refused))
     value = {i: risk_averse(worth[i]) for i in proposals}
     ranked = sorted(proposals, key=lambda i: (-value[i], i))
     if limits.noise:  # a weak level: any proposal this close to the best, better ones likelier
