@@ -61,3 +61,24 @@ def test_the_unseen_army_counts_pieces_dropped_back():
     view = game.player_view(pos, 0)
     unseen = unseen_enemies(view) + Counter(p.kind for _, p in view.enemies)
     assert unseen["N"] == 1 and unseen["P"] == 8 and unseen["K"] == 1
+
+
+def test_the_unseen_army_is_drawn_near_home_early_in_the_game():
+    # at the start White sees nothing of Black's army: a uniform draw would put his King
+    # on the back rank one time in four (8 of the 32 unseen cells, ranks 5–8); near home
+    # it is there in most draws, and his Pawns mostly on their starting rank
+    game = get_game("laotzu")
+    view = game.player_view(game.start(), 0)
+    drawn = draw_positions(game, view, random.Random(7), 20)
+    kings_home = pawns_home = pawns = 0
+    for pos in drawn:
+        for cell, piece in enumerate(pos.board):
+            if piece is None or piece.owner != 1:
+                continue
+            if piece.kind == "K":
+                kings_home += cell // 8 == 7
+            elif piece.kind == "P":
+                pawns += 1
+                pawns_home += cell // 8 == 6
+    assert kings_home >= 0.75 * len(drawn)
+    assert pawns_home >= 0.5 * pawns
