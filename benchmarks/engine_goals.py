@@ -7,7 +7,7 @@ about 2,000 hours of moves here, so this soak plays level 10 with a **reduced ti
 move** (``--movetime``, default 0.1 s; the search stops at that budget, its depth limit
 is level 10's): a stronger setting can only do better on average, but that is an
 expectation, not a measurement.  Lao Tzu's computer plays from its own view
-(``benchmarks.spar.EnginePlayer``: samples of the hidden position, its time a sixth of
+(``benchmarks.spar.EnginePlayer``: samples of the hidden position, its time an eighth of
 the level's per sample set — its figures are at the level's own time).
 
 With three or four players the top level has one seat and every other seat is the

@@ -3,14 +3,18 @@
 The engine is given the player's :class:`~controller.rules.PlayerView` — never the true
 position — and:
 
-1. estimates the enemy pieces it cannot see: the enemy army's kinds (King, Queen, two
-   Rooks, Bishops and Knights, eight Pawns), less those it sees, less those in its own
-   hand (captured from the enemy and not yet dropped back);
+1. estimates the enemy pieces it cannot see: of the 32 men, those neither its own, nor
+   seen, nor in a hand (:func:`unseen_enemies`);
 2. draws ``samples`` positions consistent with the view: every visible cell as seen, the
-   unseen enemy pieces on unseen empty cells (Pawns off the first and last ranks), the
-   enemy King never in check while the player is to move (such a draw is rejected);
-3. searches each sample and ranks the moves the player may try by votes, ties broken by
-   the summed scores.
+   unseen enemy pieces on unseen empty cells, most likely near their home ranks (the
+   farther the less, the less so as the game goes on; Pawns off the first and last
+   ranks), the enemy King never in check while the player is to move (such a draw is
+   rejected);
+3. searches each sample for its best move (a proposal), answers every proposal in every
+   sample (the enemy's best reply) and ranks the proposals by a risk-averse worth of
+   those scores (:func:`risk_averse`: the mean pulled toward the worst half) — a move
+   that wins a Pawn where nothing defends it and loses the Queen where an unseen piece
+   does is judged on both.
 
 The answer is a ranked list: the board refuses a try that the hidden pieces make illegal
 ("illegal move", exactly as it refuses a person's), and the next candidate is used.
@@ -20,14 +24,16 @@ give the same answer for the same seed (tests/test_engine_fog.py proves it).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from controller.engine.search import Limits, Search
-from controller.rules import Game, Move, Piece, PlayerView, RulesError
+from controller.rules import Game, Move, Piece, PlayerView, Position, RulesError
 
 if TYPE_CHECKING:
     from controller.engine import Level
@@ -38,16 +44,46 @@ FILES = "abcdefgh"
 
 
 def unseen_enemies(view: PlayerView) -> Counter:
-    """The enemy pieces the player cannot see, by kind (an estimate from his view)."""
+    """The enemy pieces the player cannot see, by kind (an estimate from his view).
+
+    Every one of the 32 men is on the board or in a hand (a captured piece goes to the
+    captor's hand, a promoted one goes back as a Pawn), so what is neither his, nor seen,
+    nor in a hand is the enemy's and unseen — whoever dropped what.  Only the enemy's
+    unseen promotions are not known: they are counted as the Pawns they were."""
+    mine = Counter("P" if c in view.own_promoted else p.kind for c, p in view.own)
     seen = Counter(p.kind for _, p in view.enemies)
-    mine_in_hand = Counter(dict(view.hands[view.player]))
-    left = ARMY - seen - mine_in_hand
+    hands = Counter(dict(view.hands[0])) + Counter(dict(view.hands[1]))
+    left = Counter({k: 2 * n for k, n in ARMY.items()}) - mine - seen - hands
     left["K"] = 0 if seen["K"] else 1
     return +left
 
 
+#: how far from home an unseen enemy piece is drawn: the chance falls by e for every
+#: ``SPREAD + fullmove / SPREAD_GROWTH`` ranks it stands out of its home rank (his Pawns:
+#: their starting rank), so early in the game the unseen army stands mostly where it
+#: started and later it may be anywhere; the King stays back twice as firmly
+SPREAD = 0.7
+SPREAD_GROWTH = 12.0
+
+
+def _home_weight(kind: str, cell: int, enemy: int, fullmove: int) -> float:
+    """How plausible an unseen enemy piece of ``kind`` on ``cell`` is (relative weight)."""
+    rank = cell // 8
+    home = (1 if kind == "P" else 0) if enemy == 0 else (6 if kind == "P" else 7)
+    out = abs(rank - home)
+    spread = SPREAD + fullmove / SPREAD_GROWTH
+    if kind == "K":
+        spread /= 2
+    return math.exp(-out / spread)
+
+
+#: the unseen pieces are placed King first (he has the fewest plausible cells), Pawns last
+PLACE_ORDER = {"K": 0, "Q": 1, "R": 2, "B": 3, "N": 4, "P": 5}
+
+
 def sample_text(view: PlayerView, rng: random.Random) -> str:
-    """One position text consistent with ``view`` (Lao Tzu's FEN with hands)."""
+    """One position text consistent with ``view`` (Lao Tzu's FEN with hands), the unseen
+    enemy pieces drawn near their home ranks (:func:`_home_weight`)."""
     me, enemy = view.player, 1 - view.player
     board: dict[int, Piece] = dict(view.own) | dict(view.enemies)
     # a cell one of his Pawns could take on would be visible with a piece on it
@@ -60,13 +96,13 @@ def sample_text(view: PlayerView, rng: random.Random) -> str:
                     pawn_takes.add(c + step + df)
     free = [c for c in range(64)
             if c not in view.visible and c not in board and c not in pawn_takes]
-    rng.shuffle(free)
-    for kind, n in sorted(unseen_enemies(view).items()):
+    for kind, n in sorted(unseen_enemies(view).items(), key=lambda kn: PLACE_ORDER[kn[0]]):
         for _ in range(n):
             spots = [c for c in free if kind != "P" or 8 <= c < 56]
             if not spots:
                 break
-            c = spots[0]
+            weights = [_home_weight(kind, c, enemy, view.fullmove) for c in spots]
+            c = rng.choices(spots, weights=weights)[0]
             free.remove(c)
             board[c] = Piece(enemy, kind)
     rows = []
@@ -103,49 +139,128 @@ def same_try(a: Move, b: Move) -> bool:
 
 
 #: positions drawn from the view per decision
-SAMPLES = 6
+SAMPLES = 8
+#: a score is counted at most this far from level (centipawns): a mate found in one
+#: drawn position must not outweigh what all the others say
+SCORE_CAP = 1500
+#: how much of a move's worth is its worst half of the drawn positions (the rest: its
+#: mean over all of them) — a capture that loses the Queen where an unseen piece defends
+#: the cell is not made up for by the positions where none does
+RISK = 0.5
+#: the share of a sample's time (and nodes) spent answering the proposals in it, and how
+#: deep the enemy's answer is searched (quiescence follows: a defended cell is seen)
+ANSWER_SHARE = 0.25
+ANSWER_DEPTH = 1
 
 
 def sample_limits(level: Level, movetime: float | None = None) -> Limits:
     """One sample's search limits at ``level``: its share of the level's time (or of the
-    shorter ``movetime``) and node cap, at most depth 3 (six searches where the full
-    information engine makes one), and the level's own noise — so the weak levels stay
-    weak from a view too."""
+    shorter ``movetime``) and node cap, at most depth 3 (a search per drawn position where
+    the full information engine makes one), and the level's own noise — so the weak levels
+    stay weak from a view too."""
     budget = level.movetime if movetime is None else min(movetime, level.movetime)
     nodes = max(1, level.nodes // SAMPLES) if level.nodes is not None else None
     return Limits(depth=min(level.depth, 3), movetime=budget / SAMPLES, nodes=nodes,
                   noise=level.noise)
 
 
+def draw_positions(game: Game, view: PlayerView, rng: random.Random,
+                   samples: int) -> list[Position]:
+    """Up to ``samples`` positions consistent with ``view`` (a draw the rules refuse, e.g.
+    the enemy King left in check, is not a possible position and is drawn again)."""
+    drawn: list[Position] = []
+    for _ in range(samples * 5):
+        if len(drawn) == samples:
+            break
+        try:
+            drawn.append(game.parse_position(sample_text(view, rng)))
+        except RulesError:
+            continue
+    return drawn
+
+
+def risk_averse(scores: list[int]) -> float:
+    """A move's worth over the drawn positions: its mean, pulled toward the mean of its
+    worst half by :data:`RISK` (each score capped at :data:`SCORE_CAP`)."""
+    capped = sorted(max(-SCORE_CAP, min(SCORE_CAP, s)) for s in scores)
+    worst = capped[:max(1, len(capped) // 2)]
+    return (1 - RISK) * sum(capped) / len(capped) + RISK * sum(worst) / len(worst)
+
+
+def _part(budget: float | int | None, share: float) -> Any:
+    """``share`` of a time or node budget (``None``: no budget)."""
+    if budget is None:
+        return None
+    return max(1, int(budget * share)) if isinstance(budget, int) else budget * share
+
+
+def _index_of(tries: list[Move], move: Move) -> int | None:
+    for i, t in enumerate(tries):
+        if same_try(t, move):
+            return i
+    return None
+
+
 def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
                  samples: int = SAMPLES, clock: Callable[[], float] = time.monotonic,
                  ) -> list[Move]:
-    """The moves the player may try, best first, judged on positions drawn from his view."""
+    """The moves the player may try, best first, judged on positions drawn from his view.
+
+    Each drawn position is searched and proposes its best move; then every proposal is
+    answered in every drawn position (the enemy's best reply, :data:`ANSWER_DEPTH` and
+    quiescence) and the proposals are ranked by :func:`risk_averse` of those scores.  A plain vote
+    would favour a capture that wins in most drawn positions and loses the Queen in the
+    rest; this asks what each move risks where it goes wrong.  The other tries follow in
+    the view's order (the board may refuse a try the hidden pieces make illegal)."""
     tries = view.moves()
     if len(tries) <= 1:
         return tries
     rng = random.Random(seed)
-    votes: Counter = Counter()
-    totals: Counter = Counter()
-    drawn = 0
-    for _ in range(samples * 5):
-        if drawn == samples:
-            break
-        try:
-            pos = game.parse_position(sample_text(view, rng))
-        except RulesError:
-            continue  # e.g. the enemy King drawn into check: not a possible position
-        drawn += 1
-        result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, limits)
-        if result.move is None:
-            continue
-        for i, t in enumerate(tries):
-            if same_try(t, result.move):
-                votes[i] += 1
-                totals[i] += result.score
-                break
-    order = sorted(range(len(tries)), key=lambda i: (-votes[i], -totals[i], i))
-    return [tries[i] for i in order]
+    positions = draw_positions(game, view, rng, samples)
+    if not positions:
+        return tries
+    # most of each sample's time and nodes for its proposal, the rest for the answers
+    propose = replace(limits, movetime=_part(limits.movetime, 1 - ANSWER_SHARE),
+                      nodes=_part(limits.nodes, 1 - ANSWER_SHARE))
+    proposals: list[int] = []
+    for pos in positions:
+        result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, propose)
+        i = None if result.move is None else _index_of(tries, result.move)
+        if i is not None and i not in proposals:
+            proposals.append(i)
+    if not proposals:
+        return tries
+    answer = Limits(depth=ANSWER_DEPTH,
+                    movetime=_part(limits.movetime, ANSWER_SHARE / len(proposals)),
+                    nodes=_part(limits.nodes, ANSWER_SHARE / len(proposals)))
+    worth: dict[int, list[int]] = {i: [] for i in proposals}
+    for pos in positions:
+        search = Search(game, seed=rng.randrange(1 << 30), clock=clock)
+        legal = game.legal_moves(pos)
+        here: dict[int, int] = {}
+        for i in proposals:
+            move = next((m for m in legal if same_try(m, tries[i])), None)
+            if move is None:
+                continue
+            pos.push(move)
+            try:
+                here[i] = -search.best_move(pos, answer).score
+            finally:
+                pos.pop()
+        refused = max(here.values(), default=0)  # a refused try: the next one is played
+        for i in proposals:
+            worth[i].append(here.get(i, refused))
+    value = {i: risk_averse(worth[i]) for i in proposals}
+    ranked = sorted(proposals, key=lambda i: (-value[i], i))
+    if limits.noise:  # a weak level: any proposal this close to the best, better ones likelier
+        top = value[ranked[0]]
+        near = [i for i in ranked if value[i] >= top - limits.noise]
+        weights = [1 + value[i] - (top - limits.noise) for i in near]
+        first = rng.choices(near, weights=weights)[0]
+        ranked.remove(first)
+        ranked.insert(0, first)
+    chosen = set(ranked)
+    return [tries[i] for i in ranked] + [t for i, t in enumerate(tries) if i not in chosen]
 
 
 def choose_try(game: Game, view: PlayerView, legal: list[Move], limits: Limits,
