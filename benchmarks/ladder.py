@@ -5,7 +5,8 @@ with the seats swapped every game and reports the Elo difference with its 95 % i
 and the rating of each level over the lowest one (the differences added up, their
 intervals added in quadrature).  The engine players budget process CPU time
 (``benchmarks/spar.py``), so the load of other work does not weaken them; from level 4
-on the levels' node caps usually end the search first anyway.
+on the levels' node caps (never before the level below's depth is complete) often end
+the search first anyway.
 
 **How many games.**  A pair is played two games at a time (one with each seat) and stops
 once its 95 % interval excludes zero (from ``--min-games`` on) and it has used
@@ -65,12 +66,14 @@ HEADER = ("| game | levels | games | upper wins | draws | lower wins | adjudicat
 
 def levels_table() -> str:
     """``LEVELS`` as the docs show it (written with the ladder, so the two agree)."""
-    lines = ["| level | deepest | node cap | time budget here | noise (cp) |",
-             "|---|---|---|---|---|"]
+    lines = ["| level | deepest | node cap | completed before the cap may stop it "
+             "| time budget here | noise (cp) |",
+             "|---|---|---|---|---|---|"]
     for k, level in sorted(LEVELS.items()):
         name = f"{k} (default)" if k == DEFAULT_LEVEL else str(k)
         nodes = "—" if level.nodes is None else f"{level.nodes:,}"
-        lines.append(f"| {name} | {level.depth} | {nodes} | {level.movetime:g} s "
+        floor = f"depth {level.floor}" if level.floor else "—"
+        lines.append(f"| {name} | {level.depth} | {nodes} | {floor} | {level.movetime:g} s "
                      f"| {level.noise} |")
     return "\n".join(lines)
 
