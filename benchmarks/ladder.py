@@ -48,7 +48,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks.spar import Player, Score, make_player, write_docs
-from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator
+from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator, Level
 from controller.rules import Game, get_game
 
 #: finished pairs (kept in the repository: the docs' table is made from it)
@@ -81,6 +81,17 @@ def levels_table() -> str:
 def levels_of(low: int) -> dict[str, dict]:
     """The two levels a pair measures, as recorded with its result."""
     return {"upper": asdict(LEVELS[low + 1]), "lower": asdict(LEVELS[low])}
+
+
+def measured_with_current_levels(record: dict) -> bool:
+    """Whether a recorded pair measured the two levels ``LEVELS`` has now (a field added
+    to ``Level`` since, such as ``floor``, counts at its default)."""
+    recorded = record.get("levels") or {}
+    try:
+        return {side: Level(**fields) for side, fields in recorded.items()} == {
+            "upper": LEVELS[record["low"] + 1], "lower": LEVELS[record["low"]]}
+    except (KeyError, TypeError):  # a level or a field that no longer exists
+        return False
 
 
 def separated(score: Score) -> bool:
@@ -179,7 +190,7 @@ def load(path: Path | None) -> tuple[dict[tuple[str, int], dict], int]:
         return results, stale
     for line in path.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
-        if r.get("levels") != levels_of(r["low"]):
+        if not measured_with_current_levels(r):
             stale += 1
             continue
         seen = results.get((r["game"], r["low"]))
