@@ -5,7 +5,8 @@ with the seats swapped every game and reports the Elo difference with its 95 % i
 and the rating of each level over the lowest one (the differences added up, their
 intervals added in quadrature).  The engine players budget process CPU time
 (``benchmarks/spar.py``), so the load of other work does not weaken them; from level 4
-on the levels' node caps usually end the search first anyway.
+on the levels' node caps (never before the level below's depth is complete) often end
+the search first anyway.
 
 **How many games.**  A pair is played two games at a time (one with each seat) and stops
 once its 95 % interval excludes zero (from ``--min-games`` on) and it has used
@@ -22,6 +23,12 @@ evaluation (``controller.engine.Evaluator``: material, castles held, stacks — 
 ``values.toml``) from White's side: a lead of at least ``--adjudicate`` centipawns (default
 300, three Pawns) is a win, anything less a draw; ``--adjudicate 0`` makes every game at
 the cap a draw.
+
+**Openings.**  Levels without noise (4 and up) play the same moves for the same position
+whatever the seed, so a pair of them would play the same two games again and again (and
+count them as independent).  Such a pair starts every two games (one per seat) from
+``--opening`` random plies of their own, none ending the game; a pair with a noisy level
+plays from the start, as before.
 
 Each pair is appended to ``--results`` (JSON lines) with the two levels it measured, so a
 long ladder can be stopped and continued: a pair already there is played on only while
@@ -47,13 +54,15 @@ from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks.spar import Player, Score, make_player, write_docs
-from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator
-from controller.rules import Game, get_game
+from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator, Level
+from controller.rules import Game, Move, get_game
 
 #: finished pairs (kept in the repository: the docs' table is made from it)
 RESULTS = Path(__file__).resolve().parent / "results" / "ladder.jsonl"
 #: centipawns of lead (by the evaluation) that win a game stopped at the ply cap
 ADJUDICATE = 300
+#: random plies a pair of noiseless levels starts from (the same for both seats)
+OPENING = 2
 #: the six games, cheapest first (a run that is cut short has covered these)
 GAMES = ["lotus39", "chess", "gnuqi", "kaleidochess", "laotzu", "luotuoqi"]
 
@@ -65,12 +74,14 @@ HEADER = ("| game | levels | games | upper wins | draws | lower wins | adjudicat
 
 def levels_table() -> str:
     """``LEVELS`` as the docs show it (written with the ladder, so the two agree)."""
-    lines = ["| level | deepest | node cap | time budget here | noise (cp) |",
-             "|---|---|---|---|---|"]
+    lines = ["| level | deepest | node cap | completed before the cap may stop it "
+             "| time budget here | noise (cp) |",
+             "|---|---|---|---|---|---|"]
     for k, level in sorted(LEVELS.items()):
         name = f"{k} (default)" if k == DEFAULT_LEVEL else str(k)
         nodes = "—" if level.nodes is None else f"{level.nodes:,}"
-        lines.append(f"| {name} | {level.depth} | {nodes} | {level.movetime:g} s "
+        floor = f"depth {level.floor}" if level.floor else "—"
+        lines.append(f"| {name} | {level.depth} | {nodes} | {floor} | {level.movetime:g} s "
                      f"| {level.noise} |")
     return "\n".join(lines)
 
@@ -80,17 +91,56 @@ def levels_of(low: int) -> dict[str, dict]:
     return {"upper": asdict(LEVELS[low + 1]), "lower": asdict(LEVELS[low])}
 
 
+def measured_with_current_levels(record: dict) -> bool:
+    """Whether a recorded pair measured the two levels ``LEVELS`` has now (a field added
+    to ``Level`` since, such as ``floor``, counts at its default)."""
+    recorded = record.get("levels") or {}
+    try:
+        return {side: Level(**fields) for side, fields in recorded.items()} == {
+            "upper": LEVELS[record["low"] + 1], "lower": LEVELS[record["low"]]}
+    except (KeyError, TypeError):  # a level or a field that no longer exists
+        return False
+
+
 def separated(score: Score) -> bool:
     """Whether the 95 % interval of the Elo difference excludes zero."""
     _, lo, hi = score.elo()
     return lo > 0 or hi < 0
 
 
-def play_adjudicated(game: Game, seats: list[Player], max_plies: int, rng: random.Random,
-                     margin: int) -> tuple[tuple[int, ...], bool]:
-    """One two-player game; its winners and whether it was adjudicated at the cap."""
+def opening_plies(low: int, plies: int) -> int:
+    """The random plies pair ``low + 1`` v ``low`` starts from: none while a level has
+    noise (its games differ by the seed anyway), ``plies`` once neither has."""
+    return plies if LEVELS[low].noise == 0 and LEVELS[low + 1].noise == 0 else 0
+
+
+def random_opening(game: Game, plies: int, rng: random.Random) -> list[Move]:
+    """``plies`` random moves from the start, none of which ends the game (fewer if every
+    move would)."""
     pos = game.start()
-    for _ in range(max_plies):
+    opening: list[Move] = []
+    for _ in range(plies):
+        moves = game.legal_moves(pos)
+        rng.shuffle(moves)
+        for move in moves:
+            pos.push(move)
+            if game.outcome(pos) is None:
+                opening.append(move)
+                break
+            pos.pop()
+        else:
+            break
+    return opening
+
+
+def play_adjudicated(game: Game, seats: list[Player], max_plies: int, rng: random.Random,
+                     margin: int, opening: list[Move] = ()) -> tuple[tuple[int, ...], bool]:
+    """One two-player game from ``opening`` (counted in ``max_plies``); its winners and
+    whether it was adjudicated at the cap."""
+    pos = game.start()
+    for move in opening:
+        pos.push(move)
+    for _ in range(max_plies - len(opening)):
         moves = game.legal_moves(pos)
         if not moves:
             break
@@ -137,12 +187,16 @@ def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
     adjudicated = 0
     first = score.games
     rng = random.Random(args.seed + first)
+    plies = opening_plies(low, args.opening)
     while True:
         stop = stop_reason(score, time.process_time() - cpu0 + played.get("cpu", 0.0), args)
         if stop is None and time.time() >= deadline:
             stop = "time"
         if stop is not None:
             break
+        # the same opening for both seats, a new one every two games
+        opening = random_opening(rules, plies, random.Random(
+            f"{args.seed} {game} {low} {score.games}"))
         for _ in range(2):
             i = score.games
             upper = make_player(f"level:{low + 1}", rules, args.seed + 2 * i)
@@ -150,7 +204,7 @@ def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
             seat = i % 2
             seats = [upper, lower] if seat == 0 else [lower, upper]
             winners, judged = play_adjudicated(rules, seats, args.max_plies, rng,
-                                               args.adjudicate)
+                                               args.adjudicate, opening)
             adjudicated += judged
             if not winners:
                 score.draws += 1
@@ -164,19 +218,23 @@ def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
             "seconds": round(time.monotonic() - started, 1),
             "cpu": round(time.process_time() - cpu0, 1), "max_plies": args.max_plies,
             "adjudicated": adjudicated, "margin": args.adjudicate, "stop": stop,
-            "first_game": first, "levels": levels_of(low)}
+            "first_game": first, "opening": plies, "levels": levels_of(low)}
 
 
-def load(path: Path | None) -> tuple[dict[tuple[str, int], dict], int]:
-    """The pairs recorded with the current ``LEVELS`` (a pair found twice, from two runs,
-    counts all its games) and how many lines were measured with other levels."""
+def load(path: Path | None, opening: int = OPENING,
+         ) -> tuple[dict[tuple[str, int], dict], int]:
+    """The pairs recorded with the current ``LEVELS`` and ``opening`` plies (a pair found
+    twice, from two runs, counts all its games) and how many lines were measured
+    otherwise (other levels, or noiseless levels without openings: the same games
+    over again)."""
     results: dict[tuple[str, int], dict] = {}
     stale = 0
     if path is None or not path.exists():
         return results, stale
     for line in path.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
-        if r.get("levels") != levels_of(r["low"]):
+        if (not measured_with_current_levels(r)
+                or r.get("opening", 0) != opening_plies(r["low"], opening)):
             stale += 1
             continue
         seen = results.get((r["game"], r["low"]))
@@ -233,14 +291,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--adjudicate", type=int, default=ADJUDICATE,
                         help="centipawns of lead that win at the ply cap (0: a draw)")
+    parser.add_argument("--opening", type=int, default=OPENING,
+                        help="random plies a pair of levels without noise starts from")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="JSON lines of finished pairs: appended to, and skipped")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
-    results, stale = load(args.results)
+    results, stale = load(args.results, args.opening)
     if stale:
-        print(f"{stale} recorded pairs were measured with other LEVELS: ignored", flush=True)
+        print(f"{stale} recorded pairs were measured with other LEVELS or openings: "
+              "ignored", flush=True)
     # --minutes 0 plays nothing: it only prints (and writes) the table of what is recorded
     deadline = time.time() + 60 * args.minutes if args.minutes is not None else float("inf")
     # lowest levels first, and within a level the cheapest games first
@@ -260,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.results.parent.mkdir(parents=True, exist_ok=True)
                 with args.results.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(r) + "\n")
-            results, _ = load(args.results)
+            results, _ = load(args.results, args.opening)
             total = results.get((r["game"], r["low"]), r)
             score = Score(total["wins"], total["draws"], total["losses"])
             elo, lo, hi = score.elo()
@@ -275,7 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         margins = sorted({r["margin"] for r in results.values()})
         minutes = sum(r["cpu"] for r in results.values()) / 60
         note = (f"{time.strftime('%Y-%m-%d')}: `python -m benchmarks.ladder` (the `LEVELS` "
-                f"of `controller/engine/__init__.py`; seats alternating; a pair stops when "
+                f"of `controller/engine/__init__.py`; seats alternating; a pair of levels "
+                f"without noise starts every two games from {args.opening} random plies, the "
+                f"same for both seats; a pair stops when "
                 f"its interval excludes 0 after at least {args.min_games} games and "
                 f"{args.cheap_minutes:g} CPU minutes, at {args.max_games} games or at "
                 f"{args.pair_minutes:g} CPU minutes; a game "

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from controller.engine.evaluation import Evaluator, weights_for
-from controller.engine.search import MATE, Limits, Result, Search, SearchStopped
+from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
 from controller.rules import Game, Position
 
 __all__ = ["DEFAULT_LEVEL", "LEVELS", "MATE", "Engine", "Evaluator", "Level", "Limits",
@@ -29,27 +29,34 @@ class Level:
     The node cap is what usually ends a middle level's search here, so the level plays the
     same moves for a seed whatever the machine's load; the time budget stays the longest a
     player waits (on a slower machine, such as a Raspberry Pi, it ends the search first).
+    A fixed cap buys different depths in different games (about 130 moves a position in
+    KaleidoChess, 9 in Lotus-39), so the cap never ends the search before ``floor`` — the
+    deepest the level below may search — is complete: a level never plays shallower than
+    the one below, in any game, unless its time runs out.
     """
 
     depth: int
     movetime: float  #: seconds (here; a Raspberry Pi 4 is about 8–10 times slower)
     noise: int = 0  #: centipawns within which a weaker move may be chosen
     nodes: int | None = None  #: the most nodes one search may visit (None: no cap)
+    floor: int = 0  #: the depth completed before the node cap may end the search
 
 
 #: Noise falls steeply over levels 1–3 (level 1 plays almost at random among reasonable
-#: moves); from level 4 on the node cap grows about 2.5 times a level and the time budget
-#: doubles above the default; level 10 searches for 4 s without a cap.
+#: moves); from level 4 on a node cap (about 3,000 nodes finish depth 3 in Gnu Qi, chess,
+#: Lotus-39 and Lùotuoqí) that does not stop the search before the level below's depth is
+#: complete; the time budget doubles above the default; level 10 searches for 4 s without
+#: a cap.
 LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, noise=400),
     2: Level(1, 0.2, noise=150),
     3: Level(2, 0.2, noise=50),
-    4: Level(3, 0.2, nodes=1_000),
-    5: Level(4, 0.2, nodes=2_500),
-    6: Level(5, 0.25, nodes=6_000),
-    7: Level(6, 0.5, nodes=15_000),
-    8: Level(8, 1.0, nodes=40_000),
-    9: Level(10, 2.0, nodes=100_000),
+    4: Level(3, 0.2, nodes=3_000, floor=2),
+    5: Level(4, 0.2, nodes=4_500, floor=3),
+    6: Level(5, 0.25, nodes=6_000, floor=4),
+    7: Level(6, 0.5, nodes=15_000, floor=5),
+    8: Level(8, 1.0, nodes=40_000, floor=6),
+    9: Level(10, 2.0, nodes=100_000, floor=8),
     10: Level(64, 4.0),
 }
 DEFAULT_LEVEL = 6
@@ -88,5 +95,28 @@ class Engine:
 
     def choose(self, pos: Position, movetime: float | None = None,
                nodes: int | None = None, stop=None) -> Result:
-        """The move to play in ``pos`` (``Result.move`` is None when there is none)."""
-        return self.search.best_move(pos, self.limits(movetime, nodes), stop)
+        """The move to play in ``pos`` (``Result.move`` is None when there is none).
+
+        A level with a node cap first searches its ``floor`` without the cap, then on
+        with the nodes left (the table remembers the first search, so little is done
+        twice).  A cap the caller gives (``nodes``) is kept as given."""
+        limits = self.limits(movetime, nodes)
+        floor = min(self.level.floor, self.level.depth)
+        if nodes is not None or limits.nodes is None or not floor:
+            return self.search.best_move(pos, limits, stop)
+        sure = self.search.best_move(pos, replace(limits, depth=floor, nodes=None), stop)
+        nodes_left = limits.nodes - sure.nodes
+        time_left = limits.movetime - sure.seconds
+        if (nodes_left <= 0 or time_left <= sure.seconds or sure.depth in (0, limits.depth)
+                or abs(sure.score) >= MATE_BOUND or (stop is not None and stop())):
+            # no nodes left; less time left than the floor took (the next depth costs
+            # several times the last, so little of it would be searched); one move; as
+            # deep as asked; a mate; or a stop request
+            return sure
+        # on also when the floor is not complete because its next depth was not expected
+        # to fit in the time: the time left is still used
+        rest = self.search.best_move(pos, replace(limits, movetime=time_left,
+                                                  nodes=nodes_left), stop)
+        best = rest if rest.depth >= sure.depth else sure
+        return replace(best, nodes=sure.nodes + rest.nodes,
+                       seconds=sure.seconds + rest.seconds)
