@@ -303,9 +303,8 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
             else:
                 for s in lit:
                     board.clear(s)
-                colour, _, height = step.partition("-")
                 for s in spots:
-                    board.put(s, [f"{colour}-stone"] * int(height or 1))
+                    board.put(s, board.calibration_pile(step))
             lit = spots
             bench.wait(0.01)
             return

@@ -46,9 +46,8 @@ class OnePieceBuilder:
             self.board.clear()
         for s in self.lit:
             self.board.clear(s)
-        colour, _, height = step.partition("-")
         for s in spots:
-            self.board.put(s, [f"{colour}-stone"] * int(height or 1))
+            self.board.put(s, self.board.calibration_pile(step))
         self.lit = spots
         self.spots_lit += spots
         magnets = sum(len(pile) for pile in self.board.piles)

@@ -141,9 +141,8 @@ def test_a_guided_calibration_with_early_saturating_sensors_fits_them():
             board.clear()
         for s in lit[0]:
             board.clear(s)
-        colour, _, height = step.partition("-")
         for s in spots:
-            board.put(s, [f"{colour}-stone"] * int(height or 1))
+            board.put(s, board.calibration_pile(step))
         lit[0] = spots
 
     with SimulatedSensing(board, "gpio-analog", seed=2, hall=model) as rig:
@@ -163,11 +162,7 @@ def calibrated_with_piles(board: SimulatedBoard, voltage) -> object:
     n = len(LOTUS.spots)
 
     def prompt(step: str, _text: str) -> None:
-        board.clear()
-        if step != "empty":
-            colour, _, height = step.partition("-")
-            for i in range(n):
-                board.put(i, [f"{colour}-stone"] * int(height or 1))
+        board.lay_calibration_step(step)
 
     return calibrate(LOTUS, lambda: [voltage(i) for i in range(n)], prompt, samples=8,
                      steps=("empty", "white", "black", "white-2", "white-3", "black-2",

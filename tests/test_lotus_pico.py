@@ -52,11 +52,7 @@ def lotus_config(tmp_path: Path, **sensing) -> Config:
 
 def stack_on_every_spot(board: SimulatedBoard, step: str) -> None:
     """What the builder does for one calibration step."""
-    board.clear()
-    if step != "empty":
-        colour, _, height = step.partition("-")
-        for spot in range(len(board.layout.spots)):
-            board.put(spot, [f"{colour}-stone"] * int(height or 1))
+    board.lay_calibration_step(step)
 
 
 def saved_calibration(tmp_path: Path, seed: int) -> Path:

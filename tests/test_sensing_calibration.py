@@ -87,11 +87,7 @@ def test_measured_stack_steps_replace_the_default_ratios(analog):
 
     def prompt(step, text):
         steps.append(step)
-        board.clear()
-        if step != "empty":
-            colour, _, h = step.partition("-")
-            for i in range(len(LOTUS.spots)):
-                board.put(i, [f"{colour}-stone"] * int(h or 1))
+        board.lay_calibration_step(step)
 
     cal = calibrate(LOTUS, rig.backend.read_voltages, prompt, samples=4,
                     steps=("empty", "white", "black", "white-2", "white-3"))

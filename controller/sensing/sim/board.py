@@ -256,6 +256,22 @@ class SimulatedBoard:
         self.piles[i].extend(self._thing(n) for n in names)
         self._changed(f"put {names} on {self.name(i)}")
 
+    @staticmethod
+    def calibration_pile(step: str) -> list[str]:
+        """The stones a builder piles on one spot for calibration step ``step`` ("white",
+        "black-3", …; see ``controller.sensing.calibration.STEP_TEXT``)."""
+        colour, _, height = step.partition("-")
+        return [f"{colour}-stone"] * int(height or 1)
+
+    def lay_calibration_step(self, step: str) -> None:
+        """Set-up: the board as the builder lays it for a calibration step on every spot
+        at once (nothing at all for "empty")."""
+        self.clear()
+        if step != "empty":
+            pile = self.calibration_pile(step)
+            for i in range(self.n):
+                self.put(i, pile)
+
     def clear(self, spot: SpotRef | None = None) -> None:
         """Set-up: remove everything from one spot, or from the whole board and the hand."""
         if spot is None:

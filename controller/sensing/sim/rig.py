@@ -206,14 +206,9 @@ class SimulatedSensing:
         saved_piles = [list(p) for p in board.piles]
         saved_hand = list(board.hand)
         saved_leaning = dict(board.leaning)
-        n = len(self.layout.spots)
 
         def prompt(step: str, _text: str) -> None:
-            board.clear()
-            if step != "empty":
-                colour, _, height = step.partition("-")
-                for i in range(n):
-                    board.put(i, [f"{colour}-stone"] * int(height or 1))
+            board.lay_calibration_step(step)
 
         if self.link is not None:
             link = self.link
