@@ -51,14 +51,17 @@ LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, noise=400),
     2: Level(1, 0.2, noise=150),
     3: Level(2, 0.2, noise=50),
-    4: Level(3, 0.2, nodes=3_000, floor=2),
-    5: Level(4, 0.2, nodes=4_500, floor=3),
-    6: Level(5, 0.25, nodes=6_000, floor=4),
-    7: Level(6, 0.5, nodes=15_000, floor=5),
-    8: Level(8, 1.0, nodes=40_000, floor=6),
-    9: Level(10, 2.0, nodes=100_000, floor=8),
+    4: Level(3, 0.2, nodes=3_000),
+    5: Level(4, 0.2, nodes=4_500),
+    6: Level(5, 0.25, nodes=6_000),
+    7: Level(6, 0.5, nodes=15_000),
+    8: Level(8, 1.0, nodes=40_000),
+    9: Level(10, 2.0, nodes=100_000),
     10: Level(64, 4.0),
 }
+#: a capped level's floor is the depth of the level below (one home for that depth)
+LEVELS.update({n: replace(level, floor=LEVELS[n - 1].depth)
+               for n, level in LEVELS.items() if level.nodes is not None})
 DEFAULT_LEVEL = 6
 
 
