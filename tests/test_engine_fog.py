@@ -13,6 +13,7 @@ from controller.engine.fog import ranked_tries, sample_text, unseen_enemies
 from controller.engine.search import Limits
 from controller.opponent import think_from_view
 from controller.rules import get_game
+from tests.support.laotzu import lookalike_positions
 
 #: bound by depth (the time is ample): a search cut short by the clock answers by how
 #: busy the machine is, and the same view must give the same move for the test to prove
@@ -21,13 +22,7 @@ LIMITS = Limits(depth=2, movetime=30.0)
 
 
 def test_two_true_positions_that_look_the_same_give_the_same_move():
-    a = get_game("laotzu", white_array=518, black_array=518)
-    b = get_game("laotzu", white_array=518, black_array=0)  # Black's array differs
-    pa, pb = a.start(), b.start()
-    for text in ("e4", "Nc6"):
-        pa.push(a.parse_move(pa, text))
-    for text in ("e4", "a5"):  # Black's reply differs too, out of White's sight
-        pb.push(b.parse_move(pb, text))
+    a, pa, b, pb = lookalike_positions()
     va, vb = a.player_view(pa, 0), b.player_view(pb, 0)
     assert va == vb and a.position_text(pa) != b.position_text(pb)
     public = {"castling": "chess960"}

@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from benchmarks.spar import Greedy
 from controller.rules import get_game
+from tests.support.laotzu import lookalike_positions
 
 
 def test_greedy_in_the_fog_sees_only_its_view():
-    a = get_game("laotzu", white_array=518, black_array=518)
-    b = get_game("laotzu", white_array=518, black_array=0)  # Black's array differs
-    pa, pb = a.start(), b.start()
-    for text in ("e4", "Nc6"):
-        pa.push(a.parse_move(pa, text))
-    for text in ("e4", "a5"):  # Black's reply differs too, out of White's sight
-        pb.push(b.parse_move(pb, text))
+    a, pa, b, pb = lookalike_positions()
     assert a.player_view(pa, 0) == b.player_view(pb, 0)
     assert a.position_text(pa) != b.position_text(pb)
     for seed in range(4):

@@ -279,3 +279,19 @@ def make_service(tmp_path, scan_hz: float = 100.0, **options) -> BoardService:
     config.board.game = "laotzu"
     config.board.options = options
     return BoardService(config)
+
+
+def lookalike_positions() -> tuple:
+    """Two true Lao Tzu positions that look the same to White: ``(game_a, pos_a, game_b,
+    pos_b)`` — Black's array differs, and so does Black's reply, out of White's sight
+    (the never-peek tests: the same view must give the same move)."""
+    from controller.rules import get_game
+
+    a = get_game("laotzu", white_array=518, black_array=518)
+    b = get_game("laotzu", white_array=518, black_array=0)
+    pa, pb = a.start(), b.start()
+    for text in ("e4", "Nc6"):
+        pa.push(a.parse_move(pa, text))
+    for text in ("e4", "a5"):
+        pb.push(b.parse_move(pb, text))
+    return a, pa, b, pb
