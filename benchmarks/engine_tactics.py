@@ -205,6 +205,18 @@ class Exhaustive:
         return found
 
 
+
+def mate2_line(game, exhaustive, text: str, listed: int | None = None) -> str | None:
+    """The set's line for position ``text`` (its text, a tab, the first moves that mate in
+    two) when it is a mate in two — and, given its number of ``listed`` moves, one that
+    not every move wins; None otherwise.  Raises ``TooLong`` when the exhaustive search
+    gives up."""
+    found = exhaustive.mates_in_two(game.parse_position(text))
+    if not found or (listed is not None and len(found) >= listed):
+        return None
+    problem = game.parse_position(text)
+    return text + "\t" + " ".join(game.move_text(problem, m) for m in found)
+
 def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
                          max_plies: int = 50_000, most: int = 6, tokens_to_other: bool = False,
                          others_most: int | None = None) -> tuple[list[str], int, int]:
@@ -262,13 +274,12 @@ def collect_mate2_sparse(name: str, count: int, seed: int, cpu: float,
         if not moves or moves[0].kind == "roll" or mates(game, pos):
             continue
         try:
-            found = exhaustive.mates_in_two(game.parse_position(text))
+            line = mate2_line(game, exhaustive, text, len(moves))
         except TooLong:
             dropped += 1
             continue
-        if found and len(found) < len(moves):
-            problem = game.parse_position(text)
-            lines.append(text + "\t" + " ".join(game.move_text(problem, m) for m in found))
+        if line is not None:
+            lines.append(line)
     return lines, tried, dropped
 
 
@@ -370,13 +381,12 @@ def collect_mate2_attack(name: str, count: int, seed: int, cpu: float,
         if not moves or moves[0].kind == "roll":
             continue
         try:
-            found = exhaustive.mates_in_two(game.parse_position(text))
+            line = mate2_line(game, exhaustive, text, len(moves))
         except TooLong:
             dropped += 1
             continue
-        if found and len(found) < len(moves):
-            problem = game.parse_position(text)
-            lines.append(text + "\t" + " ".join(game.move_text(problem, m) for m in found))
+        if line is not None:
+            lines.append(line)
             print(f"  {len(lines)}: {lines[-1]}  ({tried} tried, "
                   f"{time.process_time() - ends + cpu:.0f} s CPU)", flush=True)
             if found_one is not None:
@@ -467,14 +477,12 @@ def collect_mate2(name: str, count: int, seed: int, cpu: float,
                 text = _previous_turn(history, mover)
                 if text is not None and text not in seen:
                     seen.add(text)
-                    problem = game.parse_position(text)
                     try:
-                        found = exhaustive.mates_in_two(problem)
+                        line = mate2_line(game, exhaustive, text)
                     except TooLong:
-                        found, dropped = [], dropped + 1
-                    if found:
-                        lines.append(text + "\t" + " ".join(
-                            game.move_text(problem, m) for m in found))
+                        line, dropped = None, dropped + 1
+                    if line is not None:
+                        lines.append(line)
                 break
             history.append((mover, game.position_text(pos)))
             captures = [m for m in moves if m.captures]
