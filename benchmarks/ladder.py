@@ -206,12 +206,7 @@ def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
             winners, judged = play_adjudicated(rules, seats, args.max_plies, rng,
                                                args.adjudicate, opening)
             adjudicated += judged
-            if not winners:
-                score.draws += 1
-            elif seat in winners:
-                score.wins += 1
-            else:
-                score.losses += 1
+            score.record(winners, seat)
     return {"game": game, "low": low, "wins": score.wins - played.get("wins", 0),
             "draws": score.draws - played.get("draws", 0),
             "losses": score.losses - played.get("losses", 0),

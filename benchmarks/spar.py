@@ -194,6 +194,15 @@ class Score:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    def record(self, winners, seat: int) -> None:
+        """Count one game for the player in ``seat`` (no ``winners``: a draw)."""
+        if not winners:
+            self.draws += 1
+        elif seat in winners:
+            self.wins += 1
+        else:
+            self.losses += 1
+
     def elo(self) -> tuple[float, float, float]:
         """Elo difference of A over B with a 95 % interval (clamped at ±800)."""
         n = self.games
@@ -263,12 +272,7 @@ def match(game_name: str, options: dict, a: str, b: str, games: int, max_plies: 
             got = clock.get(id(p), [0.0, 0])
             spent[side][0] += got[0]
             spent[side][1] += got[1]
-        if not winners:
-            score.draws += 1
-        elif seat_a in winners:
-            score.wins += 1
-        else:
-            score.losses += 1
+        score.record(winners, seat_a)
         print(f"  game {i + 1}: {'draw' if not winners else ('A' if seat_a in winners else 'B')}"
               f" (A {'White' if seat_a == 0 else 'Black'})", file=sys.stderr, flush=True)
     if times is not None:
