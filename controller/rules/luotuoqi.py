@@ -16,6 +16,7 @@ kept tables (``_listing``).  ``tests/test_luotuoqi_speed_paths.py`` and
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any, NamedTuple
 
 from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL, load_shape
@@ -228,6 +229,12 @@ MULE_NEAR = tuple(_bits(c for c in range(N_CELLS) if MULE_MASK[c] & MULE_MASK[x]
                   for x in range(N_CELLS))
 BYPASS_NEAR = tuple(_bits(c for c in range(N_CELLS) if DIAGONAL_REACH[c] & BYPASS_SOURCES_MASK[x])
                     for x in range(N_CELLS))
+# Per King cell x, its eight lines (GRID_DIRECTIONS order): (orthogonal?, cells, bitboard).
+KING_LINES = tuple(tuple((d in ORTHOGONAL, RAYS[d][x], _bits(RAYS[d][x])) for d in GRID_DIRECTIONS)
+                   for x in range(N_CELLS))
+# Per cell x: the cells from which a Rook-Camel may attack x (its lines and camel sources).
+ROOK_CAMEL_SOURCES = tuple(ORTHO_LINES_MASK[x] | CAMEL_SOURCES_MASK[x] for x in range(N_CELLS))
+CELLS = range(N_CELLS)
 #: the one-step targets of a piece kind (a witness of a second move), by colour and cell
 ONE_STEP = tuple(
     {"M": MULE_TARGETS, "E": EAGLET_TARGETS[me], "R": ORTHOGONAL_STEPS, "D": DIAGONAL_STEPS,
@@ -783,11 +790,11 @@ class Luotuoqi(Game):
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
         sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
+        enemy = dict.fromkeys(KINDS, 0)  # the other side's cells by kind, as bitboards
         king = x = -1
         my_towers = 0
-        for c, p in enumerate(board):
-            if p is None:
-                continue
+        for c in compress(CELLS, board):  # the occupied cells, found in C
+            p = board[c]
             if p.owner == me:
                 own.append((c, p))
                 if p.kind == "T":
@@ -796,6 +803,7 @@ class Luotuoqi(Game):
                     king = c
             else:
                 kind = p.kind
+                enemy[kind] |= BIT[c]
                 if kind == "D":
                     enemy_d.append(c)
                     sliders.append((c, p))
@@ -803,9 +811,9 @@ class Luotuoqi(Game):
                     x = c
                 elif kind == "T" or kind == "R":
                     sliders.append((c, p))
-        check, exposers = self._threats(board, king, them, enemy_d)
+        check, exposers = self._threats(board, king, them, enemy_d, enemy)
         if check is not None:
-            moves = self._plain_from(pos, own, sliders, enemy_d, king, check, exposers)
+            moves = self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, enemy)
             if cube:
                 my_d = [c for c, p in own if p.kind == "D"]
                 moves += [_cube_variant(m) for m in moves if not m.captures
@@ -837,7 +845,7 @@ class Luotuoqi(Game):
                 targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
                 if targets:
                     board[c] = None
-                    safe = self._safe_cells(board, targets, sliders, them)
+                    safe = self._safe_cells(board, targets, sliders, them, enemy)
                     board[c] = pc
                     if safe:
                         table = _MOVES.get((c, pc)) or _moves_of(c, pc)
@@ -1119,29 +1127,32 @@ class Luotuoqi(Game):
         own: list[tuple[int, Piece]] = []
         enemy_d: list[int] = []
         sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
+        enemy = dict.fromkeys(KINDS, 0)  # the other side's cells by kind, as bitboards
         king = -1
-        for c, p in enumerate(board):
-            if p is None:
-                continue
+        for c in compress(CELLS, board):  # the occupied cells, found in C
+            p = board[c]
             if p.owner == me:
                 own.append((c, p))
                 if p.kind == "K":
                     king = c
             else:
                 kind = p.kind
+                enemy[kind] |= BIT[c]
                 if kind == "D":
                     enemy_d.append(c)
                     sliders.append((c, p))
                 elif kind == "T" or kind == "R":
                     sliders.append((c, p))
-        check, exposers = self._threats(board, king, them, enemy_d)
-        return self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, first_only)
+        check, exposers = self._threats(board, king, them, enemy_d, enemy)
+        return self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, enemy,
+                                first_only)
 
     def _plain_from(self, pos: Position, own: list[tuple[int, Piece]],
                     sliders: list[tuple[int, Piece]], enemy_d: list[int], king: int,
-                    check: set[int] | None, exposers: set[int],
+                    check: set[int] | None, exposers: set[int], enemy: dict[str, int],
                     first_only: bool = False) -> list[Move]:
-        """:meth:`_plain` once the board is scanned and the King's threats are known."""
+        """:meth:`_plain` once the board is scanned and the King's threats are known
+        (``enemy``: the other side's cells by kind, as bitboards)."""
         board = pos.board
         them = 1 - pos.turn
         checked = check is not None
@@ -1156,7 +1167,7 @@ class Luotuoqi(Game):
                 if candidates:
                     board[c] = None
                     safe = self._safe_cells(board, [m.target for m in candidates], sliders,
-                                            them)
+                                            them, enemy)
                     board[c] = pc
                     out += [m for m in candidates if m.target in safe]
             elif checked:
@@ -1191,22 +1202,25 @@ class Luotuoqi(Game):
         return out
 
     @staticmethod
-    def _threats(board: list, x: int, by: int, bypassers: list[int]
-                 ) -> tuple[set[int] | None, set[int]]:
+    def _threats(board: list, x: int, by: int, bypassers: list[int],
+                 enemy: dict[str, int]) -> tuple[set[int] | None, set[int]]:
         """What ``by`` threatens on ``x``, in one walk along ``x``'s lines: (None if ``by``
         does not attack ``x``, else for one attack on it the attacker's cell and the cells
         the attack needs empty — a move that helps must touch one; when ``x`` is not
         attacked, the cells whose emptying alone would let ``by`` attack it — every cell
-        :meth:`exposes` says yes for)."""
-        at = board.__getitem__
-        for piece, cells in ((MULE_OF[by], MULE_TARGETS[x]), (KING_OF[by], KING_STEPS[x]),
-                             (EAGLET_OF[by], EAGLET_ATTACKERS[by][x])):
-            if piece in map(at, cells):  # the leapers compared in C
+        :meth:`exposes` says yes for).  ``enemy``: ``by``'s cells by kind, as bitboards —
+        a line without a Tower or Rook-Camel of ``by`` on it is not walked."""
+        for piece, cells, mask in (
+                (MULE_OF[by], MULE_TARGETS[x], MULE_MASK[x] & enemy["M"]),
+                (KING_OF[by], KING_STEPS[x], KING_MASK[x] & enemy["K"]),
+                (EAGLET_OF[by], EAGLET_ATTACKERS[by][x], EAGLET_FROM_MASK[by][x] & enemy["E"])):
+            if mask:
                 return {next(c for c in cells if board[c] == piece)}, set()
         exposers: set[int] = set()
-        for d in GRID_DIRECTIONS:
-            orthogonal = d in ORTHOGONAL
-            ray = RAYS[d][x]
+        towers, rook_camels = enemy["T"], enemy["R"]
+        for orthogonal, ray, ray_mask in KING_LINES[x]:
+            if not (towers | rook_camels if orthogonal else towers) & ray_mask:
+                continue  # no attacker on this line: nothing to attack or uncover
             first = -1
             for dist, c in enumerate(ray, start=1):
                 p = board[c]
@@ -1222,7 +1236,7 @@ class Luotuoqi(Game):
                 if attacks:
                     exposers.add(first)
                 break
-        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+        for s, p1, p2 in (CAMEL_ATTACKERS[x] if rook_camels & CAMEL_SOURCES_MASK[x] else ()):
             p = board[s]
             if p is not None and p.owner == by and p.kind == "R":
                 a, b = board[p1], board[p2]
@@ -1245,19 +1259,26 @@ class Luotuoqi(Game):
 
     @staticmethod
     def _safe_cells(board: list, cells: list[int], sliders: list[tuple[int, Piece]],
-                    them: int) -> set[int]:
+                    them: int, enemy: dict[str, int]) -> set[int]:
         """Those of ``cells`` no piece of ``them`` attacks (:meth:`attacked` for a King's
-        few targets at once): the leapers compared in C, then the list of ``them``'s
-        Towers, Rook-Camels and Bypassers (``sliders``)."""
-        at = board.__getitem__
-        mule, king, eaglet = MULE_OF[them], KING_OF[them], EAGLET_OF[them]
-        eaglet_attackers = EAGLET_ATTACKERS[them]
+        few targets at once): the leapers by bitboards (``enemy``: ``them``'s cells by
+        kind), then those of ``them``'s Towers, Rook-Camels and Bypassers (``sliders``)
+        that stand where they might attack the cell."""
+        mules, kings, eaglets = enemy["M"], enemy["K"], enemy["E"]
+        towers, rook_camels, bypassers = enemy["T"], enemy["R"], enemy["D"]
+        eaglet_from = EAGLET_FROM_MASK[them]
         safe = set()
         for x in cells:
-            if mule in map(at, MULE_TARGETS[x]) or king in map(at, KING_STEPS[x]) \
-                    or eaglet in map(at, eaglet_attackers[x]):
+            if MULE_MASK[x] & mules or KING_MASK[x] & kings or eaglet_from[x] & eaglets:
+                continue
+            near = (towers & LINES_MASK[x] | rook_camels & ROOK_CAMEL_SOURCES[x]
+                    | bypassers & BYPASS_SOURCES_MASK[x])
+            if not near:
+                safe.add(x)
                 continue
             for s, p in sliders:
+                if not BIT[s] & near:
+                    continue
                 kind = p.kind
                 if kind == "D":
                     need = BYPASS_NEED[s].get(x)
