@@ -1160,6 +1160,7 @@ class Luotuoqi(Game):
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
+        helps = _bits(check) if checked else 0  # the cells a move that helps must touch
         for c, pc in own:
             if c == king:
                 candidates.clear()
@@ -1171,8 +1172,12 @@ class Luotuoqi(Game):
                     board[c] = pc
                     out += [m for m in candidates if m.target in safe]
             elif checked:
-                if not self._may_help(c, pc, check):
-                    continue
+                kind = pc.kind
+                if kind != "D" and not helps & (
+                        MULE_MASK[c] if kind == "M" else EAGLET_MASK[pc.owner][c] if kind == "E"
+                        else ROOK_CAMEL_REACH[c] if kind == "R"
+                        else LINES_NEAR_MASK[c][pc.height]):
+                    continue  # it reaches none of them on any board (a Bypasser always may)
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
                 for m in candidates:
@@ -1202,14 +1207,27 @@ class Luotuoqi(Game):
         return out
 
     @staticmethod
+    def _cells_by_kind(board: list, owner: int) -> dict[str, int]:
+        """The cells of ``owner``'s pieces by kind, as bitboards."""
+        out = dict.fromkeys(KINDS, 0)
+        for c in compress(CELLS, board):
+            p = board[c]
+            if p.owner == owner:
+                out[p.kind] |= BIT[c]
+        return out
+
+    @staticmethod
     def _threats(board: list, x: int, by: int, bypassers: list[int],
-                 enemy: dict[str, int]) -> tuple[set[int] | None, set[int]]:
+                 enemy: dict[str, int] | None = None) -> tuple[set[int] | None, set[int]]:
         """What ``by`` threatens on ``x``, in one walk along ``x``'s lines: (None if ``by``
         does not attack ``x``, else for one attack on it the attacker's cell and the cells
         the attack needs empty — a move that helps must touch one; when ``x`` is not
         attacked, the cells whose emptying alone would let ``by`` attack it — every cell
         :meth:`exposes` says yes for).  ``enemy``: ``by``'s cells by kind, as bitboards —
-        a line without a Tower or Rook-Camel of ``by`` on it is not walked."""
+        a line without a Tower or Rook-Camel of ``by`` on it is not walked (found from the
+        board when not given)."""
+        if enemy is None:
+            enemy = Luotuoqi._cells_by_kind(board, by)
         for piece, cells, mask in (
                 (MULE_OF[by], MULE_TARGETS[x], MULE_MASK[x] & enemy["M"]),
                 (KING_OF[by], KING_STEPS[x], KING_MASK[x] & enemy["K"]),
@@ -1297,26 +1315,6 @@ class Luotuoqi(Game):
             else:
                 safe.add(x)
         return safe
-
-    @staticmethod
-    def _may_help(c: int, pc: Piece, cells: set[int]) -> bool:
-        """Could the piece ``pc`` on ``c`` reach one of ``cells`` on some board (a
-        Bypasser always may: it captures to the side)?  Saves listing what cannot help."""
-        kind = pc.kind
-        if kind == "D":
-            return True
-        if kind == "M":
-            return not MULE_SET[c].isdisjoint(cells)
-        if kind == "E":
-            return not EAGLET_SET[pc.owner][c].isdisjoint(cells)
-        lines = LINE_TO[c]
-        for r in cells:
-            line = lines.get(r)
-            if line is not None and (line[2] if kind == "R" else line[0] <= pc.height):
-                return True
-            if kind == "R" and r in CAMEL_PASS[c]:
-                return True
-        return False
 
     def _safe_after(self, board: list, m: Move, king: int, them: int,
                     enemy_d: list[int]) -> bool:
