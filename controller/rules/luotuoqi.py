@@ -389,6 +389,18 @@ def _cube_variant(m: Move) -> Move:
     return cube if cube is not None else m._replace(token="cube")
 
 
+def _leaper_steps(steps: list, piece: Piece, o: int) -> tuple:
+    """(target, quiet move, its Cube variant, capture) for each target of the Eaglet or
+    Mule ``piece`` on ``o`` — its kept moves (:class:`_Moves`) looked up once and entered
+    in ``steps[o]`` (``EAGLET_STEPS``/``MULE_STEPS``), so a listing walks one tuple
+    instead of three dictionaries.  Never empty: every cell has a target."""
+    table = _moves_of(o, piece)
+    targets = (MULE_TARGETS if piece.kind == "M" else EAGLET_TARGETS[piece.owner])[o]
+    entry = steps[o] = tuple((t, table.quiet[t], table.quiet_cube[t], table.capture_on(t))
+                             for t in targets)
+    return entry
+
+
 HOME = {"K": G.cell("e1"), "Q": G.cell("e1"), "k": G.cell("e8"), "q": G.cell("e8")}
 ROOK_HOME = {"K": G.cell("h1"), "Q": G.cell("a1"), "k": G.cell("h8"), "q": G.cell("a8")}
 # castling right -> (king to, rook to, must be empty, must not be attacked)
@@ -406,6 +418,9 @@ KING_OF = (Piece(WHITE, "K"), Piece(BLACK, "K"))
 BYPASSER_OF = (Piece(WHITE, "D"), Piece(BLACK, "D"))
 MULE_OF = (Piece(WHITE, "M"), Piece(BLACK, "M"))
 EAGLET_OF = (Piece(WHITE, "E"), Piece(BLACK, "E"))
+# Per colour and cell, an Eaglet's, a Mule's steps (:func:`_leaper_steps`), built when first met.
+EAGLET_STEPS: tuple[list, list] = ([None] * N_CELLS, [None] * N_CELLS)
+MULE_STEPS: tuple[list, list] = ([None] * N_CELLS, [None] * N_CELLS)
 # cells whose involvement in a move removes castling rights
 RIGHTS_LOST_AT: dict[int, str] = {}
 for _r in "KQkq":
@@ -900,53 +915,17 @@ class Luotuoqi(Game):
                 if cube:
                     self._cube_one_by_one(out[start:], bad, state, cadd)
                 continue
-            table = _MOVES.get((c, pc)) or _moves_of(c, pc)
-            if kind == "T" and pc.height == 1:  # one step: a leaper's loop, same order
-                quiet = table.quiet
-                for t in KING_STEPS[c]:
+            if kind == "E" or kind == "M":
+                steps = EAGLET_STEPS[me] if kind == "E" else MULE_STEPS[me]
+                for t, quiet_move, cube_move, capture in (
+                        steps[c] or _leaper_steps(steps, pc, c)):
                     q = board[t]
                     if q is None:
-                        extend(quiet[t])
+                        add(quiet_move)
                         if cb:
-                            cextend(table.quiet_cube[t])
+                            cadd(cube_move)
                     elif q.owner != me:
-                        extend(table.tower_captures(t, 1))
-                    elif q.kind == "T":
-                        extend(table.tower_merges(t, 1, q.height))
-                        if cb:
-                            cextend(table.tower_merges_cube(t, 1, q.height))
-            elif kind == "T":
-                for cells, prefixes, cube_prefixes in table.rays:
-                    k = 0
-                    for t in cells:
-                        q = board[t]
-                        if q is not None:
-                            extend(prefixes[k])
-                            if cb:
-                                cextend(cube_prefixes[k])
-                            if q.owner != me:
-                                extend(table.tower_captures(t, k + 1))
-                            elif q.kind == "T":
-                                extend(table.tower_merges(t, k + 1, q.height))
-                                if cb:
-                                    cextend(table.tower_merges_cube(t, k + 1, q.height))
-                            break
-                        k += 1
-                    else:
-                        extend(prefixes[k])
-                        if cb:
-                            cextend(cube_prefixes[k])
-            elif kind == "E" or kind == "M":
-                quiet = table.quiet
-                quiet_cube = table.quiet_cube
-                for t in (MULE_TARGETS[c] if kind == "M" else EAGLET_TARGETS[me][c]):
-                    q = board[t]
-                    if q is None:
-                        add(quiet[t])
-                        if cb:
-                            cadd(quiet_cube[t])
-                    elif q.owner != me:
-                        add(table.capture_on(t))
+                        add(capture)
                 if kind == "E":
                     for f1, f2 in FLANKS[c]:  # two equal pieces flanking it: promotions
                         p = board[f1]
@@ -956,60 +935,97 @@ class Luotuoqi(Game):
                             promotions = len(out)
                             self._promotions(pos, c, pc, out)
                             break
-            elif kind == "R":
-                quiet = table.quiet
-                quiet_cube = table.quiet_cube
-                for cells, prefixes, cube_prefixes in table.rays:
-                    k = 0
-                    for t in cells:
+            else:
+                table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+                if kind == "T" and pc.height == 1:  # one step: a leaper's loop, same order
+                    quiet = table.quiet
+                    for t in KING_STEPS[c]:
                         q = board[t]
-                        if q is not None:
+                        if q is None:
+                            extend(quiet[t])
+                            if cb:
+                                cextend(table.quiet_cube[t])
+                        elif q.owner != me:
+                            extend(table.tower_captures(t, 1))
+                        elif q.kind == "T":
+                            extend(table.tower_merges(t, 1, q.height))
+                            if cb:
+                                cextend(table.tower_merges_cube(t, 1, q.height))
+                elif kind == "T":
+                    for cells, prefixes, cube_prefixes in table.rays:
+                        k = 0
+                        for t in cells:
+                            q = board[t]
+                            if q is not None:
+                                extend(prefixes[k])
+                                if cb:
+                                    cextend(cube_prefixes[k])
+                                if q.owner != me:
+                                    extend(table.tower_captures(t, k + 1))
+                                elif q.kind == "T":
+                                    extend(table.tower_merges(t, k + 1, q.height))
+                                    if cb:
+                                        cextend(table.tower_merges_cube(t, k + 1, q.height))
+                                break
+                            k += 1
+                        else:
                             extend(prefixes[k])
                             if cb:
                                 cextend(cube_prefixes[k])
-                            if q.owner != me:
-                                add(table.capture_on(t))
-                            break
-                        k += 1
-                    else:
-                        extend(prefixes[k])
-                        if cb:
-                            cextend(cube_prefixes[k])
-                for p1, p2, targets in CAMEL[c]:
-                    if board[p1] is None and board[p2] is None:
-                        for t in targets:
+                elif kind == "R":
+                    quiet = table.quiet
+                    quiet_cube = table.quiet_cube
+                    for cells, prefixes, cube_prefixes in table.rays:
+                        k = 0
+                        for t in cells:
                             q = board[t]
-                            if q is None:
+                            if q is not None:
+                                extend(prefixes[k])
+                                if cb:
+                                    cextend(cube_prefixes[k])
+                                if q.owner != me:
+                                    add(table.capture_on(t))
+                                break
+                            k += 1
+                        else:
+                            extend(prefixes[k])
+                            if cb:
+                                cextend(cube_prefixes[k])
+                    for p1, p2, targets in CAMEL[c]:
+                        if board[p1] is None and board[p2] is None:
+                            for t in targets:
+                                q = board[t]
+                                if q is None:
+                                    add(quiet[t])
+                                    if cb:
+                                        cadd(quiet_cube[t])
+                                elif q.owner != me:
+                                    add(table.capture_on(t))
+                else:  # a Bypasser: a capture may empty cells an attack on the King needs
+                    quiet = table.quiet
+                    quiet_cube = table.quiet_cube
+                    for cells, new_victims in BYPASS_STEPS[c]:
+                        caps: tuple[int, ...] = ()
+                        for t, fresh in zip(cells, new_victims, strict=True):
+                            if board[t] is not None:
+                                break
+                            for v in fresh:
+                                q = board[v]
+                                if q is not None and q.owner != me:
+                                    caps += (v,)
+                            if not caps:
                                 add(quiet[t])
                                 if cb:
                                     cadd(quiet_cube[t])
-                            elif q.owner != me:
-                                add(table.capture_on(t))
-            else:  # a Bypasser: a capture may empty cells an attack on the King needs
-                quiet = table.quiet
-                quiet_cube = table.quiet_cube
-                for cells, new_victims in BYPASS_STEPS[c]:
-                    caps: tuple[int, ...] = ()
-                    for t, fresh in zip(cells, new_victims, strict=True):
-                        if board[t] is not None:
-                            break
-                        for v in fresh:
-                            q = board[v]
-                            if q is not None and q.owner != me:
-                                caps += (v,)
-                        if not caps:
-                            add(quiet[t])
-                            if cb:
-                                cadd(quiet_cube[t])
-                            continue
-                        m = Move("move", c, t, pc, None, caps)
-                        for v in caps:
-                            if BIT[v] & watch:
-                                if safe_after(board, m, king, them, enemy_d):
-                                    add(m)
-                                break
-                        else:
-                            add(m)
+                                continue
+                            m = Move("move", c, t, pc, None, caps)
+                            for v in caps:
+                                if BIT[v] & watch:
+                                    if safe_after(board, m, king, them, enemy_d):
+                                        add(m)
+                                    break
+                            else:
+                                add(m)
             if not cube:
                 continue
             if not cb:
