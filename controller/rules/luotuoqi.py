@@ -391,13 +391,21 @@ def _cube_variant(m: Move) -> Move:
 
 def _leaper_steps(steps: list, piece: Piece, o: int) -> tuple:
     """(target, quiet move, its Cube variant, capture) for each target of the Eaglet or
-    Mule ``piece`` on ``o`` — its kept moves (:class:`_Moves`) looked up once and entered
-    in ``steps[o]`` (``EAGLET_STEPS``/``MULE_STEPS``), so a listing walks one tuple
-    instead of three dictionaries.  Never empty: every cell has a target."""
+    Mule ``piece`` on ``o`` (for a one-stone Tower: the tuples of its moves, its Cube
+    variants, its captures there) — its kept moves (:class:`_Moves`) looked up once and
+    entered in ``steps[o]`` (``EAGLET_STEPS``, ``MULE_STEPS``, ``TOWER1_STEPS``), so a
+    listing walks one tuple instead of three dictionaries.  Never empty: every cell has a
+    target."""
     table = _moves_of(o, piece)
-    targets = (MULE_TARGETS if piece.kind == "M" else EAGLET_TARGETS[piece.owner])[o]
-    entry = steps[o] = tuple((t, table.quiet[t], table.quiet_cube[t], table.capture_on(t))
-                             for t in targets)
+    kind = piece.kind
+    if kind == "T":
+        entry = tuple((t, table.quiet[t], table.quiet_cube[t], table.tower_captures(t, 1))
+                      for t in KING_STEPS[o])
+    else:
+        targets = (MULE_TARGETS if kind == "M" else EAGLET_TARGETS[piece.owner])[o]
+        entry = tuple((t, table.quiet[t], table.quiet_cube[t], table.capture_on(t))
+                      for t in targets)
+    steps[o] = entry
     return entry
 
 
@@ -418,9 +426,11 @@ KING_OF = (Piece(WHITE, "K"), Piece(BLACK, "K"))
 BYPASSER_OF = (Piece(WHITE, "D"), Piece(BLACK, "D"))
 MULE_OF = (Piece(WHITE, "M"), Piece(BLACK, "M"))
 EAGLET_OF = (Piece(WHITE, "E"), Piece(BLACK, "E"))
-# Per colour and cell, an Eaglet's, a Mule's steps (:func:`_leaper_steps`), built when first met.
+# Per colour and cell, an Eaglet's, a Mule's, a one-stone Tower's steps (:func:`_leaper_steps`),
+# built when first met.
 EAGLET_STEPS: tuple[list, list] = ([None] * N_CELLS, [None] * N_CELLS)
 MULE_STEPS: tuple[list, list] = ([None] * N_CELLS, [None] * N_CELLS)
+TOWER1_STEPS: tuple[list, list] = ([None] * N_CELLS, [None] * N_CELLS)
 # cells whose involvement in a move removes castling rights
 RIGHTS_LOST_AT: dict[int, str] = {}
 for _r in "KQkq":
@@ -938,15 +948,16 @@ class Luotuoqi(Game):
             else:
                 table = _MOVES.get((c, pc)) or _moves_of(c, pc)
                 if kind == "T" and pc.height == 1:  # one step: a leaper's loop, same order
-                    quiet = table.quiet
-                    for t in KING_STEPS[c]:
+                    steps = TOWER1_STEPS[me]
+                    for t, quiet_moves, cube_moves, captures in (
+                            steps[c] or _leaper_steps(steps, pc, c)):
                         q = board[t]
                         if q is None:
-                            extend(quiet[t])
+                            extend(quiet_moves)
                             if cb:
-                                cextend(table.quiet_cube[t])
+                                cextend(cube_moves)
                         elif q.owner != me:
-                            extend(table.tower_captures(t, 1))
+                            extend(captures)
                         elif q.kind == "T":
                             extend(table.tower_merges(t, 1, q.height))
                             if cb:
