@@ -583,35 +583,40 @@ class Luotuoqi(Game):
             return out
 
     @staticmethod
-    def attacked(board: list, x: int, by: int, bypassers: list[int] | None = None) -> bool:
+    def attacked(board: list, x: int, by: int, bypassers: list[int] | None = None,
+                 enemy: dict[str, int] | None = None) -> bool:
         """Could a piece of ``by`` capture (or bypass-capture) a piece on cell ``x``?
 
         ``bypassers`` lists the cells of ``by``'s Diagonal Bypassers when the caller knows
         them (saves a board scan); they may be stale only in cells that are now empty.
+        ``enemy``, ``by``'s cells by kind as bitboards, lets lines and leapers where no
+        piece of that kind stands go unlooked; like ``bypassers`` it may be stale only
+        in cells that are now empty (a cell it names is still looked at on the board).
         """
         at = board.__getitem__
-        if MULE_OF[by] in map(at, MULE_TARGETS[x]) or KING_OF[by] in map(at, KING_STEPS[x]) \
-                or EAGLET_OF[by] in map(at, EAGLET_ATTACKERS[by][x]):  # compared in C
+        if enemy is None:
+            mules = kings = eaglets = towers = rook_camels = -1  # every cell may hold one
+        else:
+            mules, kings, eaglets = enemy["M"], enemy["K"], enemy["E"]
+            towers, rook_camels = enemy["T"], enemy["R"]
+        if MULE_MASK[x] & mules and MULE_OF[by] in map(at, MULE_TARGETS[x]) \
+                or KING_MASK[x] & kings and KING_OF[by] in map(at, KING_STEPS[x]) \
+                or EAGLET_FROM_MASK[by][x] & eaglets \
+                and EAGLET_OF[by] in map(at, EAGLET_ATTACKERS[by][x]):  # compared in C
             return True
-        for d in ORTHOGONAL:
+        for orthogonal, ray, ray_mask in KING_LINES[x]:
+            if not (towers | rook_camels if orthogonal else towers) & ray_mask:
+                continue  # no Tower or Rook-Camel of ``by`` on this line
             dist = 0
-            for c in RAYS[d][x]:
+            for c in ray:
                 dist += 1
                 p = board[c]
                 if p is not None:
-                    if p.owner == by and (p.kind == "R" or p.kind == "T" and p.height >= dist):
+                    if p.owner == by and (p.kind == "R" and orthogonal
+                                          or p.kind == "T" and p.height >= dist):
                         return True
                     break
-        for d in DIAGONAL:
-            dist = 0
-            for c in RAYS[d][x]:
-                dist += 1
-                p = board[c]
-                if p is not None:
-                    if p.owner == by and p.kind == "T" and p.height >= dist:
-                        return True
-                    break
-        for s, p1, p2 in CAMEL_ATTACKERS[x]:
+        for s, p1, p2 in (CAMEL_ATTACKERS[x] if rook_camels & CAMEL_SOURCES_MASK[x] else ()):
             p = board[s]
             if (p is not None and p.owner == by and p.kind == "R"
                     and board[p1] is None and board[p2] is None):
@@ -920,7 +925,7 @@ class Luotuoqi(Game):
                 self._piece_moves(pos, c, pc, candidates)
                 for m in candidates:
                     if m.left is not None or m.kind == "promote" or safe_after(
-                            board, m, king, them, enemy_d):
+                            board, m, king, them, enemy_d, enemy):
                         add(m)
                 if cube:
                     self._cube_one_by_one(out[start:], bad, state, cadd)
@@ -1032,7 +1037,7 @@ class Luotuoqi(Game):
                             m = Move("move", c, t, pc, None, caps)
                             for v in caps:
                                 if BIT[v] & watch:
-                                    if safe_after(board, m, king, them, enemy_d):
+                                    if safe_after(board, m, king, them, enemy_d, enemy):
                                         add(m)
                                     break
                             else:
@@ -1209,7 +1214,7 @@ class Luotuoqi(Game):
                 piece_moves(pos, c, pc, candidates)
                 for m in candidates:
                     if (m.target in check or m.captures and not check.isdisjoint(m.captures)
-                            ) and self._safe_after(board, m, king, them, enemy_d):
+                            ) and self._safe_after(board, m, king, them, enemy_d, enemy):
                         add(m)
             elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
@@ -1218,11 +1223,11 @@ class Luotuoqi(Game):
                     caps = m.captures
                     if caps and (len(caps) > 1 or caps[0] != m.target):
                         # bypass victims vacate cells
-                        legal = self._safe_after(board, m, king, them, enemy_d)
+                        legal = self._safe_after(board, m, king, them, enemy_d, enemy)
                     elif not exposed or m.left is not None or m.kind == "promote":
                         legal = True
                     else:
-                        legal = self._safe_after(board, m, king, them, enemy_d)
+                        legal = self._safe_after(board, m, king, them, enemy_d, enemy)
                     if legal:
                         add(m)
             else:
@@ -1344,11 +1349,12 @@ class Luotuoqi(Game):
         return safe
 
     def _safe_after(self, board: list, m: Move, king: int, them: int,
-                    enemy_d: list[int]) -> bool:
+                    enemy_d: list[int], enemy: dict[str, int] | None = None) -> bool:
         """Is the mover's King (on ``king``) safe from ``them`` after ``m`` (not castling)?
         The move's cells are changed on the board and put back: only the pieces matter
         to an attack, not the rest of the position (``enemy_d``: the Bypassers of
-        ``them``)."""
+        ``them``; ``enemy``: their cells by kind before the move, which a capture only
+        leaves stale in cells now empty)."""
         o, t = m.origin, m.target
         saved = [(c, board[c]) for c in m.captures]
         saved.append((o, board[o]))
@@ -1362,7 +1368,7 @@ class Luotuoqi(Game):
             board[t] = m.piece
             if o == king:
                 king = t
-        safe = not self.attacked(board, king, them, enemy_d)
+        safe = not self.attacked(board, king, them, enemy_d, enemy)
         for c, piece in reversed(saved):
             board[c] = piece
         return safe
