@@ -87,3 +87,20 @@ def test_a_camel_step_that_blocks_a_check_is_listed():
     assert sorted(map(repr, moves)) == sorted(map(repr, literal_plain(GAME, pos)))
     assert any(m.origin == GAME.geometry.cell("e5") and m.target == GAME.geometry.cell("d2")
                for m in moves)
+
+
+def test_attacked_with_bitboards_even_stale_after_a_capture_agrees_without():
+    rng = random.Random(15)
+    for pos in _positions(6, 60, 15):
+        board = list(pos.board)
+        for by in (0, 1):
+            cells_by_kind = GAME._cells_by_kind(board, by)
+            victims = [c for c, p in enumerate(board)
+                       if p is not None and p.owner == by and p.kind != "K"]
+            after = list(board)
+            if victims:  # a capture empties a cell the bitboards still name
+                after[rng.choice(victims)] = None
+            for b in (board, after):
+                for x in range(64):
+                    assert GAME.attacked(b, x, by, None, cells_by_kind) == \
+                        GAME.attacked(b, x, by), (GAME.position_text(pos), by, x)
