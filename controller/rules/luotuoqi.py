@@ -790,7 +790,7 @@ class Luotuoqi(Game):
             if r not in rights:
                 continue
             kt, rt, empty, safe = CASTLE_PATH[r]
-            if any(board[c] is not None for c in empty):
+            if any(map(board.__getitem__, empty)):  # a piece stands between (in C)
                 continue
             if any(self.attacked(board, c, 1 - me, bypassers) for c in safe):
                 continue
@@ -1317,6 +1317,7 @@ class Luotuoqi(Game):
         mules, kings, eaglets = enemy["M"], enemy["K"], enemy["E"]
         towers, rook_camels, bypassers = enemy["T"], enemy["R"], enemy["D"]
         eaglet_from = EAGLET_FROM_MASK[them]
+        at = board.__getitem__  # a piece is a non-empty tuple: true; an empty cell false
         safe = set()
         for x in cells:
             if MULE_MASK[x] & mules or KING_MASK[x] & kings or eaglet_from[x] & eaglets:
@@ -1332,12 +1333,12 @@ class Luotuoqi(Game):
                 kind = p.kind
                 if kind == "D":
                     need = BYPASS_NEED[s].get(x)
-                    if need is not None and all(board[c] is None for c in need):
+                    if need is not None and not any(map(at, need)):  # all empty (in C)
                         break
                     continue
                 line = LINE_TO[x].get(s)
                 if line is not None and (line[2] if kind == "R" else p.height >= line[0]) \
-                        and all(board[c] is None for c in line[1]):
+                        and not any(map(at, line[1])):
                     break
                 if kind == "R":
                     passes = CAMEL_PASS[s].get(x)
