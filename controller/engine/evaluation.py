@@ -25,6 +25,13 @@ Terms (all in centipawns):
 * ``pair``: per kind, a bonus for holding two or more (the Bishop pair);
 * ``check``: a penalty for being in check (a cheap stand-in for King safety);
 * ``token``: per off-board token held (Lùotuoqí's Cube: a double move in hand).
+* ``castle_threat`` (3–4 players; the search's evaluation, :meth:`Evaluator.exposure`,
+  not :meth:`Evaluator.score`): a player is out when his last castle piece goes, and
+  every opponent moves before he does again — so when each of his castle pieces can be
+  taken, per opponent who can take one beyond the castles he holds less one, this is
+  taken off his score.  Best-reply search lets only one opponent move between two of
+  his moves, and at its horizon he stands pat: neither sees two opponents, or one
+  unanswered attacker, take his last castles in one round.
 
 Not a term but a fact the search uses: ``mate_only`` says the game ends, as far as a
 capture sequence can tell, only by mate — so quiescence may stand pat before listing the
@@ -71,6 +78,7 @@ class Weights:
     pair: dict[str, int] = field(default_factory=dict)
     check: int = 0
     token: int = 0
+    castle_threat: int = 0
     mate_only: bool = False
 
 
@@ -99,6 +107,7 @@ def weights_for(game: Game) -> Weights:
                    shelter_kinds=str(data.get("shelter_kinds", "")),
                    pair=dict(data.get("pair", {})),
                    check=int(data.get("check", 0)), token=int(data.get("token", 0)),
+                   castle_threat=int(data.get("castle_threat", 0)),
                    mate_only=bool(data.get("mate_only", False)))
 
 
@@ -273,6 +282,29 @@ class Evaluator:
                 mine[mover] -= w.check
         others = [mine[p] for p in range(players) if p != player]
         return mine[player] - (max(others) if others else 0)
+
+    def exposure(self, pos: Position, player: int) -> int:
+        """What the danger of losing his last castle pieces costs ``player`` (3–4 players;
+        ``castle_threat``, see the module docstring): 0 unless each of his castle pieces
+        can be taken by an opponent still in; then ``castle_threat`` per opponent who can
+        take one, beyond his castles less one."""
+        threat = self.w.castle_threat
+        if not threat or self.game.players < 3:
+            return 0
+        board = pos.board
+        held = [c for c in self.castles if (p := board[c]) is not None and p.owner == player]
+        if not held:
+            return 0
+        out = self.game.out_players(pos)
+        opponents = [p for p in range(self.game.players) if p != player and p not in out]
+        takers: set[int] = set()
+        attacked = self.game.cell_attacked
+        for cell in held:
+            by = [p for p in opponents if attacked(pos, cell, p)]
+            if not by:
+                return 0  # a castle piece no one can take this round: not out this round
+            takers.update(by)
+        return threat * max(0, len(takers) - len(held) + 1)
 
     def _off_board(self, pos: Position, player: int) -> int:
         """Pieces in ``player``'s hand and reserve."""
