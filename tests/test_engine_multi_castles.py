@@ -109,3 +109,18 @@ def test_two_players_the_game_does_not_say_where_a_piece_may_take():
     search = Search(game)
     search.root = 0
     assert search._quiesce(pos, -INF, INF, 0, 4) >= MATE_BOUND
+
+
+def test_the_benchmark_traces_a_game_ply_by_ply():
+    from benchmarks.multiplayer import Greedy, ModelPlayer, play
+
+    game = get_game("kaleidochess", players=4)
+    seats = [Greedy(game, s) for s in range(4)]
+    seats[1] = ModelPlayer(game, "brs", 1, 0.01)
+    trace: list[str] = []
+    play(game, seats, 3, trace)
+    assert len(trace) == 3
+    assert trace[0].startswith("ply 0: White (greedy) ")
+    engine_line, searched = trace[1].split("\n")
+    assert engine_line.startswith("ply 1: Red (brs) ") and "[depth " in engine_line
+    assert game.parse_position(searched.strip()).turn == 1
