@@ -31,6 +31,12 @@ WIZARD_ATTACKED = (
     "5I=bR,5J=bW,5K=bR,6I=bE,6K=gE,7I=gR,7J=gW,7K=gR,8K=wE w - - "
     "w:2K-2I,r:4H-3G,b:4D-5G,g:8H-8I 4 2")
 
+#: four players, White out, Green to move after Black's 4I+3J (Black holds 5J and 3J)
+TWO_CASTLES_TWO_TAKERS = (
+    "2H=rP,3F=rP,3H=rP,4F=rP,4H=bP,5F=bP,5G=bD,5H=bP,6F=bP,6H=gP,7F=gP,7H=gP,8F=gP,1J=rD,"
+    "2K=rE,3I=rR,3J=bE,3K=rR,5I=bR,5J=bW,5K=bR,6I=gE,7I=gR,7J=gW,7K=gR,8I=gE g w - "
+    "r:1J-2F,b:3J-4I,g:6I-6K 7 2")
+
 
 def put_out_at_once(game: Game, pos: Position, player: int) -> bool:
     """Whether some opponent of ``player``, moving now, can put him out."""
@@ -84,6 +90,20 @@ def test_exposure_counts_the_opponents_who_can_take_the_last_castles():
     spare = game.parse_position(WIZARD_ATTACKED.replace("1F=wP", "00=wP"))
     assert evaluator.exposure(spare, 0) == 0  # a second castle nobody can take
     assert evaluator.exposure(game.start(), 0) == 0
+    # his opponents to move: one of them takes the Wizard before he can answer
+    loss = weights_for(game).castle_loss
+    assert loss > 2 * threat
+    assert evaluator.exposure(game.parse_position(
+        WIZARD_ATTACKED.replace(" w - - w:", " r - - w:")), 0) == loss
+    # Black has just taken Red's Wizard on 3J with his Eagle: Green can take Black's
+    # Wizard on 5J, Red the Eagle on 3J, before Black moves again (a game against greedy
+    # players, seed 1000, game 2: Black was put out so)
+    both = game.parse_position(TWO_CASTLES_TWO_TAKERS)
+    assert game.ply_mover(both) == 3
+    assert evaluator.exposure(both, 2) == loss
+    # the same with Black to move: he can answer one of them
+    assert evaluator.exposure(game.parse_position(
+        TWO_CASTLES_TWO_TAKERS.replace(" g w - ", " b w - ")), 2) == threat
     # two players: no such term (the game ends with the castle; the search sees it)
     two_players = get_game("kaleidochess")
     assert Evaluator(two_players).exposure(two_players.start(), 0) == 0
