@@ -101,6 +101,10 @@ def test_exposure_counts_the_opponents_who_can_take_the_last_castles():
     both = game.parse_position(TWO_CASTLES_TWO_TAKERS)
     assert game.ply_mover(both) == 3
     assert evaluator.exposure(both, 2) == loss
+    # Red to move, then Black: Green moves after Black (paranoid search's order), so only
+    # Red takes before Black can answer
+    assert evaluator.exposure(game.parse_position(
+        TWO_CASTLES_TWO_TAKERS.replace(" g w - ", " r w - ")), 2) == threat
     # the same with Black to move: he can answer one of them
     assert evaluator.exposure(game.parse_position(
         TWO_CASTLES_TWO_TAKERS.replace(" g w - ", " b w - ")), 2) == threat

@@ -291,8 +291,8 @@ class Evaluator:
     def exposure(self, pos: Position, player: int) -> int:
         """What the danger of losing his last castle pieces costs ``player`` (3–4 players;
         see the module docstring): 0 unless each of his castle pieces can be taken by an
-        opponent still in.  Then, when his opponents move first and each castle piece
-        can be taken by another of them (one move each before his next), ``castle_loss``;
+        opponent still in.  Then, when each castle piece can be taken by another of the
+        opponents who move before he does again (one move each), ``castle_loss``;
         else ``castle_threat`` per opponent who can take one, beyond his castles less
         one (to move, he can answer one of them)."""
         threat = self.w.castle_threat
@@ -311,8 +311,14 @@ class Evaluator:
             if not by:
                 return 0  # a castle piece no one can take this round: not out this round
             takers.append(by)
-        if self.game.ply_mover(pos) != player and _distinct(takers):
-            return self.w.castle_loss
+        mover = self.game.ply_mover(pos)
+        if mover != player:
+            # the opponents who move before he does again (paranoid search: those left
+            # of this round; best-reply search's opponents' layer: all of them)
+            first = {(mover + k) % self.game.players
+                     for k in range((player - mover) % self.game.players)}
+            if _distinct([by & first for by in takers]):
+                return self.w.castle_loss
         return threat * max(0, len(set().union(*takers)) - len(held) + 1)
 
     def _off_board(self, pos: Position, player: int) -> int:
