@@ -29,8 +29,8 @@ Terms (all in centipawns):
   :meth:`Evaluator.exposure`, not :meth:`Evaluator.score`, which the greedy yardstick
   plays by): a player is out when his last castle piece goes, and every opponent moves
   before he does again.  When each of his castle pieces can be taken (the rules'
-  ``cell_attacked``): with his opponents to move and a different one able to take each,
-  ``castle_loss`` (as good as out); else ``castle_threat`` per opponent who can take one,
+  ``cell_attacked``): when the opponents who move before he does again can take one
+  each, ``castle_loss`` (as good as out); else ``castle_threat`` per opponent who can take one,
   beyond the castles he holds less one.  Best-reply search lets only one opponent move
   between two of his moves and stands pat at its horizon: it sees neither two opponents
   taking his last two castles in one round nor an attacker left standing.
