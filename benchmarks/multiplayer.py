@@ -39,7 +39,7 @@ from pathlib import Path
 
 from benchmarks.engine_goals import wilson
 from benchmarks.spar import Greedy, Player, make_player, write_docs
-from controller.engine import Engine
+from controller.engine import Engine, Result
 from controller.engine.search import DEFAULT_OPPONENTS, OPPONENT_MODELS
 from controller.rules import Game, Move, Position, get_game
 
@@ -55,11 +55,13 @@ class ModelPlayer(Player):
                  ) -> None:
         self.name = opponents or "default"
         self.movetime = movetime
+        self.last: Result | None = None  #: the last search (depth, score) for ``--trace``
         self.engine = Engine(game, level=TOP_LEVEL, seed=seed, clock=time.process_time,
                              opponents=opponents)
 
     def choose(self, game: Game, pos: Position, moves: list[Move]) -> Move:
-        return self.engine.choose(pos, movetime=self.movetime).move
+        self.last = self.engine.choose(pos, movetime=self.movetime)
+        return self.last.move
 
 
 def seatings(players: int) -> list[tuple[str, ...]]:
@@ -68,20 +70,40 @@ def seatings(players: int) -> list[tuple[str, ...]]:
     return sorted(set(itertools.permutations(kinds)))
 
 
-def play(game: Game, seats: list[Player], max_plies: int) -> tuple[int, ...]:
-    """One game; the winners' seats (none at the ply cap)."""
+def play(game: Game, seats: list[Player], max_plies: int, trace: list[str] | None = None,
+         ) -> tuple[int, ...]:
+    """One game; the winners' seats (none at the ply cap).  ``trace``: a line per ply is
+    added (a searching seat's line with the position, its depth and score)."""
     pos = game.start()
-    for _ in range(max_plies):
+    for ply in range(max_plies):
         moves = game.legal_moves(pos)
         if not moves:
             break
-        move = seats[game.ply_mover(pos)].choose(game, pos, moves)
+        mover = game.ply_mover(pos)
+        seat = seats[mover]
+        move = seat.choose(game, pos, moves)
         assert move in moves, "illegal move"
+        if trace is not None:
+            trace.append(trace_line(game, pos, ply, seat, move))
         pos.push(move)
         if game.outcome(pos) is not None:
             break
     outcome = game.outcome(pos)
     return outcome.winners if outcome is not None else ()
+
+
+def trace_line(game: Game, pos: Position, ply: int, seat: Player, move: Move) -> str:
+    """One ply for ``--trace``: who, the move, what it took; a searching seat also its
+    depth, score (its view, centipawns) and nodes, and the position it searched."""
+    mover = game.ply_mover(pos)
+    taken = sorted({pos.board[c].owner for c in move.captures if pos.board[c] is not None})
+    line = (f"ply {ply}: {game.player_names[mover]} ({seat.name}) "
+            f"{game.move_text(pos, move)}" + (f" takes from {taken}" if taken else ""))
+    last = seat.last if isinstance(seat, ModelPlayer) else None
+    if last is not None:
+        line += (f"  [depth {last.depth}, score {last.score}, {last.nodes} nodes]\n"
+                 f"    {game.position_text(pos)}")
+    return line
 
 
 def make(kind: str, game: Game, seed: int, movetime: float) -> Player:
@@ -108,8 +130,9 @@ def head_to_head(players: int, games: int, movetime: float, max_plies: int,
 
 
 def against_greedy(players: int, model: str, games: int, movetime: float, max_plies: int,
-                   seed: int) -> dict:
-    """One seat of ``model`` against greedy players, the seat rotating."""
+                   seed: int, trace: Path | None = None) -> dict:
+    """One seat of ``model`` against greedy players, the seat rotating; ``trace``: every
+    game not won is appended to this file, ply by ply (``trace_line``)."""
     game = get_game("kaleidochess", players=players)
     won = lost = capped = 0
     started = time.monotonic()
@@ -117,7 +140,13 @@ def against_greedy(players: int, model: str, games: int, movetime: float, max_pl
         seat = i % players
         seats: list[Player] = [Greedy(game, seed + 10 * i + s) for s in range(players)]
         seats[seat] = ModelPlayer(game, model, seed + 10 * i + seat, movetime)
-        winners = play(game, seats, max_plies)
+        plies: list[str] | None = [] if trace is not None else None
+        winners = play(game, seats, max_plies, plies)
+        if trace is not None and plies is not None and seat not in winners:
+            with trace.open("a", encoding="utf-8") as out:
+                out.write(f"{players}p {model} v greedy, seed {seed}, game {i + 1}, seat "
+                          f"{game.player_names[seat]}: {'loss' if winners else 'cap'}\n"
+                          + "\n".join(plies) + "\n\n")
         if not winners:
             capped += 1
         elif seat in winners:
@@ -262,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dice", nargs="+", choices=["random", "greedy"],
                         help="the dice variant against these opponents instead")
     parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--trace", type=Path,
+                        help="append every game the model alone against greedy does not win "
+                             "to this file, ply by ply (the model's depth and score)")
     parser.add_argument("--write-docs", action="store_true",
                         help="only write the table of the results file (no games)")
     args = parser.parse_args(argv)
@@ -283,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         if "greedy" in args.kind:
             for model in OPPONENT_MODELS:
                 keep(against_greedy(players, model, args.games, args.movetime,
-                                    args.max_plies, args.seed))
+                                    args.max_plies, args.seed, args.trace))
     rows = merged([json.loads(line) for line in
                    args.results.read_text(encoding="utf-8").splitlines()]
                   if args.results.exists() else [])

@@ -25,6 +25,15 @@ Terms (all in centipawns):
 * ``pair``: per kind, a bonus for holding two or more (the Bishop pair);
 * ``check``: a penalty for being in check (a cheap stand-in for King safety);
 * ``token``: per off-board token held (Lùotuoqí's Cube: a double move in hand).
+* ``castle_threat`` and ``castle_loss`` (3–4 players; the search's evaluation,
+  :meth:`Evaluator.exposure`, not :meth:`Evaluator.score`, which the greedy yardstick
+  plays by): a player is out when his last castle piece goes, and every opponent moves
+  before he does again.  When each of his castle pieces can be taken (the rules'
+  ``cell_attacked``): when the opponents who move before he does again can take one
+  each, ``castle_loss`` (as good as out); else ``castle_threat`` per opponent who can take one,
+  beyond the castles he holds less one.  Best-reply search lets only one opponent move
+  between two of his moves and stands pat at its horizon: it sees neither two opponents
+  taking his last two castles in one round nor an attacker left standing.
 
 Not a term but a fact the search uses: ``mate_only`` says the game ends, as far as a
 capture sequence can tell, only by mate — so quiescence may stand pat before listing the
@@ -40,6 +49,7 @@ cell values, built once per piece, so the evaluation is one lookup per piece.
 
 from __future__ import annotations
 
+import itertools
 import math
 import tomllib
 from dataclasses import dataclass, field
@@ -71,6 +81,8 @@ class Weights:
     pair: dict[str, int] = field(default_factory=dict)
     check: int = 0
     token: int = 0
+    castle_threat: int = 0
+    castle_loss: int = 0
     mate_only: bool = False
 
 
@@ -99,6 +111,8 @@ def weights_for(game: Game) -> Weights:
                    shelter_kinds=str(data.get("shelter_kinds", "")),
                    pair=dict(data.get("pair", {})),
                    check=int(data.get("check", 0)), token=int(data.get("token", 0)),
+                   castle_threat=int(data.get("castle_threat", 0)),
+                   castle_loss=int(data.get("castle_loss", 0)),
                    mate_only=bool(data.get("mate_only", False)))
 
 
@@ -274,6 +288,39 @@ class Evaluator:
         others = [mine[p] for p in range(players) if p != player]
         return mine[player] - (max(others) if others else 0)
 
+    def exposure(self, pos: Position, player: int) -> int:
+        """What the danger of losing his last castle pieces costs ``player`` (3–4 players;
+        see the module docstring): 0 unless each of his castle pieces can be taken by an
+        opponent still in.  Then, when each castle piece can be taken by another of the
+        opponents who move before he does again (one move each), ``castle_loss``;
+        else ``castle_threat`` per opponent who can take one, beyond his castles less
+        one (to move, he can answer one of them)."""
+        threat = self.w.castle_threat
+        if not threat or self.game.players < 3:
+            return 0
+        board = pos.board
+        held = [c for c in self.castles if (p := board[c]) is not None and p.owner == player]
+        if not held:
+            return 0
+        out = self.game.out_players(pos)
+        opponents = [p for p in range(self.game.players) if p != player and p not in out]
+        attacked = self.game.cell_attacked
+        takers: list[set[int]] = []
+        for cell in held:
+            by = {p for p in opponents if attacked(pos, cell, p)}
+            if not by:
+                return 0  # a castle piece no one can take this round: not out this round
+            takers.append(by)
+        mover = self.game.ply_mover(pos)
+        if mover != player:
+            # the opponents who move before he does again (paranoid search: those left
+            # of this round; best-reply search's opponents' layer: all of them)
+            first = {(mover + k) % self.game.players
+                     for k in range((player - mover) % self.game.players)}
+            if _distinct([by & first for by in takers]):
+                return self.w.castle_loss
+        return threat * max(0, len(set().union(*takers)) - len(held) + 1)
+
     def _off_board(self, pos: Position, player: int) -> int:
         """Pieces in ``player``'s hand and reserve."""
         total = 0
@@ -305,6 +352,14 @@ class Evaluator:
                 mg[owner] += w.pair[kind]
                 eg[owner] += w.pair[kind]
         return mg, eg
+
+
+def _distinct(takers: list[set[int]]) -> bool:
+    """Whether each set can give a different member (a castle piece each to a different
+    opponent): tried in every order, there are at most five castles and three opponents."""
+    if len(takers) > len(set().union(*takers)):
+        return False
+    return any(len(set(pick)) == len(pick) for pick in itertools.product(*takers))
 
 
 def _centrality(centres: tuple[tuple[float, float], ...]) -> tuple[float, ...]:

@@ -166,6 +166,9 @@ class Search:
         self._extend_below = 0  # check extensions only this close to the root
         #: the game ends inside quiescence only by mate (values.toml ``mate_only``)
         self._mate_only = self.evaluator.w.mate_only
+        #: 3–4 players: the danger to the root player's last castles is scored
+        #: (``Evaluator.exposure``)
+        self._exposed = self._multi and self.evaluator.w.castle_threat > 0
 
     # -- the public entry --------------------------------------------------------------
     def best_move(self, pos: Position, limits: Limits,
@@ -265,6 +268,8 @@ class Search:
         score = self._evals.get(key)
         if score is None:
             score = self.evaluator.score(pos, self.root, in_check)
+            if self._exposed:
+                score -= self.evaluator.exposure(pos, self.root)
             if len(self._evals) >= self.table_size:
                 self._evals.clear()
             self._evals[key] = score
@@ -318,6 +323,7 @@ class Search:
         scores: dict[Move, int] = {}
         self._partial_scores = scores  # what a stop inside the first depth leaves
         for i, move in enumerate(moves):
+            floor = alpha  # what this move must beat to be known better
             pos.push(move)
             try:
                 ply = self._step(pos, self.root)
@@ -333,7 +339,11 @@ class Search:
             if score > best:
                 best, best_move = score, move
                 alpha = max(alpha, score)
-                self._partial = (best, best_move)
+                if i == 0 or score > floor:
+                    # what a stop leaves: not a later move whose score is only a bound at
+                    # or below the aspiration window's floor (it says "no better than
+                    # this", as the first move's does: two such bounds cannot be ranked)
+                    self._partial = (best, best_move)
             if best >= beta:
                 break  # above the aspiration window: searched again with a wider one
         if window[0] < best < window[1]:
@@ -506,9 +516,20 @@ class Search:
         """Best-reply search: the opponents' layer is the moves of every opponent still
         in (``moves`` are the one to move's), in one order; the chosen one moves, the
         others pass.  Returns the moves and who makes each."""
+        ranked: list[tuple[int, int, Move]] = []
+        for seat, seat_moves in self._layer(pos, moves, mover):
+            rank = self._ranker(pos, table_move, ply, seat)
+            ranked += [(rank(m), seat, m) for m in seat_moves]
+        ranked.sort(key=lambda r: r[0], reverse=True)
+        return [m for _, _, m in ranked], [seat for _, seat, _ in ranked]
+
+    def _layer(self, pos: Position, moves: list[Move], mover: int,
+               ) -> list[tuple[int, list[Move]]]:
+        """Every opponent still in with his moves, in turn order from ``mover`` (whose
+        moves are ``moves``)."""
         game = self.game
         out = game.out_players(pos)
-        ranked: list[tuple[int, int, Move]] = []
+        layer: list[tuple[int, list[Move]]] = []
         for k in range(game.players):
             seat = (mover + k) % game.players
             if seat == self.root or seat in out:
@@ -516,15 +537,12 @@ class Search:
             if seat != mover:
                 pos.turn = seat  # the search's own skip: the players between pass
                 try:
-                    seat_moves = game.legal_moves(pos)
+                    layer.append((seat, game.legal_moves(pos)))
                 finally:
                     pos.turn = mover
             else:
-                seat_moves = moves
-            rank = self._ranker(pos, table_move, ply, seat)
-            ranked += [(rank(m), seat, m) for m in seat_moves]
-        ranked.sort(key=lambda r: r[0], reverse=True)
-        return [m for _, _, m in ranked], [seat for _, seat, _ in ranked]
+                layer.append((seat, moves))
+        return layer
 
     def _push_reply(self, pos: Position, seat: int, move: Move) -> None:
         """Make ``seat``'s ``move`` as the opponents' layer's one move: the players
@@ -635,11 +653,9 @@ class Search:
         # the full-width search (else a capture by an opponent who is not next to move
         # lies past the horizon: the engine's pieces were lost to it in the opening)
         layer = self._brs and not maximising
-        if layer:
-            moves, whose = self._replies(pos, moves, None, ply, mover)
-        else:
-            whose = [mover] * len(moves)
-        captures = [(m, seat) for m, seat in zip(moves, whose, strict=True)
+        captures = [(m, seat) for seat, seat_moves in (
+                        self._layer(pos, moves, mover) if layer else [(mover, moves)])
+                    for m in seat_moves
                     if m.captures and any(board[c] is not None and board[c].owner != seat
                                           for c in m.captures)]
         if len(captures) > 1:

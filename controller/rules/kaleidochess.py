@@ -205,6 +205,14 @@ def _or(masks: Iterable[int]) -> int:
 FLYER_DESTINATIONS, WALKER_PATHS, SLIDE_PATHS = _build_tables()
 
 
+#: per kind and field: every field it reaches on some board, with the minimal sets of
+#: fields its paths pass (a flyer's: ``(0,)``, never blocked) — the attack test's table
+_ATTACKS: dict[str, tuple[dict[int, tuple[int, ...]], ...]] = {
+    kind: (tuple({t: (0,) for t in cells} for cells in FLYER_DESTINATIONS[kind])
+           if kind in FLYER_DESTINATIONS else tuple(dict(paths) for paths in WALKER_PATHS[kind]))
+    for kind in PIECE_TYPES}
+
+
 def turned(field: str, slices: int) -> str:
     """The field ``slices`` slices further clockwise (same letter); ``00`` stays."""
     if field == G.cells[0]:
@@ -364,6 +372,31 @@ class KaleidoChess(Game):
     def castle_holders(board: list[Piece | None]) -> set[int]:
         """Players with at least one piece standing in a castle."""
         return {p.owner for c in CASTLES if (p := board[c]) is not None}
+
+    def cell_attacked(self, pos: Position, cell: int, player: int) -> bool | None:
+        """Whether a piece of ``player`` could move to ``cell`` (and so take what stands
+        there), whoever is to move; the take-back ban and the die are not asked.  With 3–4
+        players only (the engine scores the danger to a player's last castles with it);
+        with two the game does not say (None): there a single capture of the last castle
+        piece ends the game, and the engine's quiescence would skip it as a dear piece
+        taking a defended one.  (With 3–4 players such a capture also removes the loser's
+        other pieces — it is never one capture of a defended piece.)"""
+        if self.players < 3:
+            return None
+        board = pos.board
+        occ = -1
+        for origin, piece in enumerate(board):
+            if piece is None or piece.owner != player or origin == cell:
+                continue
+            masks = _ATTACKS[piece.kind][origin].get(cell)
+            if masks is None:
+                continue
+            if occ < 0:
+                occ = _occupancy(board)
+            for m in masks:
+                if not m & occ:
+                    return True
+        return False
 
     def allowed_kinds(self, pos: Position) -> str:
         """Piece kinds the player to move may move (the die's row once rolled)."""
