@@ -186,6 +186,7 @@ class EnginePlayer(Player):
         self.name = f"level {level}"
         self.movetime = movetime
         self.depths: list[int] = []  #: the depth each move's search completed
+        self.scores: list[int] = []  #: each move's score (centipawns, the mover's view)
 
     def choose(self, game, pos, moves):
         if game.hidden_information:  # fog of war: from its own view, as on the board
@@ -197,6 +198,7 @@ class EnginePlayer(Player):
                               clock=self.clock)
         result = self.engine.choose(pos, movetime=self.movetime)
         self.depths.append(result.depth)
+        self.scores.append(result.score)
         return result.move
 
 
@@ -286,9 +288,11 @@ class Score:
 
 
 def play_game(game: Game, seats: list[Player], max_plies: int, rng: random.Random,
-              opening: str = "", clock: dict | None = None) -> tuple:
+              opening: str = "", clock: dict | None = None,
+              played: list[str] | None = None) -> tuple:
     """Play one game (after the ``opening`` moves); the winners' seats.  ``clock``
-    collects per player (by ``id``): wall seconds, moves, CPU seconds."""
+    collects per player (by ``id``): wall seconds, moves, CPU seconds; ``played`` the
+    moves after the opening in the game's long notation."""
     pos = game.start()
     for text in opening.split():
         pos.push(game.parse_move(pos, text))
@@ -309,6 +313,8 @@ def play_game(game: Game, seats: list[Player], max_plies: int, rng: random.Rando
                 spent[1] += 1
                 spent[2] += player.cpu_seconds() - cpu
             assert move in moves, "illegal move"
+        if played is not None:
+            played.append(game.long_move_text(pos, move))
         pos.push(move)
         if game.outcome(pos) is not None:
             break
@@ -318,11 +324,13 @@ def play_game(game: Game, seats: list[Player], max_plies: int, rng: random.Rando
 
 def match(game_name: str, options: dict, a: str, b: str, games: int, max_plies: int,
           seed: int = 0, movetime: float | None = None, openings: tuple[str, ...] = (),
-          times: dict | None = None) -> Score:
+          times: dict | None = None, games_log: Path | None = None) -> Score:
     """``games`` games of ``a`` against ``b``, seats swapped every game (each opening
     played from both sides); our engine's time runs on ``search_clock(a, b)``.  ``times``
     gets per side (``"a"``, ``"b"``) its wall seconds, moves and CPU seconds in total, and
-    ``"depths"`` the depths our engine's searches completed."""
+    ``"depths"`` the depths our engine's searches completed.  ``games_log`` gets one JSON
+    line per game (its moves, each side's time, our depths and scores): what a lost game
+    cost."""
     game = get_game(game_name, **options)
     score = Score()
     rng = random.Random(seed)
@@ -336,9 +344,10 @@ def match(game_name: str, options: dict, a: str, b: str, games: int, max_plies: 
         seats = [pb] * game.players
         seats[seat_a] = pa
         used: dict = {}
+        played: list[str] = []
         opening = openings[(i // 2) % len(openings)] if openings else ""
         try:
-            winners = play_game(game, seats, max_plies, rng, opening, used)
+            winners = play_game(game, seats, max_plies, rng, opening, used, played)
         finally:
             for p in (pa, pb):
                 if isinstance(p, UciPlayer):
@@ -350,10 +359,19 @@ def match(game_name: str, options: dict, a: str, b: str, games: int, max_plies: 
             if isinstance(p, EnginePlayer):
                 depths += p.depths
         score.record(winners, seat_a)
-        plies = sum(v[1] for v in used.values())
-        print(f"  game {i + 1}: {'draw' if not winners else ('A' if seat_a in winners else 'B')}"
-              f" (A {'White' if seat_a == 0 else 'Black'}, {plies} moves)",
-              file=sys.stderr, flush=True)
+        result = "draw" if not winners else ("A" if seat_a in winners else "B")
+        print(f"  game {i + 1}: {result} (A {'White' if seat_a == 0 else 'Black'}, "
+              f"{len(played)} moves)", file=sys.stderr, flush=True)
+        if games_log is not None:
+            entry = {"a": a, "b": b, "seed": seed, "game": i + 1, "opening": opening,
+                     "a_seat": seat_a, "result": result, "moves": played}
+            for side, p in (("A", pa), ("B", pb)):  # as in "result"
+                wall, moves, cpu = used.get(id(p), [0.0, 0, 0.0])
+                entry[side] = {"moves": moves, "wall": round(wall, 3), "cpu": round(cpu, 3)}
+                if isinstance(p, EnginePlayer):
+                    entry[side].update(depths=p.depths, scores=p.scores)
+            with games_log.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(entry) + "\n")
     if times is not None:
         times.update(spent)
         times["depths"] = depths
@@ -493,7 +511,8 @@ def write_docs(marker: str, text: str) -> None:
 
 
 def chess_matches(games: int, movetime: float, max_plies: int, seed: int,
-                  opponents: list[str], write: bool, records: Path = CHESS_RECORDS) -> None:
+                  opponents: list[str], write: bool, records: Path = CHESS_RECORDS,
+                  games_log: Path | None = None) -> None:
     """Level 10 against each opponent; each match appended to ``records`` as it ends,
     and the pooled table of this code's records printed (and written to the docs)."""
     code = code_version()  # read before the games: the code they run
@@ -502,7 +521,7 @@ def chess_matches(games: int, movetime: float, max_plies: int, seed: int,
         load_start = os.getloadavg()[0]
         times: dict = {}
         score = match("chess", {}, "level:10", b, games, max_plies, seed, movetime,
-                      OPENINGS, times)
+                      OPENINGS, times, games_log)
         record = chess_record(b, score, times, movetime, max_plies, seed,
                               (load_start, os.getloadavg()[0]), time.monotonic() - started,
                               code)
@@ -549,10 +568,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --chess: put the table in docs/engine.md")
     parser.add_argument("--records", type=Path, default=CHESS_RECORDS,
                         help="with --chess: the JSON lines file each match is appended to")
+    parser.add_argument("--games-log", type=Path,
+                        help="with --chess: a JSON lines file each game is appended to")
     args = parser.parse_args(argv)
     if args.chess:
         chess_matches(args.games, args.movetime or 0.25, args.max_plies, args.seed,
-                      args.against, args.write_docs, args.records)
+                      args.against, args.write_docs, args.records,
+                      args.games_log)
         return 0
     options: dict = {}
     if args.players:
