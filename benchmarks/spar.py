@@ -514,9 +514,10 @@ def chess_matches(games: int, movetime: float, max_plies: int, seed: int,
                   opponents: list[str], write: bool, records: Path = CHESS_RECORDS,
                   games_log: Path | None = None) -> None:
     """Level 10 against each opponent; each match appended to ``records`` as it ends,
-    and the pooled table of this code's records printed (and written to the docs)."""
+    and the pooled table of this code's records printed (and written to the docs).
+    ``games`` 0: no match, the table only."""
     code = code_version()  # read before the games: the code they run
-    for b in opponents:
+    for b in opponents if games > 0 else []:
         started = time.monotonic()
         load_start = os.getloadavg()[0]
         times: dict = {}
