@@ -79,3 +79,36 @@ def threshold_onto_the_pile(rig, name: str) -> None:
     spots = list(rig.calibration.spots)
     spots[i] = spot
     rig.calibration = rig.backend.calibration = replace(rig.calibration, spots=tuple(spots))
+
+
+def test_a_loop_starved_of_the_processor_still_senses_a_change_before_resting(
+        tmp_path, monkeypatch):
+    """On a loaded machine the service loop may not run for longer than QUIET_S.  When
+    quiet was counted in real time, a piece lifted just before such a pause was never
+    scanned: the next pass found the board quiet for QUIET_S, rested, and the lift went
+    unseen for good (a page waiting for the board's scans hung).  Quiet is counted in
+    simulated time, which runs only while the board is scanned."""
+    svc = make_service(tmp_path)
+    try:
+        svc.sim_action({"action": "arrange"})
+        sensing = svc.sensing
+        now = [time.monotonic()]
+        monkeypatch.setattr(time, "monotonic", lambda: now[0])
+        for _ in range(40):  # the arranged board settles
+            now[0] += 0.02
+            sensing.catch_up()
+            svc.tick()
+        settled = sensing.pipeline.stable
+        svc.sim_action({"action": "lift", "spot": "e2", "count": 1})
+        now[0] += 0.001  # the loop passes once, too soon for the scans to see the lift
+        sensing.catch_up()
+        svc.tick()
+        for _ in range(8):  # then it is starved: one pass every QUIET_S + 1 seconds
+            now[0] += QUIET_S + 1
+            sensing.catch_up()
+            svc.tick()
+        lifted = sensing.pipeline.stable
+        assert lifted is not settled
+        assert lifted.state() != settled.state()
+    finally:
+        svc.close()

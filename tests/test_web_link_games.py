@@ -53,7 +53,8 @@ GAMES = [
 #: the gestures one after another from inside the page; after one that changes the board
 #: the person waits until the board's scanner has read the change (``/health``'s count
 #: of scans: a few more than the debounce's two), so that every step is sensed (a victim
-#: lifted before the capturer lands) however slowly the service runs
+#: lifted before the capturer lands) however slowly the service runs — but not forever: a
+#: board that stops scanning fails the test with how far it got
 SEND_GESTURES = """async gestures => {
   const scans = () => fetch('/health').then(r => r.json()).then(h => h.sensing.scans);
   for (const g of gestures) {
@@ -61,8 +62,11 @@ SEND_GESTURES = """async gestures => {
       headers: {'Content-Type': 'application/json'}, body: JSON.stringify(g)});
     if (!r.ok) throw new Error(`${JSON.stringify(g)}: ${await r.text()}`);
     if (g.action !== 'lift' && g.action !== 'place') continue;
-    const seen = await scans() + 4;
-    while (await scans() < seen) await new Promise(done => setTimeout(done, 5));
+    const seen = await scans() + 4, deadline = Date.now() + 15000;
+    for (let n = await scans(); n < seen; n = await scans()) {
+      if (Date.now() > deadline) throw new Error(`${JSON.stringify(g)}: ${n} scans, not ${seen}`);
+      await new Promise(done => setTimeout(done, 5));
+    }
   }
 }"""
 

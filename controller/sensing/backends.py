@@ -51,11 +51,11 @@ class Sensing:
         self.backend = backend if backend is not None else pipeline.backend
         self._real = time.monotonic()
         #: simulated board at rest: nothing was done to it and its sensed picture did not
-        #: change for QUIET_S, so its emulated scans are skipped (their readings would
-        #: repeat) and the loop polls slowly
+        #: change for QUIET_S of *scanned* simulated time, so its emulated scans are skipped
+        #: (their readings would repeat) and the loop polls slowly
         self.resting = False
         self._revision = -1
-        self._changed_at = self._real
+        self._changed_at = clock()  # simulated time of the last change seen
         self._stable: Frame | None = None  # the pipeline's stable frame last seen
 
     def catch_up(self) -> None:
@@ -67,18 +67,23 @@ class Sensing:
         now = time.monotonic()
         step = min(MAX_CATCH_UP_S, max(0.0, now - self._real))
         self._real = now
+        # quiet is counted in simulated time, which runs only while the board is scanned:
+        # a loop starved of the processor for QUIET_S (a loaded machine) must still scan a
+        # change before resting, else the change is never sensed and whoever waits for it
+        # waits forever
+        sim_now = self.clock()
         if self.sim.revision != self._revision:
-            self._revision, self._changed_at = self.sim.revision, now
+            self._revision, self._changed_at = self.sim.revision, sim_now
         stable = self.pipeline.stable
         if stable is not self._stable:
             # a picture that still changes has not settled: resting would freeze whatever
             # the last scan saw (a pile of 3 near the 2|3 threshold flickers with the
             # sensor noise, and a frozen dip looked like part of the pile lifted for good)
             if self._stable is not None:
-                self._changed_at = now
+                self._changed_at = sim_now
             self._stable = stable
         # an emulated microcontroller keeps its own time-outs: never skip its beat
-        self.resting = self.link is None and now - self._changed_at > QUIET_S
+        self.resting = self.link is None and sim_now - self._changed_at > QUIET_S
         if self.resting:
             self.sim.skip(step)
         else:

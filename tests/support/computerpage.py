@@ -78,10 +78,14 @@ async (actions) => {
     let after = null;
     await enqueue(async () => { after = await sim(action); });
     if (!after || !after.state) throw new Error(`sim ${JSON.stringify(action)} refused`);
-    const scans = after.state.health.sensing.scans;
+    const scans = after.state.health.sensing.scans, deadline = Date.now() + 15000;
     for (;;) {
       const health = await (await fetch("/health")).json();
       if (health.sensing.scans >= scans + 4) break;
+      if (Date.now() > deadline) {  // a board that stops scanning fails, not hangs
+        const seen = health.sensing.scans;
+        throw new Error(`sim ${JSON.stringify(action)}: ${seen} scans, not ${scans + 4}`);
+      }
       await new Promise((r) => setTimeout(r, 5));
     }
   }
