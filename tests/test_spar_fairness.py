@@ -64,7 +64,8 @@ def fake_engine(tmp_path, mode: str) -> str:
     return str(program)
 
 
-def test_against_an_external_engine_our_search_runs_on_the_wall_clock(tmp_path, monkeypatch):
+def recorded_players(monkeypatch) -> list[spar.Player]:
+    """Every player ``spar.make_player`` builds from now on, in order (filled as built)."""
     built: list[spar.Player] = []
     real = spar.make_player
 
@@ -73,6 +74,11 @@ def test_against_an_external_engine_our_search_runs_on_the_wall_clock(tmp_path, 
         return built[-1]
 
     monkeypatch.setattr(spar, "make_player", recording)
+    return built
+
+
+def test_against_an_external_engine_our_search_runs_on_the_wall_clock(tmp_path, monkeypatch):
+    built = recorded_players(monkeypatch)
     program = fake_engine(tmp_path, "idle")
     spar.match("chess", {}, "level:1", f"uci:{program}", 1, 2, movetime=0.05)
     ours = [p for p in built if isinstance(p, spar.EnginePlayer)]
@@ -80,14 +86,7 @@ def test_against_an_external_engine_our_search_runs_on_the_wall_clock(tmp_path, 
 
 
 def test_without_an_external_engine_our_search_runs_on_cpu_time(monkeypatch):
-    built: list[spar.Player] = []
-    real = spar.make_player
-
-    def recording(*args, **kwargs):
-        built.append(real(*args, **kwargs))
-        return built[-1]
-
-    monkeypatch.setattr(spar, "make_player", recording)
+    built = recorded_players(monkeypatch)
     spar.match("chess", {}, "level:1", "greedy", 1, 2, movetime=0.05)
     ours = [p for p in built if isinstance(p, spar.EnginePlayer)]
     assert ours and all(p.engine.search.clock is time.process_time for p in ours)
