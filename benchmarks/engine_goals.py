@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from pathlib import Path
 
-from benchmarks.spar import match, write_docs
+from benchmarks.spar import match, wilson, write_docs
 from controller.engine import LEVELS
 from controller.rules import get_game
 
@@ -51,17 +50,6 @@ GOALS = {"random": 0.99, "greedy": 0.90}
 TOP = "level:10"
 #: finished configurations (kept in the repository: the docs' table is made from it)
 RESULTS = Path(__file__).resolve().parent / "results" / "engine_goals.jsonl"
-
-
-def wilson(wins: int, games: int) -> tuple[float, float]:
-    """95 % interval of a win rate (Wilson's score interval: sane at 0 and 100 %)."""
-    if games == 0:
-        return 0.0, 1.0
-    z = 1.96
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def run(config: str, against: str, games: int, movetime: float, max_plies: int,

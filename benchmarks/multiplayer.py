@@ -37,8 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.engine_goals import wilson
-from benchmarks.spar import Greedy, Player, make_player, write_docs
+from benchmarks.spar import Greedy, Player, make_player, wilson, write_docs
 from controller.engine import Engine, Result
 from controller.engine.search import DEFAULT_OPPONENTS, OPPONENT_MODELS
 from controller.rules import Game, Move, Position, get_game

@@ -260,6 +260,17 @@ def to_elo(score: float) -> float:
     return max(-800.0, min(800.0, -400 * math.log10(1 / x - 1)))
 
 
+def wilson(wins: int, games: int) -> tuple[float, float]:
+    """95 % interval of a win rate (Wilson's score interval: sane at 0 and 100 %)."""
+    if games == 0:
+        return 0.0, 1.0
+    z = 1.96
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 @dataclass
 class Score:
     wins: int = 0
@@ -471,8 +482,6 @@ def chess_row(b: str, pool: dict) -> str:
     """One table row for a pool of level 10's games against ``b``: the score with
     Wilson's 95 % interval (the score's binomial spread: draws make it narrower, so this
     errs wide) and the Elo difference it means."""
-    from benchmarks.engine_goals import wilson  # that module imports this one
-
     n = pool["wins"] + pool["draws"] + pool["losses"]
     points = pool["wins"] + pool["draws"] / 2
     share = points / n
