@@ -7,9 +7,10 @@ their journals.
 How a ply is made on a page: a move of one whole pile from one spot to another (most
 plies) by two clicks on the drawn board, as tests/test_web_link.py does; any other move
 (captures with their victims set aside, splits of a Tower, KaleidoChess explosions,
-promotions) by the page's own simulator gestures (``move_actions``) sent one after another
-from inside the page (``fetch('/api/sim')``), each once the board has scanned the one
-before, so that it senses every step (a victim lifted before the capturer lands).  A
+promotions) by the page's own simulator gestures (``move_actions``) run one after another
+through the page's own simulator calls (``enqueue``/``sim``, so the page shows the hand
+each leaves), each once the board has scanned the one before, so that it senses every
+step (a victim lifted before the capturer lands).  A
 question which move was meant is answered on the page's buttons.  The seats alternate
 between the boards (alpha, beta, alpha, beta: KaleidoChess with three and four players
 too).  The scripts are short games of tests/support/linkplay.py's seeded player
@@ -30,6 +31,7 @@ from controller.journal import Journal
 from controller.layout import load_layout
 from controller.rules import get_game
 from controller.web.simulator import move_actions
+from tests.support.computerpage import GESTURES
 from tests.support.linkpages import click
 from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
 
@@ -49,26 +51,6 @@ GAMES = [
     ("kaleidochess", {"players": 3}, "kaleido89", ["1H+1G", "3J+3K", "5K-6G", "1J-8C"]),
     ("kaleidochess", {"players": 4}, "kaleido89", ["1G+2K", "3J-4J", "5J+5G", "7J+7H"]),
 ]
-
-#: the gestures one after another from inside the page; after one that changes the board
-#: the person waits until the board's scanner has read the change (``/health``'s count
-#: of scans: a few more than the debounce's two), so that every step is sensed (a victim
-#: lifted before the capturer lands) however slowly the service runs — but not forever: a
-#: board that stops scanning fails the test with how far it got
-SEND_GESTURES = """async gestures => {
-  const scans = () => fetch('/health').then(r => r.json()).then(h => h.sensing.scans);
-  for (const g of gestures) {
-    const r = await fetch('/api/sim', {method: 'POST',
-      headers: {'Content-Type': 'application/json'}, body: JSON.stringify(g)});
-    if (!r.ok) throw new Error(`${JSON.stringify(g)}: ${await r.text()}`);
-    if (g.action !== 'lift' && g.action !== 'place') continue;
-    const seen = await scans() + 4, deadline = Date.now() + 15000;
-    for (let n = await scans(); n < seen; n = await scans()) {
-      if (Date.now() > deadline) throw new Error(`${JSON.stringify(g)}: ${n} scans, not ${seen}`);
-      await new Promise(done => setTimeout(done, 5));
-    }
-  }
-}"""
 
 STATE = "() => fetch('/api/state').then(r => r.json())"
 
@@ -117,10 +99,13 @@ def _make(page: Any, gestures: list[dict[str, Any]], whole_pile: bool, text: str
     """The person at ``page`` carries out the ply ``text`` (the game's ``ply``-th) and
     answers the board's question when it asks which move was meant."""
     if whole_pile and [g["action"] for g in gestures] == ["lift", "place"]:
+        # the page decides lift or put down by the hand it shows: it must show the hand
+        # as the board has it (empty), not a state from before the last put-aside
+        assert page.locator("#held").inner_text() == "nothing", _standing(page)
         click(page, gestures[0]["spot"])
         click(page, gestures[1]["spot"])
     else:
-        page.evaluate(SEND_GESTURES, gestures)
+        page.evaluate(GESTURES, gestures)
     page.wait_for_function(
         "n => document.querySelectorAll('#moves li').length >= n"
         " || document.querySelectorAll('#choice-options button').length > 0",
