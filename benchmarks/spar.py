@@ -457,6 +457,18 @@ def pooled(records: list[dict], code: str, movetime: float, max_plies: int) -> d
     return pools
 
 
+def table_code(records: list[dict], code: str, movetime: float, max_plies: int) -> str:
+    """The code whose runs the table shows: ``code`` (the current one) when it has runs of
+    this timing rule, time per move and ply cap, else the code of the newest such run —
+    so that rewriting the docs after an engine change keeps the figures measured so far
+    (labelled with their code) instead of an empty table."""
+    same = [r for r in records
+            if (r["rule"], r["movetime"], r["max_plies"]) == (CHESS_RULE, movetime, max_plies)]
+    if not same or any(r["code"] == code for r in same):
+        return code
+    return max(same, key=lambda r: r.get("finished", ""))["code"]
+
+
 def verdict(score: float, low: float, high: float, goal: float) -> str:
     """Whether a goal is met with confidence (the 95 % interval above it), on average
     only, or missed."""
@@ -541,12 +553,16 @@ def chess_matches(games: int, movetime: float, max_plies: int, seed: int,
         print(json.dumps(record), flush=True)
     kept = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()
             if line.strip()]
-    text = chess_table(kept, code, movetime, max_plies)
+    shown = table_code(kept, code, movetime, max_plies)
+    text = chess_table(kept, shown, movetime, max_plies)
     print(text, flush=True)
     if write:
+        which = (f"code `{code}`" if shown == code else
+                 f"code `{shown}`, measured before the code changed: no run yet of the "
+                 f"current code `{code}`")
         note = (f"{time.strftime('%Y-%m-%d')}: `python -m benchmarks.spar --chess "
                 f"--movetime {movetime:g}` in runs of different `--seed`, pooled from "
-                f"`benchmarks/results/chess.jsonl` (code `{code}`: `spar.code_version`, a "
+                f"`benchmarks/results/chess.jsonl` ({which}; `spar.code_version`, a "
                 f"digest of `controller/`). {movetime:g} s per move of wall time for both "
                 "sides (our level 10 limited to that time on the wall clock, the opponent told "
                 "`movetime`); CPU seconds per move as each side's process used them. "

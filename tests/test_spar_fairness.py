@@ -148,6 +148,20 @@ def test_the_chess_table_pools_only_runs_of_the_same_code_rule_and_time():
     assert pools["stockfish-lowest"]["runs"] == 1
 
 
+def test_after_a_code_change_the_table_keeps_the_newest_measured_code():
+    """Rewriting the docs before any run of the current code must not empty the table."""
+    older, newer = record("sunfish", 10, code="old"), record("sunfish", 12, code="new")
+    older["finished"], newer["finished"] = "2026-11-25T10:00:00Z", "2026-11-26T10:00:00Z"
+    other_time = record("sunfish", 1, code="fast", movetime=0.1)
+    other_time["finished"] = "2026-11-27T10:00:00Z"
+    records = [newer, older, other_time]
+    assert spar.table_code(records, "current", 0.25, 300) == "new"
+    assert spar.table_code(records + [record("sunfish", 3, code="current")],
+                           "current", 0.25, 300) == "current"
+    assert spar.table_code([], "current", 0.25, 300) == "current"
+    assert "| 12 |" in spar.chess_table(records, "new", 0.25, 300)
+
+
 def test_a_goal_is_met_with_confidence_only_when_the_whole_interval_is_above_it():
     assert spar.verdict(0.62, 0.56, 0.68, 0.55) == "yes, with confidence"
     assert spar.verdict(0.58, 0.50, 0.66, 0.55) == "on average only"
