@@ -15,6 +15,7 @@ import time
 
 import chess
 
+from benchmarks.benchtools import best_cpu_per_call, chess_perft
 from controller.rules.chess import Chess
 
 SEED = 2026
@@ -48,26 +49,12 @@ def random_positions(n: int, seed: int, chess960: bool) -> list[tuple[Chess, str
     return out
 
 
+
+
+
 def best_time(fn, repeat: int = REPEAT, rounds: int = ROUNDS) -> float:
     """Best mean CPU seconds per call over several rounds (less noise on a shared machine)."""
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.process_time()
-        for _ in range(repeat):
-            fn()
-        best = min(best, (time.process_time() - t0) / repeat)
-    return best
-
-
-def pc_perft(board: chess.Board, depth: int) -> int:
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += pc_perft(board, depth - 1)
-        board.pop()
-    return total
+    return best_cpu_per_call(fn, repeat, rounds)
 
 
 def bench_listing(samples: list[tuple[Chess, str]], label: str) -> None:
@@ -97,7 +84,7 @@ def bench_perft() -> None:
         t0 = time.process_time()
         n = game.perft(pos, depth)
         t1 = time.process_time()
-        m = pc_perft(board, depth)
+        m = chess_perft(board, depth)
         t2 = time.process_time()
         assert n == m, (name, n, m)
         ours_total += t1 - t0

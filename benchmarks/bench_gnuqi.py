@@ -4,7 +4,8 @@
 
 Prints, for Gnu Qi and for python-chess on chess positions with a similar number of
 legal moves: microseconds per legal-move list, nanoseconds per move listed, perft time
-and leaves per second, and the ratio Gnu Qi / python-chess (below 1 = faster).
+and leaves per second, and the ratio Gnu Qi / python-chess (below 1 = faster), all on
+process CPU time.
 python-chess is a test-only tool (GPL); the product never imports it.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 
 import chess
 
+from benchmarks.benchtools import chess_perft
 from controller.rules import get_game
 
 GAME = get_game("gnuqi")
@@ -46,38 +48,24 @@ def gnuqi_positions() -> list:
 
 
 def per_call(fn: Callable[[], object], seconds: float) -> float:
-    """Best-of-five microseconds per call."""
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds / 10:
+    """Best-of-five microseconds of process CPU time per call."""
+    n, start = 0, time.process_time()
+    while time.process_time() - start < seconds / 10:
         fn()
         n += 1
     best = float("inf")
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(n):
             fn()
-        best = min(best, (time.perf_counter() - t0) / n)
+        best = min(best, (time.process_time() - t0) / n)
     return best * 1e6
 
 
-def chess_perft(board: chess.Board, depth: int) -> int:
-    """The same algorithm as Game.perft: count the legal moves at depth 1."""
-    if depth == 0:
-        return 1
-    if depth == 1:
-        return len(list(board.legal_moves))
-    total = 0
-    for move in list(board.legal_moves):
-        board.push(move)
-        total += chess_perft(board, depth - 1)
-        board.pop()
-    return total
-
-
 def timed(fn: Callable[[], int]) -> tuple[int, float]:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     nodes = fn()
-    return nodes, time.perf_counter() - t0
+    return nodes, time.process_time() - t0
 
 
 def main() -> None:

@@ -2,8 +2,8 @@
 
 Run: ``python -m benchmarks.bench_laotzu``.  Prints per-position legal-move listing
 times, perft times and the ratios python-chess time / our time (≥ 1.0 means we are at
-least as fast).  python-chess is a test/benchmark-only dependency (GPL); the product never
-imports it.
+least as fast), on process CPU time.  python-chess is a test/benchmark-only dependency
+(GPL); the product never imports it.
 
 Positions come from seeded random play from random pairs of Chess960 arrays.  For the
 like-for-like comparison the hands are emptied (both programs then list exactly the same
@@ -21,6 +21,7 @@ import time
 import chess
 import chess.variant
 
+from benchmarks.benchtools import best_cpu_per_call, chess_perft
 from controller.rules.laotzu import LaoTzu
 
 SEED = 2024
@@ -45,26 +46,12 @@ def random_positions(n: int, seed: int) -> list[tuple[LaoTzu, str]]:
     return out
 
 
+
+
+
 def best_time(fn, repeat: int = REPEAT, rounds: int = ROUNDS) -> float:
-    """Best mean seconds per call over several rounds (less noise on a shared machine)."""
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / repeat)
-    return best
-
-
-def pc_perft(board: chess.Board, depth: int) -> int:
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += pc_perft(board, depth - 1)
-        board.pop()
-    return total
+    """Best mean CPU seconds per call over several rounds (less noise on a shared machine)."""
+    return best_cpu_per_call(fn, repeat, rounds)
 
 
 def bench_listing(samples: list[tuple[LaoTzu, str]]) -> None:
@@ -115,11 +102,11 @@ def bench_perft(pairs: list[tuple[int, int]], depth: int) -> None:
         game = LaoTzu(white_array=white, black_array=black)
         pos = game.start()
         board = chess.Board(game.position_text(pos).replace("[]", ""), chess960=True)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         n = game.perft(pos, depth)
-        t1 = time.perf_counter()
-        m = pc_perft(board, depth)
-        t2 = time.perf_counter()
+        t1 = time.process_time()
+        m = chess_perft(board, depth)
+        t2 = time.process_time()
         assert n == m, (white, black, n, m)
         nodes += n
         ours += t1 - t0
