@@ -32,6 +32,11 @@ STARTS = [
     # only Towers and the King: the witness must be a Tower step
     "7k/8/8/8/8/2t31r3/1T16/K7 w - w 0 1",
     "7k/8/8/8/8/8/8/KT1t15 w - w 0 1",
+    # a lone King in check with the Cube: the witness of a second move is a King step
+    "r2t3k3/2e5/3t34/8/8/4t23/8/4K3 w q w 0 10",
+    "8/8/8/8/8/8/2k5/K6r w - w 0 30",
+    "8/8/8/8/3k4/8/8/1r2K1r1 w - w 0 30",
+    "k7/8/8/8/8/4m3/8/4K2r w - w 0 30",
 ]
 
 
@@ -84,3 +89,12 @@ def test_no_cube_when_the_only_evasion_pins_the_blocker():
     pos = GAME.parse_position("k5t81/8/8/8/8/5m2/4E3/r6K w - w 0 30")
     moves = _check(pos)
     assert [GAME.move_text(pos, m) for m in moves] == ["Ee2-e1"]
+
+
+def test_no_cube_when_every_step_of_the_lone_king_is_attacked_after_its_evasion():
+    # Ka1-a2 answers the check; from a2 every step is attacked once the King has left
+    # (a1 along the first rank through the cell it vacated, a3 along the third, b1-b3 by
+    # the enemy King): no second move, so no Cube turn
+    pos = GAME.parse_position("8/8/8/8/8/7r/2k5/K6r w - w 0 30")
+    moves = _check(pos)
+    assert [GAME.move_text(pos, m) for m in moves] == ["Ka1-a2"]

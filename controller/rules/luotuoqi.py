@@ -1506,8 +1506,8 @@ class Luotuoqi(Game):
                               own: list[tuple[int, Piece]], my_d: list[int]) -> bool:
         """The Cube option of the legal, quiet evasion ``m``: made on the board alone, then
         no check on the enemy King ``x``, and a second move found as a one-step move of a
-        piece whose leaving does not expose the King (else searched in full); ``my_d``:
-        the mover's Bypassers before the move."""
+        piece whose leaving does not expose the King, or a safe step of the King itself
+        (else searched in full); ``my_d``: the mover's Bypassers before the move."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         o, t = m.origin, m.target
@@ -1533,6 +1533,15 @@ class Luotuoqi(Game):
                 if any(board[s] is None for s in steps) \
                         and not self.exposes(board, king, c, them):
                     return True
+            # the King itself: a step to an empty cell no enemy attacks once it has left
+            # (a lone King, the usual case near a mate, else always searched in full)
+            royal, board[king] = board[king], None
+            try:
+                if any(board[s] is None and not self.attacked(board, s, them)
+                       for s in KING_STEPS[king]):
+                    return True
+            finally:
+                board[king] = royal
         finally:
             for cell, piece in reversed(saved):
                 board[cell] = piece
