@@ -527,11 +527,14 @@ def solve(name: str, path: Path) -> tuple[int, int, float, float]:
     ``DIAGNOSE_CPU`` s), the depth at which it finds the mate."""
     game_name, options = SETS[name]
     game = get_game(game_name, **options)
-    engine = Engine(game, level=SOLVE_LEVEL, clock=time.process_time)
     solved, total, wall, cpu = 0, 0, 0.0, 0.0
     for text, moves in read_set(path):
         pos = game.parse_position(text)
         t, c = time.monotonic(), time.process_time()
+        # a fresh engine for every position, as the board's worker thinks every move
+        # (``controller.opponent.think``): one engine kept from position to position
+        # ordered each search by the history of unrelated ones
+        engine = Engine(game, level=SOLVE_LEVEL, clock=time.process_time)
         result = engine.choose(pos, movetime=SOLVE_MOVETIME)
         move = result.move
         wall = max(wall, time.monotonic() - t)
