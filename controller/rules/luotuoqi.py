@@ -1506,8 +1506,8 @@ class Luotuoqi(Game):
                               own: list[tuple[int, Piece]], my_d: list[int]) -> bool:
         """The Cube option of the legal, quiet evasion ``m``: made on the board alone, then
         no check on the enemy King ``x``, and a second move found as a one-step move of a
-        piece whose leaving does not expose the King, or a safe step of the King itself
-        (else searched in full); ``my_d``: the mover's Bypassers before the move."""
+        piece whose leaving does not expose the King or a safe step of the King (else
+        searched in full); ``my_d``: the mover's Bypassers before the move."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         o, t = m.origin, m.target
@@ -1533,29 +1533,35 @@ class Luotuoqi(Game):
                 if any(board[s] is None for s in steps) \
                         and not self.exposes(board, king, c, them):
                     return True
-            # the King itself: a step to an empty cell no enemy attacks once it has left
-            # (a lone King, the usual case near a mate, else always searched in full)
-            royal, board[king] = board[king], None
-            try:
-                if any(board[s] is None and not self.attacked(board, s, them)
-                       for s in KING_STEPS[king]):
-                    return True
-            finally:
-                board[king] = royal
+            if self._king_may_step(board, king, them):  # a lone King near a mate
+                return True
         finally:
             for cell, piece in reversed(saved):
                 board[cell] = piece
         return self._cube_option_in_full(pos, _cube_variant(m))
 
     def _cube_option_in_full(self, pos: Position, cube: Move) -> bool:
-        """The Cube rule by make/undo: the first move gives no check and a second exists."""
+        """The Cube rule by make/undo: the first move gives no check and a second exists —
+        a safe step of the King to an empty cell, else found by listing (a lone King, the
+        usual case near a mate, had every first move listed after)."""
         me = pos.turn
         pos.push(cube, record=False)
         board = pos.board
         ok = (not self.attacked(board, self._king(board, 1 - me), me)
-              and bool(self._legal_plain(pos, first_only=True)))
+              and (self._king_may_step(board, self._king(board, me), 1 - me)
+                   or bool(self._legal_plain(pos, first_only=True))))
         pos.pop()
         return ok
+
+    def _king_may_step(self, board: list, king: int, them: int) -> bool:
+        """Whether the King on ``king`` has a step to an empty cell no piece of ``them``
+        attacks once the King has left (lines through its old cell count)."""
+        royal, board[king] = board[king], None
+        try:
+            return any(board[s] is None and not self.attacked(board, s, them)
+                       for s in KING_STEPS[king])
+        finally:
+            board[king] = royal
 
     @staticmethod
     def _witnesses(board: list, own: list[tuple[int, Piece]], king: int,
