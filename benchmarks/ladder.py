@@ -50,11 +50,12 @@ import math
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from benchmarks.spar import Player, Score, make_player, write_docs
 from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator, Level
+from controller.engine.fog import SAMPLES
 from controller.rules import Game, Move, get_game
 
 #: finished pairs (kept in the repository: the docs' table is made from it)
@@ -75,14 +76,14 @@ HEADER = ("| game | levels | games | upper wins | draws | lower wins | adjudicat
 def levels_table() -> str:
     """``LEVELS`` as the docs show it (written with the ladder, so the two agree)."""
     lines = ["| level | deepest | node cap | completed before the cap may stop it "
-             "| time budget here | noise (cp) |",
-             "|---|---|---|---|---|---|"]
+             "| time budget here | noise (cp) | positions drawn from a view (Lao Tzu) |",
+             "|---|---|---|---|---|---|---|"]
     for k, level in sorted(LEVELS.items()):
         name = f"{k} (default)" if k == DEFAULT_LEVEL else str(k)
         nodes = "—" if level.nodes is None else f"{level.nodes:,}"
         floor = f"depth {level.floor}" if level.floor else "—"
         lines.append(f"| {name} | {level.depth} | {nodes} | {floor} | {level.movetime:g} s "
-                     f"| {level.noise} |")
+                     f"| {level.noise} | {level.samples} |")
     return "\n".join(lines)
 
 
@@ -93,11 +94,16 @@ def levels_of(low: int) -> dict[str, dict]:
 
 def measured_with_current_levels(record: dict) -> bool:
     """Whether a recorded pair measured the two levels ``LEVELS`` has now (a field added
-    to ``Level`` since, such as ``floor``, counts at its default)."""
+    to ``Level`` since, such as ``floor``, counts at its default; ``samples`` only where
+    the game hides pieces — elsewhere no search draws positions)."""
     recorded = record.get("levels") or {}
     try:
-        return {side: Level(**fields) for side, fields in recorded.items()} == {
-            "upper": LEVELS[record["low"] + 1], "lower": LEVELS[record["low"]]}
+        then = {side: Level(**fields) for side, fields in recorded.items()}
+        now = {"upper": LEVELS[record["low"] + 1], "lower": LEVELS[record["low"]]}
+        if not get_game(record["game"]).hidden_information:
+            then, now = ({side: replace(level, samples=SAMPLES) for side, level in d.items()}
+                         for d in (then, now))
+        return then == now
     except (KeyError, TypeError):  # a level or a field that no longer exists
         return False
 

@@ -195,7 +195,7 @@ class EnginePlayer(Player):
             view = game.player_view(pos, game.ply_mover(pos))
             limits = sample_limits(self.engine.level)  # the level's own time, as documented
             return choose_try(game, view, moves, limits, seed=len(pos.moves),
-                              clock=self.clock)
+                              clock=self.clock, samples=self.engine.level.samples)
         result = self.engine.choose(pos, movetime=self.movetime)
         self.depths.append(result.depth)
         self.scores.append(result.score)

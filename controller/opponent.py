@@ -118,7 +118,8 @@ def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: i
     game = get_game(game_name, **options)
     if limits is None:
         limits = sample_limits(LEVELS[level], movetime)
-    return ranked_tries(game, view, limits, seed=seed + view.fullmove)
+    return ranked_tries(game, view, limits, seed=seed + view.fullmove,
+                        samples=LEVELS[level].samples)
 
 
 @dataclass

@@ -150,3 +150,28 @@ def test_lao_tzus_computer_plays_its_levels_weakness_from_its_view_too():
         return {ranked_tries(game, view, limits, seed=s)[0] for s in range(12)}
 
     assert len(firsts(noisy)) > len(firsts(calm))
+
+
+def test_lao_tzus_weak_levels_imagine_fewer_hidden_positions_on_the_board(monkeypatch):
+    """The board's worker draws as many positions from the view as the level says:
+    level 1 pictures one way the hidden pieces may stand (and walks into a defender it
+    did not picture), the strong levels eight; each drawn position gets its share of
+    the level's time."""
+    from controller import opponent
+    from controller.engine import fog
+
+    drawn: list[int] = []
+    real = fog.draw_positions
+
+    def counting(game, view, rng, samples):
+        drawn.append(samples)
+        return real(game, view, rng, samples)
+
+    monkeypatch.setattr(fog, "draw_positions", counting)
+    game = get_game("laotzu")
+    view = game.player_view(game.parse_position(FREE_KNIGHT.replace(" w ", "[] w ")), 0)
+    for level in (1, 2, 3, DEFAULT_LEVEL):
+        opponent.think_from_view("laotzu", {}, view, level, seed=0)
+    assert drawn == [1, 2, 4, fog.SAMPLES]
+    assert fog.sample_limits(LEVELS[1]).movetime == pytest.approx(LEVELS[1].movetime)
+    assert fog.sample_limits(LEVELS[3]).movetime == pytest.approx(LEVELS[3].movetime / 4)

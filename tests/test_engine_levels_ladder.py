@@ -12,7 +12,13 @@ import json
 import random
 from dataclasses import asdict
 
-from benchmarks.ladder import OPENING, load, opening_plies, random_opening
+from benchmarks.ladder import (
+    OPENING,
+    load,
+    measured_with_current_levels,
+    opening_plies,
+    random_opening,
+)
 from controller.engine import LEVELS
 from controller.rules import get_game
 
@@ -61,3 +67,18 @@ def test_records_without_openings_count_only_where_the_seed_varies_the_games(tmp
     results, stale = load(path, OPENING)
     assert sorted(results) == [("chess", 1), ("chess", 5)]
     assert stale == 2
+
+
+def test_a_pair_measured_before_levels_drew_fewer_positions_counts_only_without_fog():
+    """``Level.samples`` changes how Lao Tzu's computer plays, nothing in the other games:
+    a pair recorded before it existed still counts there, not in Lao Tzu."""
+    def before(game: str) -> dict:
+        record = _record(1, game=game)
+        for side in record["levels"].values():
+            del side["samples"]
+        return record
+
+    assert LEVELS[1].samples < LEVELS[10].samples
+    assert measured_with_current_levels(before("chess"))
+    assert not measured_with_current_levels(before("laotzu"))
+    assert measured_with_current_levels(_record(1, game="laotzu"))

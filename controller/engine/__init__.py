@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from controller.engine.evaluation import Evaluator, weights_for
+from controller.engine.fog import SAMPLES
 from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
 from controller.rules import Game, Position
 
@@ -40,17 +41,22 @@ class Level:
     noise: int = 0  #: centipawns within which a weaker move may be chosen
     nodes: int | None = None  #: the most nodes one search may visit (None: no cap)
     floor: int = 0  #: the depth completed before the node cap may end the search
+    #: fog of war (Lao Tzu): positions drawn from the view for a decision — the weak
+    #: levels imagine fewer of the ways the hidden pieces may stand, so they walk into
+    #: the defender they did not picture (``controller/engine/fog.py``)
+    samples: int = SAMPLES
 
 
 #: Noise falls steeply over levels 1–3 (level 1 plays almost at random among reasonable
 #: moves); from level 4 on a node cap (about 3,000 nodes finish depth 3 in Gnu Qi, chess,
 #: Lotus-39 and Lùotuoqí) that does not stop the search before the level below's depth is
 #: complete; the time budget doubles above the default; level 10 searches for 4 s without
-#: a cap.
+#: a cap.  From a view (Lao Tzu) levels 1–3 also draw fewer positions: the noise alone
+#: is averaged away by the vote over eight.
 LEVELS: dict[int, Level] = {
-    1: Level(1, 0.2, noise=400),
-    2: Level(1, 0.2, noise=150),
-    3: Level(2, 0.2, noise=50),
+    1: Level(1, 0.2, noise=400, samples=1),
+    2: Level(1, 0.2, noise=150, samples=2),
+    3: Level(2, 0.2, noise=50, samples=4),
     4: Level(3, 0.2, nodes=3_000),
     5: Level(4, 0.2, nodes=4_500),
     6: Level(5, 0.25, nodes=6_000),

@@ -138,7 +138,7 @@ def same_try(a: Move, b: Move) -> bool:
         a.kind != "drop" or a.piece == b.piece)
 
 
-#: positions drawn from the view per decision
+#: positions drawn from the view per decision (the strong levels'; ``Level.samples``)
 SAMPLES = 8
 #: a score is counted at most this far from level (centipawns): a mate found in one
 #: drawn position must not outweigh what all the others say
@@ -154,13 +154,14 @@ ANSWER_DEPTH = 1
 
 
 def sample_limits(level: Level, movetime: float | None = None) -> Limits:
-    """One sample's search limits at ``level``: its share of the level's time (or of the
-    shorter ``movetime``) and node cap, at most depth 3 (a search per drawn position where
-    the full information engine makes one), and the level's own noise — so the weak levels
-    stay weak from a view too."""
+    """One sample's search limits at ``level`` (which draws ``level.samples`` positions):
+    its share of the level's time (or of the shorter ``movetime``) and node cap, at most
+    depth 3 (a search per drawn position where the full information engine makes one), and
+    the level's own noise — so the weak levels stay weak from a view too."""
     budget = level.movetime if movetime is None else min(movetime, level.movetime)
-    nodes = max(1, level.nodes // SAMPLES) if level.nodes is not None else None
-    return Limits(depth=min(level.depth, 3), movetime=budget / SAMPLES, nodes=nodes,
+    share = level.samples
+    nodes = max(1, level.nodes // share) if level.nodes is not None else None
+    return Limits(depth=min(level.depth, 3), movetime=budget / share, nodes=nodes,
                   noise=level.noise)
 
 
@@ -264,10 +265,11 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
 
 
 def choose_try(game: Game, view: PlayerView, legal: list[Move], limits: Limits,
-               seed: int = 0, clock: Callable[[], float] = time.monotonic) -> Any:
+               seed: int = 0, clock: Callable[[], float] = time.monotonic,
+               samples: int = SAMPLES) -> Any:
     """The first ranked try that is legal in the true position (the board's refusals
     tell the player no more than they tell a person), as the true legal move."""
-    for t in ranked_tries(game, view, limits, seed, clock=clock):
+    for t in ranked_tries(game, view, limits, seed, samples, clock=clock):
         for m in legal:
             if same_try(t, m):
                 return m
