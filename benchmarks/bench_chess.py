@@ -49,9 +49,6 @@ def random_positions(n: int, seed: int, chess960: bool) -> list[tuple[Chess, str
     return out
 
 
-
-
-
 def best_time(fn, repeat: int = REPEAT, rounds: int = ROUNDS) -> float:
     """Best mean CPU seconds per call over several rounds (less noise on a shared machine)."""
     return best_cpu_per_call(fn, repeat, rounds)

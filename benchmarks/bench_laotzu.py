@@ -46,9 +46,6 @@ def random_positions(n: int, seed: int) -> list[tuple[LaoTzu, str]]:
     return out
 
 
-
-
-
 def best_time(fn, repeat: int = REPEAT, rounds: int = ROUNDS) -> float:
     """Best mean CPU seconds per call over several rounds (less noise on a shared machine)."""
     return best_cpu_per_call(fn, repeat, rounds)
