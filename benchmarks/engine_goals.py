@@ -53,14 +53,17 @@ RESULTS = Path(__file__).resolve().parent / "results" / "engine_goals.jsonl"
 
 
 def run(config: str, against: str, games: int, movetime: float, max_plies: int,
-        seed: int) -> dict:
+        seed: int, games_log: Path | None = None) -> dict:
+    """One configuration against one opponent; ``games_log`` gets every game's moves
+    (``spar.match``), so that a lost game can be looked at afterwards."""
     game, options = CONFIGS[config]
     # a game of hidden information is played at the level's own time, whatever --movetime
     # says (spar.EnginePlayer): the row records the time that was used
     if get_game(game, **options).hidden_information:
         movetime = LEVELS[int(TOP.partition(":")[2])].movetime
     started = time.monotonic()
-    score = match(game, options, TOP, against, games, max_plies, seed, movetime)
+    score = match(game, options, TOP, against, games, max_plies, seed, movetime,
+                  games_log=games_log)
     return {"config": config, "against": against, "wins": score.wins, "draws": score.draws,
             "losses": score.losses, "movetime": movetime, "max_plies": max_plies,
             "seconds": round(time.monotonic() - started, 1)}
@@ -102,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--games-log", type=Path,
+                        help="a JSON lines file each game (its moves) is appended to")
     args = parser.parse_args(argv)
     results: dict[tuple[str, str], dict] = {}
     if args.results.exists():
@@ -116,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         for against in args.against:
             if (config, against) in results:
                 continue
-            r = run(config, against, args.games, args.movetime, args.max_plies, args.seed)
+            r = run(config, against, args.games, args.movetime, args.max_plies, args.seed,
+                    args.games_log)
             results[(config, against)] = r
             args.results.parent.mkdir(parents=True, exist_ok=True)
             with args.results.open("a", encoding="utf-8") as out:

@@ -6,6 +6,8 @@ record ``--movetime`` (0.1 s) although their games ran at 4 s a move."""
 
 from __future__ import annotations
 
+import json
+
 from benchmarks import engine_goals
 from benchmarks.spar import Score
 from controller.engine import LEVELS
@@ -15,7 +17,8 @@ def played_at(monkeypatch, config: str, movetime: float) -> tuple[float, float |
     """(the time the row records, the time the match was asked to play at)."""
     asked: list[float | None] = []
 
-    def fake_match(game, options, a, b, games, max_plies, seed, movetime=None):
+    def fake_match(game, options, a, b, games, max_plies, seed, movetime=None,
+                   games_log=None):
         asked.append(movetime)
         return Score(wins=games)
 
@@ -31,3 +34,12 @@ def test_a_hidden_information_row_records_the_levels_own_time(monkeypatch):
 
 def test_a_full_information_row_records_the_time_asked_for(monkeypatch):
     assert played_at(monkeypatch, "chess", 0.1) == (0.1, 0.1)
+
+
+def test_the_games_log_keeps_every_games_moves(tmp_path):
+    """``--games-log``: each game's moves, so that a lost game can be looked at later."""
+    log = tmp_path / "games.jsonl"
+    row = engine_goals.run("lotus39", "random", 2, 0.01, 12, 0, games_log=log)
+    games = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert len(games) == 2 == row["wins"] + row["draws"] + row["losses"]
+    assert all(g["moves"] and g["result"] in ("A", "B", "draw") for g in games)
