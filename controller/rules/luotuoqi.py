@@ -1538,20 +1538,27 @@ class Luotuoqi(Game):
         finally:
             for cell, piece in reversed(saved):
                 board[cell] = piece
-        return self._cube_option_in_full(pos, _cube_variant(m))
+        # no check given and no King step found on this board: only the listing is left
+        return self._cube_option_in_full(pos, _cube_variant(m), listing_only=True)
 
-    def _cube_option_in_full(self, pos: Position, cube: Move) -> bool:
+    def _cube_option_in_full(self, pos: Position, cube: Move,
+                             listing_only: bool = False) -> bool:
         """The Cube rule by make/undo: the first move gives no check and a second exists —
         a safe step of the King to an empty cell, else found by listing (a lone King, the
-        usual case near a mate, had every first move listed after)."""
+        usual case near a mate, had every first move listed after).  ``listing_only``:
+        the caller found no check and no King step on the same board already."""
         me = pos.turn
         pos.push(cube, record=False)
-        board = pos.board
-        ok = (not self.attacked(board, self._king(board, 1 - me), me)
-              and (self._king_may_step(board, self._king(board, me), 1 - me)
-                   or bool(self._legal_plain(pos, first_only=True))))
-        pos.pop()
-        return ok
+        try:
+            board = pos.board
+            if not listing_only:
+                if self.attacked(board, self._king(board, 1 - me), me):
+                    return False
+                if self._king_may_step(board, self._king(board, me), 1 - me):
+                    return True
+            return bool(self._legal_plain(pos, first_only=True))
+        finally:
+            pos.pop()
 
     def _king_may_step(self, board: list, king: int, them: int) -> bool:
         """Whether the King on ``king`` has a step to an empty cell no piece of ``them``
