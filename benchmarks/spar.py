@@ -190,12 +190,14 @@ class EnginePlayer(Player):
 
     def choose(self, game, pos, moves):
         if game.hidden_information:  # fog of war: from its own view, as on the board
-            from controller.engine.fog import choose_try, sample_limits
+            from controller.engine.fog import choose_try, earlier_views, sample_limits
 
-            view = game.player_view(pos, game.ply_mover(pos))
+            me = game.ply_mover(pos)
+            view = game.player_view(pos, me)
             limits = sample_limits(self.engine.level)  # the level's own time, as documented
             return choose_try(game, view, moves, limits, seed=len(pos.moves),
-                              clock=self.clock, samples=self.engine.level.samples)
+                              clock=self.clock, samples=self.engine.level.samples,
+                              memory=earlier_views(game, pos, me))
         result = self.engine.choose(pos, movetime=self.movetime)
         self.depths.append(result.depth)
         self.scores.append(result.score)

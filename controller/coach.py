@@ -84,16 +84,17 @@ def advise(game_name: str, options: dict[str, Any], setup: str, moves: list[str]
 
 
 def advise_from_view(game_name: str, options: dict[str, Any], view: Any,
-                     seconds: float = ADVICE_SECONDS) -> Advice:
-    """In the worker, with hidden information: the best try judged from ``view`` alone
-    (no score: the view cannot be scored without guessing the hidden pieces)."""
+                     seconds: float = ADVICE_SECONDS, memory: tuple = ()) -> Advice:
+    """In the worker, with hidden information: the best try judged from ``view`` and the
+    player's earlier views ``memory`` alone (no score: the view cannot be scored without
+    guessing the hidden pieces)."""
     from controller.engine.fog import ranked_tries
     from controller.engine.search import Limits
 
     game = get_game(game_name, **options)
     # a node budget rather than a clock: the same view always gets the same hint
     tries = ranked_tries(game, view, Limits(depth=3, nodes=max(500, int(seconds * 8000))),
-                         seed=view.fullmove)
+                         seed=view.fullmove, memory=memory)
     return Advice(view.move_text(tries[0]) if tries else "", 0)
 
 
@@ -119,10 +120,13 @@ class Coach:
             self._pool = ProcessPoolExecutor(max_workers=1,
                                              mp_context=multiprocessing.get_context("spawn"))
         if game.hidden_information:
-            view = game.player_view(pos, game.ply_mover(pos))
+            from controller.engine.fog import earlier_views
+
+            mover = game.ply_mover(pos)
+            view = game.player_view(pos, mover)
             public = {k: v for k, v in options.items() if k not in game.hidden_options}
             future = self._pool.submit(advise_from_view, game.name, public, view,
-                                       self.seconds)
+                                       self.seconds, earlier_views(game, pos, mover))
         else:
             future = self._pool.submit(advise, game.name, dict(options), setup, list(moves),
                                        played, self.seconds)

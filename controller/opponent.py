@@ -108,10 +108,11 @@ def think_external(program: str, engine_options: tuple, game_name: str,
 
 def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: int,
                     seed: int, movetime: float | None = None,
-                    limits: Any = None) -> list[Move]:
+                    limits: Any = None, memory: tuple = ()) -> list[Move]:
     """In the worker, for a hidden-information game: the moves to try, best first, judged
-    from ``view`` alone (the true position never leaves the service).  ``limits``
-    replaces the level's (tests bound the search by depth alone, to be repeatable)."""
+    from ``view`` and the player's earlier views ``memory`` alone (the true position never
+    leaves the service).  ``limits`` replaces the level's (tests bound the search by
+    depth alone, to be repeatable)."""
     from controller.engine import LEVELS
     from controller.engine.fog import ranked_tries, sample_limits
 
@@ -119,7 +120,7 @@ def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: i
     if limits is None:
         limits = sample_limits(LEVELS[level], movetime)
     return ranked_tries(game, view, limits, seed=seed + view.fullmove,
-                        samples=LEVELS[level].samples)
+                        samples=LEVELS[level].samples, memory=memory)
 
 
 @dataclass
@@ -181,10 +182,14 @@ class Opponent:
                     max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                     initializer=lower_priority)
             if game.hidden_information:  # the worker sees what the player sees, no more
-                view = game.player_view(pos, game.ply_mover(pos))
+                from controller.engine.fog import earlier_views
+
+                mover = game.ply_mover(pos)
+                view = game.player_view(pos, mover)
                 public = {k: v for k, v in options.items() if k not in game.hidden_options}
                 future = self._pool.submit(think_from_view, game.name, public, view,
-                                           self.computer.level, self.seed, movetime)
+                                           self.computer.level, self.seed, movetime,
+                                           None, earlier_views(game, pos, mover))
             elif self.engine.uci_engine and game.name in self.engine.uci_games:
                 future = self._pool.submit(think_external, self.engine.uci_engine,
                                            tuple(self.engine.uci_options.items()), game.name,

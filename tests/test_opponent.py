@@ -83,15 +83,17 @@ def test_lao_tzu_computer_thinks_from_its_view_only(tmp_path, monkeypatch):
     seen = []
     real = opponent_module.think_from_view
 
-    def spy(game_name, options, view, level, seed, movetime=None):
-        seen.append((options, type(view).__name__))
-        return real(game_name, options, view, level, seed, movetime)
+    def spy(game_name, options, view, level, seed, movetime=None, limits=None, memory=()):
+        seen.append((options, type(view).__name__, [type(v).__name__ for v in memory]))
+        return real(game_name, options, view, level, seed, movetime, limits, memory)
 
     monkeypatch.setattr(opponent_module, "think_from_view", spy)
     monkeypatch.setattr(opponent_module, "think", None)  # the record path must not be used
     game = get_game("laotzu", white_array=100, black_array=700)
     pos = game.start()
-    pos.push(game.parse_move(pos, "e4"))
+    record = ["e2e4", "e7e5", "d2d4"]
+    for text in record:
+        pos.push(game.parse_move(pos, text))
     opponent = Opponent(Computer(frozenset({1}), 2))
     # an in-process pool stand-in: run the job at once (the spy must see the arguments)
     from concurrent.futures import Future
@@ -107,8 +109,12 @@ def test_lao_tzu_computer_thinks_from_its_view_only(tmp_path, monkeypatch):
 
     opponent._pool = Inline()
     options = dict(game.options)
-    assert opponent.poll(game, options, game.position_text(game.start()), ["e2e4"], pos) is None
-    move = opponent.poll(game, options, game.position_text(game.start()), ["e2e4"], pos)
+    setup = game.position_text(game.start())
+    before = game.position_text(pos)
+    assert opponent.poll(game, options, setup, record, pos) is None
+    move = opponent.poll(game, options, setup, record, pos)
     assert move in game.legal_moves(pos)
-    assert seen and all("black_array" not in o and "white_array" not in o for o, _ in seen)
-    assert seen[0][1] == "PlayerView"
+    assert seen and all("black_array" not in o and "white_array" not in o for o, _, _ in seen)
+    # its view now, and what it saw at its earlier turn: views, never a position
+    assert seen[0][1:] == ("PlayerView", ["PlayerView"])
+    assert game.position_text(pos) == before and len(pos.moves) == 3  # walked back, restored

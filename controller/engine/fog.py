@@ -28,12 +28,14 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from controller.engine.search import Limits, Search
 from controller.rules import Game, Move, Piece, PlayerView, Position, RulesError
+from controller.rules.laotzu_board import KING_ATT, attacks
 
 if TYPE_CHECKING:
     from controller.engine import Level
@@ -77,15 +79,85 @@ def _home_weight(kind: str, cell: int, enemy: int, fullmove: int) -> float:
     return math.exp(-out / spread)
 
 
+#: the player's earlier turns whose views the engine recalls (:func:`earlier_views`)
+MEMORY_TURNS = 16
+
+
+def earlier_views(game: Game, pos: Position, player: int,
+                  turns: int = MEMORY_TURNS) -> tuple[PlayerView, ...]:
+    """``player``'s views at his last ``turns`` turns before this one, oldest first —
+    what he saw, nothing more (``pos`` is walked back and restored)."""
+    undone: list[Move] = []
+    views: list[PlayerView] = []
+    try:
+        while pos.moves and len(views) < turns:
+            undone.append(pos.pop())
+            if game.ply_mover(pos) == player:
+                views.append(game.player_view(pos, player))
+    finally:
+        while undone:
+            pos.push(undone.pop())
+    return tuple(reversed(views))
+
+
+def lurking_drops(views: Sequence[PlayerView]) -> Counter:
+    """The enemy pieces, by kind, that he dropped out of the player's sight and that the
+    player has not seen since, judged from the player's views at his turns (oldest
+    first, the current one last).  Hands are public, so a drop shows as the enemy's hand
+    shrinking; a piece of that kind that comes into view may be it and is struck off."""
+    if not views:
+        return Counter()
+    lurking: Counter = Counter()
+    for before, now in pairwise(views):
+        enemy = 1 - now.player
+        dropped = Counter(dict(before.hands[enemy])) - Counter(dict(now.hands[enemy]))
+        came = Counter(p.kind for _, p in now.enemies) - Counter(
+            p.kind for _, p in before.enemies)
+        lurking = (lurking + dropped) - came
+    return lurking & unseen_enemies(views[-1])
+
+
+#: what a piece the enemy dropped is taken to aim at: the worth of each of the player's
+#: pieces it attacks (the King's neighbourhood per cell), plus a floor for drops that
+#: aim at nothing yet
+THREAT_VALUE = {"P": 1.0, "N": 3.0, "B": 3.0, "R": 5.0, "Q": 9.0, "K": 0.0}
+KING_ZONE = 2.0
+THREAT_FLOOR = 0.1
+
+
+def _occupancy(board: dict[int, Piece]) -> int:
+    occ = 0
+    for c in board:
+        occ |= 1 << c
+    return occ
+
+
+def _threat_weight(att: int, mine: dict[int, Piece], king: int) -> float:
+    """How plausible a dropped enemy piece attacking ``att`` is (relative weight): a
+    drop is made to attack something — the player's pieces, his King's neighbourhood."""
+    worth = sum(THREAT_VALUE[p.kind] for c, p in mine.items() if att >> c & 1)
+    zone = (att & KING_ATT[king]).bit_count() if king >= 0 else 0
+    return THREAT_FLOOR + worth + KING_ZONE * zone
+
+
 #: the unseen pieces are placed King first (he has the fewest plausible cells), Pawns last
 PLACE_ORDER = {"K": 0, "Q": 1, "R": 2, "B": 3, "N": 4, "P": 5}
 
 
-def sample_text(view: PlayerView, rng: random.Random) -> str:
+def sample_text(view: PlayerView, rng: random.Random, lurking: Counter | None = None) -> str:
     """One position text consistent with ``view`` (Lao Tzu's FEN with hands), the unseen
-    enemy pieces drawn near their home ranks (:func:`_home_weight`)."""
+    enemy pieces drawn near their home ranks (:func:`_home_weight`).
+
+    ``lurking`` (the engine's draw; :func:`lurking_drops`) also honours what else the
+    player knows: the check announcement — in check, one unseen piece is drawn where it
+    gives the check; not in check, none is drawn where it would — and the pieces the enemy
+    dropped out of sight, drawn where they attack his pieces or his King's neighbourhood
+    (:func:`_threat_weight`) rather than near home.  ``None`` is the plain draw from the
+    view alone (the one-ply yardstick's, kept as it was measured)."""
     me, enemy = view.player, 1 - view.player
     board: dict[int, Piece] = dict(view.own) | dict(view.enemies)
+    mine = dict(view.own)
+    king = next((c for c, p in view.own if p.kind == "K"), -1)
     # a cell one of his Pawns could take on would be visible with a piece on it
     pawn_takes = set()
     step = 8 if me == 0 else -8
@@ -96,12 +168,26 @@ def sample_text(view: PlayerView, rng: random.Random) -> str:
                     pawn_takes.add(c + step + df)
     free = [c for c in range(64)
             if c not in view.visible and c not in board and c not in pawn_takes]
-    for kind, n in sorted(unseen_enemies(view).items(), key=lambda kn: PLACE_ORDER[kn[0]]):
-        for _ in range(n):
+    unseen = unseen_enemies(view)
+    if lurking is not None:
+        lurking = Counter(lurking)  # the caller's, for every draw
+        _draw_checker(view, rng, board, free, unseen, lurking, king)
+        lurking = lurking & unseen
+    for kind, n in sorted(unseen.items(), key=lambda kn: PLACE_ORDER[kn[0]]):
+        for k in range(n):
             spots = [c for c in free if kind != "P" or 8 <= c < 56]
+            if lurking is None:
+                weights = [_home_weight(kind, c, enemy, view.fullmove) for c in spots]
+            else:  # never a check that was not announced; the dropped ones aim somewhere
+                occ = _occupancy(board)
+                reach = {c: attacks(kind, enemy, c, occ) for c in spots}
+                spots = [c for c in spots if king < 0 or not reach[c] >> king & 1]
+                if k < lurking[kind]:
+                    weights = [_threat_weight(reach[c], mine, king) for c in spots]
+                else:
+                    weights = [_home_weight(kind, c, enemy, view.fullmove) for c in spots]
             if not spots:
                 break
-            weights = [_home_weight(kind, c, enemy, view.fullmove) for c in spots]
             c = rng.choices(spots, weights=weights)[0]
             free.remove(c)
             board[c] = Piece(enemy, kind)
@@ -129,6 +215,35 @@ def sample_text(view: PlayerView, rng: random.Random) -> str:
     side = "w" if view.turn == 0 else "b"
     return (f"{'/'.join(rows)}[{hands}] {side} {castling or '-'} {ep} 0 "
             f"{view.fullmove}")
+
+
+def _draw_checker(view: PlayerView, rng: random.Random, board: dict[int, Piece],
+                  free: list[int], unseen: Counter, lurking: Counter, king: int) -> None:
+    """In check with no checker in sight: draw one unseen piece where it gives the check
+    (a dropped one likelier), taking it from ``unseen`` and its cell from ``free``."""
+    if not view.in_check or king < 0:
+        return
+    enemy = 1 - view.player
+    occ = _occupancy(board)
+    if any(attacks(p.kind, enemy, c, occ) >> king & 1 for c, p in view.enemies):
+        return
+    options, weights = [], []
+    for kind, n in unseen.items():
+        if kind == "K":
+            continue
+        for c in free:
+            if (kind != "P" or 8 <= c < 56) and attacks(kind, enemy, c, occ) >> king & 1:
+                options.append((kind, c))
+                weights.append(n * _home_weight(kind, c, enemy, view.fullmove)
+                               + lurking[kind])
+    if not options:
+        return
+    kind, c = rng.choices(options, weights=weights)[0]
+    board[c] = Piece(enemy, kind)
+    free.remove(c)
+    unseen[kind] -= 1
+    if lurking[kind]:
+        lurking[kind] -= 1
 
 
 def same_try(a: Move, b: Move) -> bool:
@@ -166,18 +281,22 @@ def sample_limits(level: Level, movetime: float | None = None) -> Limits:
 
 
 def draw_positions(game: Game, view: PlayerView, rng: random.Random,
-                   samples: int) -> list[Position]:
-    """Up to ``samples`` positions consistent with ``view`` (a draw the rules refuse, e.g.
-    the enemy King left in check, is not a possible position and is drawn again)."""
+                   samples: int, lurking: Counter | None = None) -> list[Position]:
+    """Up to ``samples`` positions consistent with ``view`` and ``lurking`` (a draw the
+    rules refuse, e.g. the enemy King left in check, or one that contradicts the check
+    announcement, is not a possible position and is drawn again)."""
+    lurking = Counter() if lurking is None else lurking
     drawn: list[Position] = []
+    contradicting: list[Position] = []  # only if no draw agrees (no checker fits)
     for _ in range(samples * 5):
         if len(drawn) == samples:
             break
         try:
-            drawn.append(game.parse_position(sample_text(view, rng)))
+            pos = game.parse_position(sample_text(view, rng, lurking))
         except RulesError:
             continue
-    return drawn
+        (drawn if game.in_check(pos) == view.in_check else contradicting).append(pos)
+    return drawn or contradicting[:samples]
 
 
 def risk_averse(scores: list[int]) -> float:
@@ -204,7 +323,7 @@ def _index_of(tries: list[Move], move: Move) -> int | None:
 
 def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
                  samples: int = SAMPLES, clock: Callable[[], float] = time.monotonic,
-                 ) -> list[Move]:
+                 memory: Sequence[PlayerView] = ()) -> list[Move]:
     """The moves the player may try, best first, judged on positions drawn from his view.
 
     Each drawn position is searched and proposes its best move; then every proposal is
@@ -212,12 +331,14 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     quiescence) and the proposals are ranked by :func:`risk_averse` of those scores.  A plain vote
     would favour a capture that wins in most drawn positions and loses the Queen in the
     rest; this asks what each move risks where it goes wrong.  The other tries follow in
-    the view's order (the board may refuse a try the hidden pieces make illegal)."""
+    the view's order (the board may refuse a try the hidden pieces make illegal).
+    ``memory``: the player's earlier views (:func:`earlier_views`), for the pieces the
+    enemy dropped out of sight (:func:`lurking_drops`)."""
     tries = view.moves()
     if len(tries) <= 1:
         return tries
     rng = random.Random(seed)
-    positions = draw_positions(game, view, rng, samples)
+    positions = draw_positions(game, view, rng, samples, lurking_drops((*memory, view)))
     if not positions:
         return tries
     # most of each sample's time and nodes for its proposal, the rest for the answers
@@ -266,10 +387,10 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
 
 def choose_try(game: Game, view: PlayerView, legal: list[Move], limits: Limits,
                seed: int = 0, clock: Callable[[], float] = time.monotonic,
-               samples: int = SAMPLES) -> Any:
+               samples: int = SAMPLES, memory: Sequence[PlayerView] = ()) -> Any:
     """The first ranked try that is legal in the true position (the board's refusals
     tell the player no more than they tell a person), as the true legal move."""
-    for t in ranked_tries(game, view, limits, seed, samples, clock=clock):
+    for t in ranked_tries(game, view, limits, seed, samples, clock=clock, memory=memory):
         for m in legal:
             if same_try(t, m):
                 return m

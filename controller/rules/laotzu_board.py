@@ -104,6 +104,23 @@ DIAG0 = tuple(DIAG_ATT[s][0] for s in range(64))
 ORTH0 = tuple(RANK_ATT[s][0] | FILE_ATT[s][0] for s in range(64))
 
 
+def attacks(kind: str, color: int, sq: int, occ: int) -> int:
+    """The cells a ``kind`` of ``color`` on ``sq`` attacks when ``occ`` is occupied (a
+    Pawn: its two forward diagonals) — for reasoning about pieces one cannot see."""
+    if kind == "P":
+        return PAWN_ATT[color][sq]
+    if kind == "N":
+        return KNIGHT_ATT[sq]
+    if kind == "K":
+        return KING_ATT[sq]
+    att = 0
+    if kind in "BQ":
+        att |= DIAG_ATT[sq][DIAG_MASK[sq] & occ]
+    if kind in "RQ":
+        att |= RANK_ATT[sq][RANK_MASK[sq] & occ] | FILE_ATT[sq][FILE_MASK[sq] & occ]
+    return att
+
+
 def _between_and_line() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     between = [[0] * 64 for _ in range(64)]
     line = [[0] * 64 for _ in range(64)]
