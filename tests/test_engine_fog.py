@@ -8,8 +8,16 @@ the player give the same answer.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
-from controller.engine.fog import ranked_tries, sample_text, unseen_enemies
+from controller.engine.fog import (
+    draw_positions,
+    earlier_views,
+    lurking_drops,
+    ranked_tries,
+    sample_text,
+    unseen_enemies,
+)
 from controller.engine.search import Limits
 from controller.opponent import think_from_view
 from controller.rules import get_game
@@ -25,9 +33,12 @@ def test_two_true_positions_that_look_the_same_give_the_same_move():
     a, pa, b, pb = lookalike_positions()
     va, vb = a.player_view(pa, 0), b.player_view(pb, 0)
     assert va == vb and a.position_text(pa) != b.position_text(pb)
+    # the same observation history too: what White saw at his earlier turns
+    ma, mb = earlier_views(a, pa, 0), earlier_views(b, pb, 0)
+    assert ma == mb and len(ma) == 1
     public = {"castling": "chess960"}
-    first = think_from_view("laotzu", public, va, level=4, seed=5, limits=LIMITS)
-    second = think_from_view("laotzu", public, vb, level=4, seed=5, limits=LIMITS)
+    first = think_from_view("laotzu", public, va, level=4, seed=5, limits=LIMITS, memory=ma)
+    second = think_from_view("laotzu", public, vb, level=4, seed=5, limits=LIMITS, memory=mb)
     assert first == second and first
 
 
@@ -59,3 +70,62 @@ def test_the_ranked_tries_are_moves_the_player_may_try():
     view = game.player_view(pos, 0)
     tries = ranked_tries(game, view, LIMITS, seed=1, samples=3)
     assert sorted(map(repr, tries)) == sorted(map(repr, view.moves()))
+
+
+def test_drawn_positions_agree_with_the_check_announcement():
+    """"Check" is announced, never by what: in check with no checker in sight, every
+    drawn position puts an unseen piece where it gives the check; not in check, none
+    stands where it would.  The plain draw from the view alone (the one-ply yardstick's)
+    gets both wrong most of the time, so the engine's search would answer positions
+    that cannot be."""
+    game = get_game("laotzu")
+    for text, checked in (
+        # a Bishop on a5, out of White's sight, checks along a5-e1
+        ("4k3/pppppppp/8/b7/8/8/PPP1PPPP/RNBQKBNR[] w - - 0 5", True),
+        # the White King stands in the open: most plain draws would check him
+        ("rnbqkbnr/pppppppp/8/8/4K3/8/P6P/8[] w - - 0 20", False),
+    ):
+        view = game.player_view(game.parse_position(text), 0)
+        assert view.in_check is checked
+        assert not checked or not any(p.kind == "B" for _, p in view.enemies)
+        drawn = draw_positions(game, view, random.Random(1), 40, Counter())
+        assert len(drawn) == 40
+        assert all(game.in_check(p) is checked for p in drawn)
+        plain = [game.in_check(game.parse_position(sample_text(view, random.Random(k))))
+                 for k in range(40)]
+        assert sum(c is not checked for c in plain) >= 20
+
+
+def _knight_attacks_white(game, pos) -> bool:
+    from controller.rules.laotzu_board import attacks
+
+    occ = sum(1 << c for c, p in enumerate(pos.board) if p)
+    white = [c for c, p in enumerate(pos.board) if p and p.owner == 0]
+    return any(attacks("N", 1, c, occ) >> w & 1 for c, p in enumerate(pos.board)
+               if p and p.owner == 1 and p.kind == "N" for w in white)
+
+
+def test_a_piece_dropped_out_of_sight_is_remembered_and_drawn_where_it_attacks():
+    """Hands are public: White sees Black's hand lose a Knight and no Knight appear, so a
+    Knight was dropped where he cannot see.  A drop is made to attack, so the engine
+    draws it where it attacks his pieces (the home-rank draw rarely does); once a Knight
+    comes into view, it is no longer taken to be lurking."""
+    game = get_game("laotzu")
+    pos = game.parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR[n] w - - 0 10")
+    for text in ("a2a3", "N@f5"):
+        pos.push(game.parse_move(pos, text))
+    view = game.player_view(pos, 0)
+    memory = earlier_views(game, pos, 0)
+    assert not any(p.kind == "N" for _, p in view.enemies)
+    lurking = lurking_drops((*memory, view))
+    assert lurking == Counter({"N": 1})
+    remembered = sum(_knight_attacks_white(game, p)
+                     for p in draw_positions(game, view, random.Random(1), 100, lurking))
+    forgotten = sum(_knight_attacks_white(game, p)
+                    for p in draw_positions(game, view, random.Random(1), 100, Counter()))
+    assert remembered >= 3 * forgotten and remembered >= 25
+    for text in ("g2g4", "h7h6"):  # the Pawn on g4 sees the Knight on f5
+        pos.push(game.parse_move(pos, text))
+    view = game.player_view(pos, 0)
+    assert any(p.kind == "N" for _, p in view.enemies)
+    assert lurking_drops((*earlier_views(game, pos, 0), view)) == Counter()
