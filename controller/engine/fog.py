@@ -9,7 +9,9 @@ position — and:
    unseen enemy pieces on unseen empty cells, most likely near their home ranks (the
    farther the less, the less so as the game goes on; Pawns off the first and last
    ranks), the enemy King never in check while the player is to move (such a draw is
-   rejected);
+   rejected), the player's own King in check exactly when check was announced, and the
+   pieces the enemy dropped out of sight (remembered from the player's earlier views,
+   :func:`lurking_drops`) where they attack;
 3. searches each sample for its best move (a proposal), answers every proposal in every
    sample (the enemy's best reply) and ranks the proposals by a risk-averse worth of
    those scores (:func:`risk_averse`: the mean pulled toward the worst half) — a move
@@ -18,8 +20,9 @@ position — and:
 
 The answer is a ranked list: the board refuses a try that the hidden pieces make illegal
 ("illegal move", exactly as it refuses a person's), and the next candidate is used.
-Because the input is the view alone, two true positions that look the same to the player
-give the same answer for the same seed (tests/test_engine_fog.py proves it).
+Because the input is the player's views alone, two true positions that look the same to
+him, now and at his earlier turns, give the same answer for the same seed
+(tests/test_engine_fog.py proves it).
 """
 
 from __future__ import annotations
