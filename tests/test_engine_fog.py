@@ -11,10 +11,12 @@ import random
 from collections import Counter
 
 from controller.engine.fog import (
+    Recall,
     draw_positions,
     earlier_views,
     lurking_drops,
     ranked_tries,
+    recall,
     sample_text,
     unseen_enemies,
 )
@@ -33,9 +35,9 @@ def test_two_true_positions_that_look_the_same_give_the_same_move():
     a, pa, b, pb = lookalike_positions()
     va, vb = a.player_view(pa, 0), b.player_view(pb, 0)
     assert va == vb and a.position_text(pa) != b.position_text(pb)
-    # the same observation history too: what White saw at his earlier turns
+    # the same observation history too: what White saw after each earlier ply
     ma, mb = earlier_views(a, pa, 0), earlier_views(b, pb, 0)
-    assert ma == mb and len(ma) == 1
+    assert ma == mb and len(ma) == 2
     public = {"castling": "chess960"}
     first = think_from_view("laotzu", public, va, level=4, seed=5, limits=LIMITS, memory=ma)
     second = think_from_view("laotzu", public, vb, level=4, seed=5, limits=LIMITS, memory=mb)
@@ -88,7 +90,7 @@ def test_drawn_positions_agree_with_the_check_announcement():
         view = game.player_view(game.parse_position(text), 0)
         assert view.in_check is checked
         assert not checked or not any(p.kind == "B" for _, p in view.enemies)
-        drawn = draw_positions(game, view, random.Random(1), 40, Counter())
+        drawn = draw_positions(game, view, random.Random(1), 40, Recall())
         assert len(drawn) == 40
         assert all(game.in_check(p) is checked for p in drawn)
         plain = [game.in_check(game.parse_position(sample_text(view, random.Random(k))))
@@ -120,12 +122,40 @@ def test_a_piece_dropped_out_of_sight_is_remembered_and_drawn_where_it_attacks()
     lurking = lurking_drops((*memory, view))
     assert lurking == Counter({"N": 1})
     remembered = sum(_knight_attacks_white(game, p)
-                     for p in draw_positions(game, view, random.Random(1), 100, lurking))
+                     for p in draw_positions(game, view, random.Random(1), 100,
+                                             Recall(lurking=lurking)))
     forgotten = sum(_knight_attacks_white(game, p)
-                    for p in draw_positions(game, view, random.Random(1), 100, Counter()))
+                    for p in draw_positions(game, view, random.Random(1), 100, Recall()))
     assert remembered >= 3 * forgotten and remembered >= 25
     for text in ("g2g4", "h7h6"):  # the Pawn on g4 sees the Knight on f5
         pos.push(game.parse_move(pos, text))
     view = game.player_view(pos, 0)
     assert any(p.kind == "N" for _, p in view.enemies)
     assert lurking_drops((*earlier_views(game, pos, 0), view)) == Counter()
+
+
+def test_a_piece_that_took_out_of_sight_is_drawn_where_it_took():
+    """White's Rook takes on a5 and is taken there; White no longer sees a5, but he saw
+    his Rook vanish, so something of Black's stands there: drawn so in most positions, of
+    a kind that could have taken there (a Rook far likelier than in the plain draw from
+    the view alone; never a Bishop or Queen, which would check the King on e1 without
+    "check" being announced), and less often the more enemy moves ago it was."""
+    game = get_game("laotzu")
+    pos = game.parse_position("r3k3/8/8/p7/8/8/8/R3K3[] w - - 0 20")
+    for text in ("a1a5", "a8a5"):
+        pos.push(game.parse_move(pos, text))
+    view = game.player_view(pos, 0)
+    a5 = 32
+    assert a5 not in view.visible and not view.in_check
+    memory = recall((*earlier_views(game, pos, 0), view))
+    # the capturer, of a kind he did not see, and the Rook he saw on a8 (it was the one)
+    assert memory.ghosts == ((a5, None, 0), (56, "R", 0))
+
+    def held(recalled):
+        drawn = draw_positions(game, view, random.Random(2), 100, recalled)
+        return Counter(p.board[a5].kind for p in drawn if p.board[a5])
+
+    taker, plain = held(memory), held(Recall())
+    assert taker.total() >= 80 and taker["R"] >= 30 and plain["R"] <= 10
+    assert not taker["B"] and not taker["Q"]
+    assert held(Recall(ghosts=((a5, None, 6),)))["R"] < taker["R"]

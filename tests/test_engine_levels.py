@@ -163,9 +163,9 @@ def test_lao_tzus_weak_levels_imagine_fewer_hidden_positions_on_the_board(monkey
     drawn: list[int] = []
     real = fog.draw_positions
 
-    def counting(game, view, rng, samples, lurking=None):
+    def counting(game, view, rng, samples, memory=None):
         drawn.append(samples)
-        return real(game, view, rng, samples, lurking)
+        return real(game, view, rng, samples, memory)
 
     monkeypatch.setattr(fog, "draw_positions", counting)
     game = get_game("laotzu")

@@ -115,6 +115,6 @@ def test_lao_tzu_computer_thinks_from_its_view_only(tmp_path, monkeypatch):
     move = opponent.poll(game, options, setup, record, pos)
     assert move in game.legal_moves(pos)
     assert seen and all("black_array" not in o and "white_array" not in o for o, _, _ in seen)
-    # its view now, and what it saw at its earlier turn: views, never a position
-    assert seen[0][1:] == ("PlayerView", ["PlayerView"])
+    # its view now, and what it saw after each earlier ply: views, never a position
+    assert seen[0][1:] == ("PlayerView", ["PlayerView"] * 3)
     assert game.position_text(pos) == before and len(pos.moves) == 3  # walked back, restored

@@ -32,7 +32,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -82,21 +82,21 @@ def _home_weight(kind: str, cell: int, enemy: int, fullmove: int) -> float:
     return math.exp(-out / spread)
 
 
-#: the player's earlier turns whose views the engine recalls (:func:`earlier_views`)
-MEMORY_TURNS = 16
+#: how many plies back the engine recalls the player's views (:func:`earlier_views`)
+MEMORY_PLIES = 32
 
 
 def earlier_views(game: Game, pos: Position, player: int,
-                  turns: int = MEMORY_TURNS) -> tuple[PlayerView, ...]:
-    """``player``'s views at his last ``turns`` turns before this one, oldest first —
-    what he saw, nothing more (``pos`` is walked back and restored)."""
+                  plies: int = MEMORY_PLIES) -> tuple[PlayerView, ...]:
+    """``player``'s views after each of the last ``plies`` plies before this one (his
+    turns and the enemy's), oldest first — what he saw, nothing more (``pos`` is walked
+    back and restored)."""
     undone: list[Move] = []
     views: list[PlayerView] = []
     try:
-        while pos.moves and len(views) < turns:
+        while pos.moves and len(views) < plies:
             undone.append(pos.pop())
-            if game.ply_mover(pos) == player:
-                views.append(game.player_view(pos, player))
+            views.append(game.player_view(pos, player))
     finally:
         while undone:
             pos.push(undone.pop())
@@ -118,6 +118,49 @@ def lurking_drops(views: Sequence[PlayerView]) -> Counter:
             p.kind for _, p in before.enemies)
         lurking = (lurking + dropped) - came
     return lurking & unseen_enemies(views[-1])
+
+
+#: the chance that an enemy piece stands where it was last seen, or where it took one of
+#: the player's pieces, right after (guessed, not fitted), and the share of that chance
+#: left after each further enemy move
+GHOST_FIRST = 0.8
+GHOST_STAYS = 0.8
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What the player remembers beyond his view now (:func:`recall`).
+
+    ``lurking``: enemy pieces dropped out of his sight, by kind (:func:`lurking_drops`).
+    ``ghosts``: ``(cell, kind, age)`` — an enemy piece last seen on ``cell``, or one that
+    took his piece there (``kind`` None: he did not see what), ``age`` enemy moves ago,
+    on a cell he does not see now."""
+
+    lurking: Counter = field(default_factory=Counter)
+    ghosts: tuple[tuple[int, str | None, int], ...] = ()
+
+
+def recall(views: Sequence[PlayerView]) -> Recall:
+    """What the player's views (oldest first, the current one last; one after every ply,
+    :func:`earlier_views`) tell beyond the last: the drops out of sight, and where enemy
+    pieces were last seen or took his pieces."""
+    if not views:
+        return Recall()
+    me = views[-1].player
+    ghosts: dict[int, tuple[str | None, int]] = {}
+    for before, now in pairwise(views):
+        if before.turn != me:  # the enemy moved: a piece of his missing was taken there
+            ghosts = {c: (k, age + 1) for c, (k, age) in ghosts.items()}
+            still = {c for c, _ in now.own}
+            for c, _ in before.own:
+                if c not in still:
+                    ghosts[c] = (None, 0)
+        for c, p in before.enemies:
+            if c not in now.visible:
+                ghosts[c] = (p.kind, 0)
+        ghosts = {c: ka for c, ka in ghosts.items() if c not in now.visible}
+    return Recall(lurking_drops(views),
+                  tuple((c, k, age) for c, (k, age) in sorted(ghosts.items())))
 
 
 #: what a piece the enemy dropped is taken to aim at: the worth of each of the player's
@@ -147,16 +190,17 @@ def _threat_weight(att: int, mine: dict[int, Piece], king: int) -> float:
 PLACE_ORDER = {"K": 0, "Q": 1, "R": 2, "B": 3, "N": 4, "P": 5}
 
 
-def sample_text(view: PlayerView, rng: random.Random, lurking: Counter | None = None) -> str:
+def sample_text(view: PlayerView, rng: random.Random, memory: Recall | None = None) -> str:
     """One position text consistent with ``view`` (Lao Tzu's FEN with hands), the unseen
     enemy pieces drawn near their home ranks (:func:`_home_weight`).
 
-    ``lurking`` (the engine's draw; :func:`lurking_drops`) also honours what else the
-    player knows: the check announcement — in check, one unseen piece is drawn where it
-    gives the check; not in check, none is drawn where it would — and the pieces the enemy
-    dropped out of sight, drawn where they attack his pieces or his King's neighbourhood
-    (:func:`_threat_weight`) rather than near home.  ``None`` is the plain draw from the
-    view alone (the one-ply yardstick's, kept as it was measured)."""
+    ``memory`` (the engine's draw; :func:`recall`) also honours what else the player
+    knows: the check announcement — in check, one unseen piece is drawn where it gives
+    the check; not in check, none is drawn where it would; enemy pieces where he last saw
+    them or where they took his pieces (:data:`GHOST_FIRST`, :data:`GHOST_STAYS`); and the
+    pieces the enemy dropped out of sight, drawn where they attack his pieces or his
+    King's neighbourhood (:func:`_threat_weight`) rather than near home.  ``None`` is the
+    plain draw from the view alone (the one-ply yardstick's, kept as it was measured)."""
     me, enemy = view.player, 1 - view.player
     board: dict[int, Piece] = dict(view.own) | dict(view.enemies)
     mine = dict(view.own)
@@ -172,9 +216,11 @@ def sample_text(view: PlayerView, rng: random.Random, lurking: Counter | None = 
     free = [c for c in range(64)
             if c not in view.visible and c not in board and c not in pawn_takes]
     unseen = unseen_enemies(view)
-    if lurking is not None:
-        lurking = Counter(lurking)  # the caller's, for every draw
+    lurking = None
+    if memory is not None:
+        lurking = Counter(memory.lurking)  # the caller's, for every draw
         _draw_checker(view, rng, board, free, unseen, lurking, king)
+        _draw_ghosts(view, rng, memory.ghosts, board, free, unseen, king)
         lurking = lurking & unseen
     for kind, n in sorted(unseen.items(), key=lambda kn: PLACE_ORDER[kn[0]]):
         for k in range(n):
@@ -249,6 +295,39 @@ def _draw_checker(view: PlayerView, rng: random.Random, board: dict[int, Piece],
         lurking[kind] -= 1
 
 
+def _draw_ghosts(view: PlayerView, rng: random.Random,
+                 ghosts: tuple[tuple[int, str | None, int], ...], board: dict[int, Piece],
+                 free: list[int], unseen: Counter, king: int) -> None:
+    """Put remembered enemy pieces back where they were seen or took a piece, each with
+    the chance its age leaves it; an unknown capturer is of a kind that could have
+    taken there (weighted by how many are unseen and from how many cells they could)."""
+    enemy = 1 - view.player
+    for cell, kind, age in ghosts:
+        if cell not in free or rng.random() >= GHOST_FIRST * GHOST_STAYS ** age:
+            continue
+        occ = _occupancy(board)
+        options, weights = [], []
+        for k, n in unseen.items():
+            if n <= 0 or (kind is not None and k != kind):
+                continue
+            if k == "P" and not 8 <= cell < 56:
+                continue
+            if king >= 0 and attacks(k, enemy, cell, occ) >> king & 1 and (
+                    k == "K" or not view.in_check):
+                continue  # no check that was not announced, no Kings side by side
+            reach = 1 if kind is not None else sum(
+                1 for c in free if c != cell and attacks(k, enemy, c, occ) >> cell & 1)
+            if reach:
+                options.append(k)
+                weights.append(n * reach)
+        if not options:
+            continue
+        k = rng.choices(options, weights=weights)[0]
+        board[cell] = Piece(enemy, k)
+        free.remove(cell)
+        unseen[k] -= 1
+
+
 def same_try(a: Move, b: Move) -> bool:
     """The same try on the board: same cells, kind of move, promotion and dropped piece."""
     return (a.kind, a.origin, a.target, a.promotion) == (b.kind, b.origin, b.target,
@@ -284,18 +363,18 @@ def sample_limits(level: Level, movetime: float | None = None) -> Limits:
 
 
 def draw_positions(game: Game, view: PlayerView, rng: random.Random,
-                   samples: int, lurking: Counter | None = None) -> list[Position]:
-    """Up to ``samples`` positions consistent with ``view`` and ``lurking`` (a draw the
-    rules refuse, e.g. the enemy King left in check, or one that contradicts the check
-    announcement, is not a possible position and is drawn again)."""
-    lurking = Counter() if lurking is None else lurking
+                   samples: int, memory: Recall | None = None) -> list[Position]:
+    """Up to ``samples`` positions consistent with ``view`` and what the player recalls
+    (a draw the rules refuse, e.g. the enemy King left in check, or one that contradicts
+    the check announcement, is not a possible position and is drawn again)."""
+    memory = Recall() if memory is None else memory
     drawn: list[Position] = []
     contradicting: list[Position] = []  # only if no draw agrees (no checker fits)
     for _ in range(samples * 5):
         if len(drawn) == samples:
             break
         try:
-            pos = game.parse_position(sample_text(view, rng, lurking))
+            pos = game.parse_position(sample_text(view, rng, memory))
         except RulesError:
             continue
         (drawn if game.in_check(pos) == view.in_check else contradicting).append(pos)
@@ -335,13 +414,13 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     would favour a capture that wins in most drawn positions and loses the Queen in the
     rest; this asks what each move risks where it goes wrong.  The other tries follow in
     the view's order (the board may refuse a try the hidden pieces make illegal).
-    ``memory``: the player's earlier views (:func:`earlier_views`), for the pieces the
-    enemy dropped out of sight (:func:`lurking_drops`)."""
+    ``memory``: the player's earlier views (:func:`earlier_views`), for what he recalls
+    (:func:`recall`)."""
     tries = view.moves()
     if len(tries) <= 1:
         return tries
     rng = random.Random(seed)
-    positions = draw_positions(game, view, rng, samples, lurking_drops((*memory, view)))
+    positions = draw_positions(game, view, rng, samples, recall((*memory, view)))
     if not positions:
         return tries
     # most of each sample's time and nodes for its proposal, the rest for the answers
