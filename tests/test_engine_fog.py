@@ -159,3 +159,33 @@ def test_a_piece_that_took_out_of_sight_is_drawn_where_it_took():
     assert taker.total() >= 80 and taker["R"] >= 30 and plain["R"] <= 10
     assert not taker["B"] and not taker["Q"]
     assert held(Recall(ghosts=((a5, None, 6),)))["R"] < taker["R"]
+
+
+def test_every_engine_draw_agrees_with_the_view_along_random_games():
+    """Whatever the computer remembers, every position it draws looks to it exactly as
+    its view does — own pieces, enemies seen, cells seen, hands — with the check as
+    announced; along random games with captures and drops, from both sides."""
+    game = get_game("laotzu")
+    checked = remembered = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        pos = game.start()
+        for ply in range(70):
+            legal = game.legal_moves(pos)
+            if not legal or game.outcome(pos) is not None:
+                break
+            captures = [m for m in legal if m.kind in ("capture", "drop")]
+            pos.push(rng.choice(captures if captures and rng.random() < 0.6 else legal))
+            if ply % 7 != 6:
+                continue
+            me = pos.turn
+            view = game.player_view(pos, me)
+            memory = recall((*earlier_views(game, pos, me), view))
+            remembered += len(memory.ghosts) + memory.lurking.total()
+            for drawn in draw_positions(game, view, random.Random(ply), 4, memory):
+                seen = game.player_view(drawn, me)
+                assert (seen.own, seen.enemies, seen.visible, seen.hands) == (
+                    view.own, view.enemies, view.visible, view.hands)
+                assert game.in_check(drawn) == view.in_check
+                checked += 1
+    assert checked >= 150 and remembered >= 50

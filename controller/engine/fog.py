@@ -221,6 +221,7 @@ def sample_text(view: PlayerView, rng: random.Random, memory: Recall | None = No
         lurking = Counter(memory.lurking)  # the caller's, for every draw
         _draw_checker(view, rng, board, free, unseen, lurking, king)
         _draw_ghosts(view, rng, memory.ghosts, board, free, unseen, king)
+        _fill_blocked(view, rng, board, free, unseen, king)
         lurking = lurking & unseen
     for kind, n in sorted(unseen.items(), key=lambda kn: PLACE_ORDER[kn[0]]):
         for k in range(n):
@@ -328,6 +329,50 @@ def _draw_ghosts(view: PlayerView, rng: random.Random,
         unseen[k] -= 1
 
 
+def _blocked_cells(view: PlayerView, board: dict[int, Piece]) -> list[int]:
+    """Cells he does not see that something must stand on: the step in front of one of
+    his Pawns (and the double step from its start when the single one is seen empty) —
+    a Pawn sees the cells it could step to, so an unseen one is blocked."""
+    step = 8 if view.player == 0 else -8
+    start = range(8, 16) if view.player == 0 else range(48, 56)
+    cells = []
+    for c, p in view.own:
+        if p.kind != "P" or not 0 <= c + step < 64:
+            continue
+        one = c + step
+        if one not in view.visible:
+            cells.append(one)
+        elif c in start and one not in board and one + step not in view.visible:
+            cells.append(one + step)
+    return cells
+
+
+def _fill_blocked(view: PlayerView, rng: random.Random, board: dict[int, Piece],
+                  free: list[int], unseen: Counter, king: int) -> None:
+    """Put an unseen enemy piece on every cell that must hold one (:func:`_blocked_cells`),
+    of a kind likely there (:func:`_home_weight`) that gives no check unannounced."""
+    enemy = 1 - view.player
+    for cell in _blocked_cells(view, board):
+        if cell not in free:
+            continue
+        occ = _occupancy(board)
+        options, weights = [], []
+        for k, n in unseen.items():
+            if n <= 0 or (k == "P" and not 8 <= cell < 56):
+                continue
+            if king >= 0 and attacks(k, enemy, cell, occ) >> king & 1 and (
+                    k == "K" or not view.in_check):
+                continue
+            options.append(k)
+            weights.append(n * _home_weight(k, cell, enemy, view.fullmove))
+        if not options:
+            continue
+        k = rng.choices(options, weights=weights)[0]
+        board[cell] = Piece(enemy, k)
+        free.remove(cell)
+        unseen[k] -= 1
+
+
 def same_try(a: Move, b: Move) -> bool:
     """The same try on the board: same cells, kind of move, promotion and dropped piece."""
     return (a.kind, a.origin, a.target, a.promotion) == (b.kind, b.origin, b.target,
@@ -365,8 +410,9 @@ def sample_limits(level: Level, movetime: float | None = None) -> Limits:
 def draw_positions(game: Game, view: PlayerView, rng: random.Random,
                    samples: int, memory: Recall | None = None) -> list[Position]:
     """Up to ``samples`` positions consistent with ``view`` and what the player recalls
-    (a draw the rules refuse, e.g. the enemy King left in check, or one that contradicts
-    the check announcement, is not a possible position and is drawn again)."""
+    (a draw the rules refuse, e.g. the enemy King left in check, or one that would look
+    otherwise to him — other cells seen, another check announcement — is not a possible
+    position and is drawn again; only if none agrees are such draws used)."""
     memory = Recall() if memory is None else memory
     drawn: list[Position] = []
     contradicting: list[Position] = []  # only if no draw agrees (no checker fits)
@@ -377,8 +423,15 @@ def draw_positions(game: Game, view: PlayerView, rng: random.Random,
             pos = game.parse_position(sample_text(view, rng, memory))
         except RulesError:
             continue
-        (drawn if game.in_check(pos) == view.in_check else contradicting).append(pos)
+        (drawn if _looks_like(game, pos, view) else contradicting).append(pos)
     return drawn or contradicting[:samples]
+
+
+def _looks_like(game: Game, pos: Position, view: PlayerView) -> bool:
+    """Whether ``pos`` would show the player exactly ``view``."""
+    seen = game.player_view(pos, view.player)
+    return (seen.visible, seen.enemies, seen.in_check) == (view.visible, view.enemies,
+                                                            view.in_check)
 
 
 def risk_averse(scores: list[int]) -> float:
