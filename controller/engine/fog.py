@@ -105,8 +105,8 @@ def earlier_views(game: Game, pos: Position, player: int,
 
 def lurking_drops(views: Sequence[PlayerView]) -> Counter:
     """The enemy pieces, by kind, that he dropped out of the player's sight and that the
-    player has not seen since, judged from the player's views at his turns (oldest
-    first, the current one last).  Hands are public, so a drop shows as the enemy's hand
+    player has not seen since, judged from the player's views (oldest first, the current
+    one last).  Hands are public, so a drop shows as the enemy's hand
     shrinking; a piece of that kind that comes into view may be it and is struck off."""
     if not views:
         return Counter()
@@ -196,8 +196,9 @@ def sample_text(view: PlayerView, rng: random.Random, memory: Recall | None = No
 
     ``memory`` (the engine's draw; :func:`recall`) also honours what else the player
     knows: the check announcement — in check, one unseen piece is drawn where it gives
-    the check; not in check, none is drawn where it would; enemy pieces where he last saw
-    them or where they took his pieces (:data:`GHOST_FIRST`, :data:`GHOST_STAYS`); and the
+    the check; not in check, none is drawn where it would; a cell in front of his Pawn
+    that he does not see is blocked (:func:`_blocked_cells`); enemy pieces where he last
+    saw them or where they took his pieces (:data:`GHOST_FIRST`, :data:`GHOST_STAYS`); and the
     pieces the enemy dropped out of sight, drawn where they attack his pieces or his
     King's neighbourhood (:func:`_threat_weight`) rather than near home.  ``None`` is the
     plain draw from the view alone (the one-ply yardstick's, kept as it was measured)."""
@@ -267,6 +268,24 @@ def sample_text(view: PlayerView, rng: random.Random, memory: Recall | None = No
             f"{view.fullmove}")
 
 
+def _may_stand(kind: str, cell: int, enemy: int, occ: int, king: int, in_check: bool) -> bool:
+    """Whether an unseen enemy ``kind`` may stand on ``cell`` as far as the player can
+    tell: no Pawn on an end rank, no check that was not announced, no Kings side by side."""
+    if kind == "P" and not 8 <= cell < 56:
+        return False
+    if king >= 0 and attacks(kind, enemy, cell, occ) >> king & 1:
+        return in_check and kind != "K"
+    return True
+
+
+def _put(board: dict[int, Piece], free: list[int], unseen: Counter, enemy: int, kind: str,
+         cell: int) -> None:
+    """Stand an unseen enemy ``kind`` on ``cell`` in a draw."""
+    board[cell] = Piece(enemy, kind)
+    free.remove(cell)
+    unseen[kind] -= 1
+
+
 def _draw_checker(view: PlayerView, rng: random.Random, board: dict[int, Piece],
                   free: list[int], unseen: Counter, lurking: Counter, king: int) -> None:
     """In check with no checker in sight: draw one unseen piece where it gives the check
@@ -289,9 +308,7 @@ def _draw_checker(view: PlayerView, rng: random.Random, board: dict[int, Piece],
     if not options:
         return
     kind, c = rng.choices(options, weights=weights)[0]
-    board[c] = Piece(enemy, kind)
-    free.remove(c)
-    unseen[kind] -= 1
+    _put(board, free, unseen, enemy, kind, c)
     if lurking[kind]:
         lurking[kind] -= 1
 
@@ -309,24 +326,16 @@ def _draw_ghosts(view: PlayerView, rng: random.Random,
         occ = _occupancy(board)
         options, weights = [], []
         for k, n in unseen.items():
-            if n <= 0 or (kind is not None and k != kind):
+            if n <= 0 or (kind is not None and k != kind) or not _may_stand(
+                    k, cell, enemy, occ, king, view.in_check):
                 continue
-            if k == "P" and not 8 <= cell < 56:
-                continue
-            if king >= 0 and attacks(k, enemy, cell, occ) >> king & 1 and (
-                    k == "K" or not view.in_check):
-                continue  # no check that was not announced, no Kings side by side
             reach = 1 if kind is not None else sum(
                 1 for c in free if c != cell and attacks(k, enemy, c, occ) >> cell & 1)
             if reach:
                 options.append(k)
                 weights.append(n * reach)
-        if not options:
-            continue
-        k = rng.choices(options, weights=weights)[0]
-        board[cell] = Piece(enemy, k)
-        free.remove(cell)
-        unseen[k] -= 1
+        if options:
+            _put(board, free, unseen, enemy, rng.choices(options, weights=weights)[0], cell)
 
 
 def _blocked_cells(view: PlayerView, board: dict[int, Piece]) -> list[int]:
@@ -358,19 +367,11 @@ def _fill_blocked(view: PlayerView, rng: random.Random, board: dict[int, Piece],
         occ = _occupancy(board)
         options, weights = [], []
         for k, n in unseen.items():
-            if n <= 0 or (k == "P" and not 8 <= cell < 56):
-                continue
-            if king >= 0 and attacks(k, enemy, cell, occ) >> king & 1 and (
-                    k == "K" or not view.in_check):
-                continue
-            options.append(k)
-            weights.append(n * _home_weight(k, cell, enemy, view.fullmove))
-        if not options:
-            continue
-        k = rng.choices(options, weights=weights)[0]
-        board[cell] = Piece(enemy, k)
-        free.remove(cell)
-        unseen[k] -= 1
+            if n > 0 and _may_stand(k, cell, enemy, occ, king, view.in_check):
+                options.append(k)
+                weights.append(n * _home_weight(k, cell, enemy, view.fullmove))
+        if options:
+            _put(board, free, unseen, enemy, rng.choices(options, weights=weights)[0], cell)
 
 
 def same_try(a: Move, b: Move) -> bool:
