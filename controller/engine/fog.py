@@ -32,7 +32,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -103,21 +103,34 @@ def earlier_views(game: Game, pos: Position, player: int,
     return tuple(reversed(views))
 
 
-def lurking_drops(views: Sequence[PlayerView]) -> Counter:
-    """The enemy pieces, by kind, that he dropped out of the player's sight and that the
-    player has not seen since, judged from the player's views (oldest first, the current
-    one last).  Hands are public, so a drop shows as the enemy's hand
-    shrinking; a piece of that kind that comes into view may be it and is struck off."""
+def lurking_drops(views: Sequence[PlayerView]) -> tuple[tuple[str, int], ...]:
+    """The enemy pieces he dropped out of the player's sight that the player has not seen
+    since, as ``(kind, age)`` (enemy moves since the drop), newest first, judged from the
+    player's views (oldest first, the current one last).  Hands are public, so a drop
+    shows as the enemy's hand shrinking; a piece of that kind that comes into view may be
+    it and strikes off the newest (a drop in sight comes into view at once)."""
     if not views:
-        return Counter()
-    lurking: Counter = Counter()
+        return ()
+    me = views[-1].player
+    enemy = 1 - me
+    lurking: list[tuple[str, int]] = []  # newest first
     for before, now in pairwise(views):
-        enemy = 1 - now.player
+        if before.turn != me:
+            lurking = [(kind, age + 1) for kind, age in lurking]
         dropped = Counter(dict(before.hands[enemy])) - Counter(dict(now.hands[enemy]))
+        lurking = [(kind, 0) for kind in sorted(dropped.elements())] + lurking
         came = Counter(p.kind for _, p in now.enemies) - Counter(
             p.kind for _, p in before.enemies)
-        lurking = (lurking + dropped) - came
-    return lurking & unseen_enemies(views[-1])
+        for kind in came.elements():
+            newest = next((i for i, (k, _) in enumerate(lurking) if k == kind), None)
+            if newest is not None:
+                del lurking[newest]
+    unseen = unseen_enemies(views[-1])
+    kept: list[tuple[str, int]] = []
+    for kind, age in lurking:
+        if sum(k == kind for k, _ in kept) < unseen[kind]:
+            kept.append((kind, age))
+    return tuple(kept)
 
 
 #: the chance that an enemy piece stands where it was last seen, or where it took one of
@@ -131,12 +144,13 @@ GHOST_STAYS = 0.8
 class Recall:
     """What the player remembers beyond his view now (:func:`recall`).
 
-    ``lurking``: enemy pieces dropped out of his sight, by kind (:func:`lurking_drops`).
+    ``lurking``: enemy pieces dropped out of his sight, ``(kind, age)`` newest first
+    (:func:`lurking_drops`).
     ``ghosts``: ``(cell, kind, age)`` — an enemy piece last seen on ``cell``, or one that
     took his piece there (``kind`` None: he did not see what), ``age`` enemy moves ago,
     on a cell he does not see now."""
 
-    lurking: Counter = field(default_factory=Counter)
+    lurking: tuple[tuple[str, int], ...] = ()
     ghosts: tuple[tuple[int, str | None, int], ...] = ()
 
 
@@ -163,12 +177,16 @@ def recall(views: Sequence[PlayerView]) -> Recall:
                   tuple((c, k, age) for c, (k, age) in sorted(ghosts.items())))
 
 
-#: what a piece the enemy dropped is taken to aim at: the worth of each of the player's
-#: pieces it attacks (the King's neighbourhood per cell), plus a floor for drops that
-#: aim at nothing yet
+#: where a piece the enemy dropped out of sight is drawn: anywhere unseen (the floor),
+#: likelier where it attacks — the worth of each of the player's pieces it attacks, and
+#: per cell of his King's neighbourhood — by a share that halves with every enemy move
+#: since the drop (a drop may aim at something; the greedy yardstick's often do not;
+#: guessed, not fitted)
 THREAT_VALUE = {"P": 1.0, "N": 3.0, "B": 3.0, "R": 5.0, "Q": 9.0, "K": 0.0}
 KING_ZONE = 2.0
-THREAT_FLOOR = 0.1
+THREAT_FLOOR = 1.0
+THREAT_SCALE = 1.0
+THREAT_STAYS = 0.5
 
 
 def _occupancy(board: dict[int, Piece]) -> int:
@@ -178,12 +196,13 @@ def _occupancy(board: dict[int, Piece]) -> int:
     return occ
 
 
-def _threat_weight(att: int, mine: dict[int, Piece], king: int) -> float:
-    """How plausible a dropped enemy piece attacking ``att`` is (relative weight): a
-    drop is made to attack something — the player's pieces, his King's neighbourhood."""
+def _threat_weight(att: int, mine: dict[int, Piece], king: int, age: int) -> float:
+    """How plausible an enemy piece dropped ``age`` enemy moves ago and attacking ``att``
+    is (relative weight): a drop may be made to attack the player's pieces or his King's
+    neighbourhood, and may have moved on since."""
     worth = sum(THREAT_VALUE[p.kind] for c, p in mine.items() if att >> c & 1)
     zone = (att & KING_ATT[king]).bit_count() if king >= 0 else 0
-    return THREAT_FLOOR + worth + KING_ZONE * zone
+    return THREAT_FLOOR + THREAT_SCALE * THREAT_STAYS ** age * (worth + KING_ZONE * zone)
 
 
 #: the unseen pieces are placed King first (he has the fewest plausible cells), Pawns last
@@ -217,13 +236,14 @@ def sample_text(view: PlayerView, rng: random.Random, memory: Recall | None = No
     free = [c for c in range(64)
             if c not in view.visible and c not in board and c not in pawn_takes]
     unseen = unseen_enemies(view)
-    lurking = None
+    lurking: dict[str, list[int]] | None = None  # the ages of the drops, by kind
     if memory is not None:
-        lurking = Counter(memory.lurking)  # the caller's, for every draw
+        lurking = {}
+        for kind, age in memory.lurking:
+            lurking.setdefault(kind, []).append(age)
         _draw_checker(view, rng, board, free, unseen, lurking, king)
         _draw_ghosts(view, rng, memory.ghosts, board, free, unseen, king)
         _fill_blocked(view, rng, board, free, unseen, king)
-        lurking = lurking & unseen
     for kind, n in sorted(unseen.items(), key=lambda kn: PLACE_ORDER[kn[0]]):
         for k in range(n):
             spots = [c for c in free if kind != "P" or 8 <= c < 56]
@@ -233,8 +253,9 @@ def sample_text(view: PlayerView, rng: random.Random, memory: Recall | None = No
                 occ = _occupancy(board)
                 reach = {c: attacks(kind, enemy, c, occ) for c in spots}
                 spots = [c for c in spots if king < 0 or not reach[c] >> king & 1]
-                if k < lurking[kind]:
-                    weights = [_threat_weight(reach[c], mine, king) for c in spots]
+                ages = lurking.get(kind, [])[:n]
+                if k < len(ages):
+                    weights = [_threat_weight(reach[c], mine, king, ages[k]) for c in spots]
                 else:
                     weights = [_home_weight(kind, c, enemy, view.fullmove) for c in spots]
             if not spots:
@@ -287,7 +308,8 @@ def _put(board: dict[int, Piece], free: list[int], unseen: Counter, enemy: int, 
 
 
 def _draw_checker(view: PlayerView, rng: random.Random, board: dict[int, Piece],
-                  free: list[int], unseen: Counter, lurking: Counter, king: int) -> None:
+                  free: list[int], unseen: Counter, lurking: dict[str, list[int]],
+                  king: int) -> None:
     """In check with no checker in sight: draw one unseen piece where it gives the check
     (a dropped one likelier), taking it from ``unseen`` and its cell from ``free``."""
     if not view.in_check or king < 0:
@@ -304,13 +326,13 @@ def _draw_checker(view: PlayerView, rng: random.Random, board: dict[int, Piece],
             if (kind != "P" or 8 <= c < 56) and attacks(kind, enemy, c, occ) >> king & 1:
                 options.append((kind, c))
                 weights.append(n * _home_weight(kind, c, enemy, view.fullmove)
-                               + lurking[kind])
+                               + len(lurking.get(kind, ())))
     if not options:
         return
     kind, c = rng.choices(options, weights=weights)[0]
     _put(board, free, unseen, enemy, kind, c)
-    if lurking[kind]:
-        lurking[kind] -= 1
+    if lurking.get(kind):
+        lurking[kind].pop(0)
 
 
 def _draw_ghosts(view: PlayerView, rng: random.Random,
