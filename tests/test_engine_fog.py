@@ -17,6 +17,7 @@ from controller.engine.fog import (
     lurking_drops,
     ranked_tries,
     recall,
+    same_try,
     sample_text,
     unseen_enemies,
 )
@@ -194,3 +195,26 @@ def test_every_engine_draw_agrees_with_the_view_along_random_games():
                 assert game.in_check(drawn) == view.in_check
                 checked += 1
     assert checked >= 150 and remembered >= 50
+
+
+#: a game the computer (Black, a Queen and more ahead) drew against the random mover by
+#: giving the same two checks until the position came a third time (seed 502000, game 4)
+REPEATING = ("c2c4 d7d5 g2g3 e7e6 d1c2 d5c4 e2e3 b7b5 f1e2 a7a6 c2a4 b5a4 h2h3 a4a3 e2f3 "
+             "a3b2 f3g4 b2a1q e1f1 a1b1 a2a4 b1c1 g4d1 c1d1 f1g2 d8d2 e3e4 d2f2 g2f2 c8b7 "
+             "a4a5 Q@a1 Q@e5 d1f1 f2e3 a1c1 e3d4 c1a1 d4e3").split()
+
+
+def test_far_ahead_the_computer_does_not_repeat_the_position():
+    """After 20.Ke3 the check Qac1+ brings back the position after 18...Qac1+ (a third
+    time after the next pair of checks: a draw). Black's own pieces and the hands would
+    be as after an earlier move of his, so his search counts that move as the draw it
+    may be, and he plays on; without his earlier views he gives the check again."""
+    game = get_game("laotzu")
+    pos = game.start()
+    for text in REPEATING:
+        pos.push(game.parse_move(pos, text))
+    view = game.player_view(pos, 1)
+    repeat = game.parse_move(pos, "a1c1")
+    forgetful = ranked_tries(game, view, LIMITS, seed=3)[0]
+    mindful = ranked_tries(game, view, LIMITS, seed=3, memory=earlier_views(game, pos, 1))[0]
+    assert same_try(forgetful, repeat) and not same_try(mindful, repeat)

@@ -457,6 +457,32 @@ def _looks_like(game: Game, pos: Position, view: PlayerView) -> bool:
                                                             view.in_check)
 
 
+def _signature(view: PlayerView) -> tuple:
+    """What comes back when a position repeats, as far as a drawn position can tell: the
+    player's own pieces, the hands (no capture, no drop since) and the side to move — not
+    the cells he sees nor the enemies on them, which depend on the hidden pieces drawn."""
+    return (view.turn, view.own, view.hands, view.castling)
+
+
+def _mark_repeats(game: Game, pos: Position, player: int, seen: set[tuple]) -> None:
+    """Let the search see a repetition where the player would: each of his moves in the
+    drawn ``pos`` after which his view is one he had after an earlier move of his
+    (``seen``: :func:`_signature`) leads to a position put into ``pos``'s history, so the
+    search scores it as the draw a third time would be — a side far ahead does not
+    give checks back and forth until the referee calls the draw."""
+    phantoms = []
+    for move in game.legal_moves(pos):
+        pos.push(move)
+        try:
+            if _signature(game.player_view(pos, player)) in seen:
+                phantoms.append(pos.keys[-1])
+        finally:
+            pos.pop()
+    if phantoms:
+        pos.keys[:0] = phantoms
+        pos.halfmove = max(pos.halfmove, len(pos.keys))  # within the repetition window
+
+
 def risk_averse(scores: list[int]) -> float:
     """A move's worth over the drawn positions: its mean, pulled toward the mean of its
     worst half by :data:`RISK` (each score capped at :data:`SCORE_CAP`)."""
@@ -499,6 +525,10 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     positions = draw_positions(game, view, rng, samples, recall((*memory, view)))
     if not positions:
         return tries
+    seen = {_signature(v) for v in memory if v.turn != view.player}
+    if seen:
+        for pos in positions:
+            _mark_repeats(game, pos, view.player, seen)
     # most of each sample's time and nodes for its proposal, the rest for the answers
     propose = replace(limits, movetime=_part(limits.movetime, 1 - ANSWER_SHARE),
                       nodes=_part(limits.nodes, 1 - ANSWER_SHARE))
@@ -524,7 +554,8 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
                 continue
             pos.push(move)
             try:
-                here[i] = -search.best_move(pos, answer).score
+                repeated = pos.keys[-1] in pos.keys[:-1]  # marked by _mark_repeats
+                here[i] = 0 if repeated else -search.best_move(pos, answer).score
             finally:
                 pos.pop()
         refused = max(here.values(), default=0)  # a refused try: the next one is played
