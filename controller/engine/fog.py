@@ -16,7 +16,9 @@ position — and:
    sample (the enemy's best reply) and ranks the proposals by a risk-averse worth of
    those scores (:func:`risk_averse`: the mean pulled toward the worst half) — a move
    that wins a Pawn where nothing defends it and loses the Queen where an unseen piece
-   does is judged on both.
+   does is judged on both; a move that brings back its own pieces and the hands as after
+   an earlier move of its own counts as the draw a repetition may be
+   (:func:`_mark_repeats`).
 
 The answer is a ranked list: the board refuses a try that the hidden pieces make illegal
 ("illegal move", exactly as it refuses a person's), and the next candidate is used.
