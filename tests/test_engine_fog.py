@@ -218,3 +218,16 @@ def test_far_ahead_the_computer_does_not_repeat_the_position():
     forgetful = ranked_tries(game, view, LIMITS, seed=3)[0]
     mindful = ranked_tries(game, view, LIMITS, seed=3, memory=earlier_views(game, pos, 1))[0]
     assert same_try(forgetful, repeat) and not same_try(mindful, repeat)
+
+
+def test_gathering_the_earlier_views_leaves_the_game_as_it_was():
+    """The board loop hands the live position: it is walked back and forward again, with
+    the same moves, repetition keys and text (a move pushed without a key stays so)."""
+    game = get_game("laotzu")
+    pos = game.start()
+    for i, text in enumerate(("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6")):
+        pos.push(game.parse_move(pos, text), record=i != 3)
+    before = (list(pos.moves), list(pos.keys), game.position_text(pos))
+    views = earlier_views(game, pos, 0, plies=4)
+    assert (list(pos.moves), list(pos.keys), game.position_text(pos)) == before
+    assert len(views) == 4 and [v.turn for v in views] == [0, 1, 0, 1]

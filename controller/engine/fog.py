@@ -93,15 +93,18 @@ def earlier_views(game: Game, pos: Position, player: int,
     """``player``'s views after each of the last ``plies`` plies before this one (his
     turns and the enemy's), oldest first — what he saw, nothing more (``pos`` is walked
     back and restored)."""
-    undone: list[Move] = []
+    undone: list[tuple[Move, bool]] = []  # each move, and whether it had a repetition key
     views: list[PlayerView] = []
     try:
         while pos.moves and len(views) < plies:
-            undone.append(pos.pop())
+            keys = len(pos.keys)
+            move = pos.pop()
+            undone.append((move, len(pos.keys) < keys))
             views.append(game.player_view(pos, player))
     finally:
         while undone:
-            pos.push(undone.pop())
+            move, recorded = undone.pop()
+            pos.push(move, record=recorded)
     return tuple(reversed(views))
 
 
