@@ -78,6 +78,9 @@ EXIT_BAD_CONFIG = 2
 RESTING_PERIOD_S = 0.05
 #: seconds between two actions of the simulated hand making the computer's move
 HAND_STEP_S = 0.12
+#: the simulated hand's first action waits until every open page was sent the computer's
+#: move lit (a page on a loaded machine may lag the loop), but never longer than this
+HAND_PAGE_WAIT_S = 3.0
 
 #: Errors that mean "this configuration cannot run": one line, exit status 2.
 STARTUP_ERRORS = (ConfigError, LayoutError, LedError, RulesError, SensingError, JournalError,
@@ -234,6 +237,8 @@ class BoardService:
         self.version = 0          # bumped on every change the page shows
         self.led_version = 0      # bumped when the LED colours change
         self.listeners: set[Callable[[], None]] = set()
+        #: open pages: the newest ``version`` each has been sent (see HAND_PAGE_WAIT_S)
+        self.pages_sent: dict[object, int] = {}
         self.rng = random.Random(seed)
         self.layout: Layout = load_layout(config.board.layout)
         self._check_game(config.board.game)
@@ -274,6 +279,8 @@ class BoardService:
         #: move), one every HAND_STEP_S so the sensors see each of them
         self._hand: list[dict[str, Any]] = []
         self._hand_at = 0.0
+        self._hand_shown = 0  # the version showing the move the hand is to make
+        self._hand_first = False  # the hand has not acted yet
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
         try:
             self._set_up(config)
@@ -991,7 +998,11 @@ class BoardService:
         board = self.board
         assert board is not None
         if self._hand:
+            if self._hand_first and now - self._hand_at < HAND_PAGE_WAIT_S and any(
+                    sent < self._hand_shown for sent in list(self.pages_sent.values())):
+                return  # a page has not been sent the lit move yet
             if now - self._hand_at >= HAND_STEP_S:
+                self._hand_first = False
                 self._hand_at = now
                 from controller.web.simulator import perform
                 perform(self, self._hand.pop(0))
@@ -1016,7 +1027,9 @@ class BoardService:
             from controller.web.simulator import move_actions
             self._hand = move_actions(s.game, before, move, self.layout)
             self._hand_at = now
+            self._hand_first = True
         self._changed()
+        self._hand_shown = self.version
 
     def _computer_movetime(self, now: float) -> float | None:
         """On a clock the computer spends its share of what it has left (more when moves

@@ -7,6 +7,7 @@ player giving up his last castle left a Wizard "in the hand" on the page for goo
 from __future__ import annotations
 
 from controller.opponent import Computer
+from controller.service import HAND_PAGE_WAIT_S, HAND_STEP_S
 from controller.web.state import object_json
 from tests.support.service import make_service, wait_for
 
@@ -30,5 +31,32 @@ def test_every_action_of_the_simulated_hand_reaches_the_page(tmp_path, monkeypat
                 for i, pile in enumerate(svc.sim.piles) if pile}
             checked += 1
         assert checked >= 2 and len(svc.plies) == 1
+    finally:
+        svc.close()
+
+
+def test_the_hand_waits_for_a_lagging_page_to_show_the_move(tmp_path, monkeypatch):
+    """Found by tests/test_web_computer.py on a loaded machine: the hand made the move in
+    0.24 s, before the page was sent it lit, so the page never showed the move."""
+    svc = make_service(tmp_path, game="chess")
+    monkeypatch.setattr(svc, "_computer_movetime", lambda now: 0.05)
+    page = object()
+    try:
+        svc.new_game("chess", {}, None, Computer(frozenset({0}), 1))
+        svc.sim_action({"action": "arrange"})
+        svc.pages_sent[page] = svc.version  # a page, then no push reaches it
+        wait_for(svc, lambda: svc.interaction.phase == "execute")
+        for _ in range(10):  # ten hand steps' time: nothing is lifted
+            svc.step(HAND_STEP_S)
+            assert svc.interaction.phase == "execute" and not svc.sim.held
+        svc.pages_sent[page] = svc.version  # the page is sent the lit move
+        wait_for(svc, lambda: svc.plies)
+        # a page that never catches up holds the hand up for HAND_PAGE_WAIT_S at most
+        svc.new_game("chess", {}, None, Computer(frozenset({0}), 1))
+        svc.sim_action({"action": "arrange"})
+        svc.pages_sent[page] = -1
+        wait_for(svc, lambda: svc.interaction.phase == "execute")
+        svc.step(HAND_PAGE_WAIT_S + HAND_STEP_S)
+        wait_for(svc, lambda: svc.plies)
     finally:
         svc.close()

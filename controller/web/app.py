@@ -273,6 +273,7 @@ def create_app(service: Any) -> Starlette:
         changed = asyncio.Event()
         changed.set()  # the first state goes out at once, not after the first change
         service.listeners.add(changed.set)
+        service.pages_sent[changed] = -1
         viewer: list[int | None] = [None]
         force = [True]
 
@@ -302,6 +303,7 @@ def create_app(service: Any) -> Starlette:
                     sent_state, sent_leds = service.version, service.led_version
                     await websocket.send_json({"type": "state",
                                                "state": service.state_json(viewer[0])})
+                    service.pages_sent[changed] = sent_state
                 elif service.led_version != sent_leds:
                     sent_leds = service.led_version
                     await websocket.send_json({"type": "leds", "led_seq": sent_leds,
@@ -311,6 +313,7 @@ def create_app(service: Any) -> Starlette:
             pass
         finally:
             service.listeners.discard(changed.set)
+            service.pages_sent.pop(changed, None)
             reader.cancel()
             with contextlib.suppress(BaseException):
                 await reader
