@@ -47,19 +47,20 @@ class Level:
     samples: int = SAMPLES
 
 
-#: Noise falls steeply over levels 1–3 (level 1 plays almost at random among reasonable
-#: moves); from level 4 on a node cap (about 3,000 nodes finish depth 3 in Gnu Qi, chess,
-#: Lotus-39 and Lùotuoqí) that does not stop the search before the level below's depth is
-#: complete; the time budget doubles above the default; level 10 searches for 4 s without
-#: a cap.  From a view (Lao Tzu) levels 1–3 also draw fewer positions: the noise alone
-#: is averaged away by the vote over eight.
+#: Noise falls steeply over levels 1–3, which look one ply ahead (level 1 plays almost at
+#: random among reasonable moves); levels 3–6 then search a whole ply deeper each (depths
+#: 1, 2, 3 and 4: a half-ply step, depth 3 against depth 3 and a little of 4, did not show
+#: in self-play), under a node cap that does not stop the search before the level below's
+#: depth is complete; the time budget doubles above the default; level 10 searches for
+#: 4 s without a cap.  From a view (Lao Tzu) levels 1–3 also draw fewer positions: the
+#: noise alone is averaged away by the vote over eight.
 LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, noise=400, samples=1),
     2: Level(1, 0.2, noise=150, samples=2),
-    3: Level(2, 0.2, noise=50, samples=4),
-    4: Level(3, 0.2, nodes=3_000),
-    5: Level(4, 0.2, nodes=4_500),
-    6: Level(5, 0.25, nodes=6_000),
+    3: Level(1, 0.2, noise=50, samples=4),
+    4: Level(2, 0.2, nodes=3_000),
+    5: Level(3, 0.2, nodes=4_500),
+    6: Level(4, 0.25, nodes=6_000),
     7: Level(6, 0.5, nodes=15_000),
     8: Level(8, 1.0, nodes=40_000),
     9: Level(10, 2.0, nodes=100_000),
