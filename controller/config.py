@@ -203,6 +203,11 @@ class EngineSettings:
         cls.name for cls in GAME_CLASSES if cls.uci_chess])
     #: UCI options sent to the external engine, e.g. { Threads = 2, Hash = 64 }
     uci_options: dict[str, Any] = field(default_factory=dict)
+    #: how many times slower this machine searches than the one the levels were measured
+    #: on; the computer's time per move is stretched by it so a level plays alike (0:
+    #: measured by a short search when the computer first thinks; 1: the levels' own
+    #: times, weaker on a slow machine)
+    slowness: float = 0.0
 
 
 @dataclass
@@ -248,6 +253,7 @@ RANGES = {
     "web.port": (0, 65535),
     "link.port": (1, 65535),
     "link.referee_delay": (0, 10_000),
+    "engine.slowness": (0.0, 16.0),
 }
 
 

@@ -32,6 +32,9 @@ log = logging.getLogger("fairyboard.opponent")
 
 #: in the worker: the external engines already running, by program and options
 _EXTERNAL: dict[tuple, Any] = {}
+#: in the worker: how many times slower its machine searches than the levels' (see
+#: ``start_worker``); the levels' time budgets are stretched by it
+_SLOWNESS = 1.0
 
 
 def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
@@ -43,7 +46,8 @@ def think(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
     pos = game.parse_position(setup)
     for text in moves:
         pos.push(game.parse_move(pos, text))
-    result = Engine(game, level=level, seed=seed + len(moves)).choose(pos, movetime=movetime)
+    result = Engine(game, level=level, seed=seed + len(moves),
+                    slowness=_SLOWNESS).choose(pos, movetime=movetime)
     if result.move is None:
         return ""
     return game.long_move_text(pos, result.move)
@@ -61,6 +65,23 @@ def lower_priority() -> None:
 
     with contextlib.suppress(AttributeError, OSError):  # not here: the worker still works
         os.nice(WORKER_NICENESS)
+
+
+def start_worker(slowness: float = 1.0) -> None:
+    """In the worker, at its start: lower its priority and settle how many times slower
+    this machine searches (``slowness``; 0: measure it — a few tenths of a second on a
+    Raspberry Pi, once per worker)."""
+    global _SLOWNESS
+    from controller.engine import machine_slowness
+
+    lower_priority()
+    _SLOWNESS = slowness if slowness > 0 else machine_slowness()
+    log.info("engine worker started", extra={"slowness": round(_SLOWNESS, 2)})
+
+
+def worker_slowness() -> float:
+    """In the worker: the slowness its searches use (tests ask it through the pool)."""
+    return _SLOWNESS
 
 
 @dataclass(frozen=True)
@@ -87,7 +108,8 @@ def think_external(program: str, engine_options: tuple, game_name: str,
     from controller.engine.external import ExternalPlayer, UciError
 
     game = get_game(game_name, **options)
-    budget = LEVELS[level].movetime if movetime is None else movetime
+    own = LEVELS[level].movetime * _SLOWNESS
+    budget = own if movetime is None else min(movetime, own)
     key = (program, engine_options)
     player = _EXTERNAL.get(key)
     if player is None:
@@ -118,7 +140,7 @@ def think_from_view(game_name: str, options: dict[str, Any], view: Any, level: i
 
     game = get_game(game_name, **options)
     if limits is None:
-        limits = sample_limits(LEVELS[level], movetime)
+        limits = sample_limits(LEVELS[level], movetime, _SLOWNESS)
     return ranked_tries(game, view, limits, seed=seed + view.fullmove,
                         samples=LEVELS[level].samples, memory=memory)
 
@@ -177,28 +199,24 @@ class Opponent:
         key = self._key(game, pos)
         q = self._question
         if q is None or q.key != key:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=lower_priority)
+            pool = self.worker()
             if game.hidden_information:  # the worker sees what the player sees, no more
                 from controller.engine.fog import earlier_views
 
                 mover = game.ply_mover(pos)
                 view = game.player_view(pos, mover)
                 public = {k: v for k, v in options.items() if k not in game.hidden_options}
-                future = self._pool.submit(think_from_view, game.name, public, view,
-                                           self.computer.level, self.seed, movetime,
-                                           None, earlier_views(game, pos, mover))
+                future = pool.submit(think_from_view, game.name, public, view,
+                                     self.computer.level, self.seed, movetime,
+                                     None, earlier_views(game, pos, mover))
             elif self.engine.uci_engine and game.name in self.engine.uci_games:
-                future = self._pool.submit(think_external, self.engine.uci_engine,
-                                           tuple(self.engine.uci_options.items()), game.name,
-                                           dict(options), setup, list(moves),
-                                           self.computer.level, self.seed, movetime)
+                future = pool.submit(think_external, self.engine.uci_engine,
+                                     tuple(self.engine.uci_options.items()), game.name,
+                                     dict(options), setup, list(moves),
+                                     self.computer.level, self.seed, movetime)
             else:
-                future = self._pool.submit(think, game.name, dict(options), setup,
-                                           list(moves), self.computer.level, self.seed,
-                                           movetime)
+                future = pool.submit(think, game.name, dict(options), setup,
+                                     list(moves), self.computer.level, self.seed, movetime)
             self._question = _Question(key, future, len(moves))
             return None
         if not q.future.done():
@@ -225,6 +243,15 @@ class Opponent:
                         return move
             return legal[0]
         return game.parse_move(pos, text)
+
+    def worker(self) -> ProcessPoolExecutor:
+        """The search process, started on first use (its start settles the machine's
+        slowness, ``[engine] slowness``)."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=start_worker, initargs=(self.engine.slowness,))
+        return self._pool
 
     def cancel(self) -> None:
         """Forget the question (takeback, new game): a late answer is never used."""

@@ -17,10 +17,11 @@ from dataclasses import dataclass, replace
 from controller.engine.evaluation import Evaluator, weights_for
 from controller.engine.fog import SAMPLES
 from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
-from controller.rules import Game, Position
+from controller.rules import Game, Position, get_game
 
 __all__ = ["DEFAULT_LEVEL", "LEVELS", "MATE", "Engine", "Evaluator", "Level", "Limits",
-           "Result", "Search", "SearchStopped", "clock_budget", "weights_for"]
+           "Result", "Search", "SearchStopped", "clock_budget", "machine_slowness",
+           "weights_for"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,10 @@ class Level:
     """
 
     depth: int
-    movetime: float  #: seconds (here; a Raspberry Pi 4 is about 8–10 times slower)
+    #: seconds here (where the levels were measured); the board's worker multiplies it by
+    #: how many times slower its machine searches (``machine_slowness``: a Raspberry Pi 4
+    #: about 8–10), so a level plays alike there, only slower
+    movetime: float
     noise: int = 0  #: centipawns within which a weaker move may be chosen
     nodes: int | None = None  #: the most nodes one search may visit (None: no cap)
     floor: int = 0  #: the depth completed before the node cap may end the search
@@ -71,6 +75,31 @@ LEVELS.update({n: replace(level, floor=LEVELS[n - 1].depth)
                for n, level in LEVELS.items() if level.nodes is not None})
 DEFAULT_LEVEL = 6
 
+#: process CPU seconds the calibration search (``machine_slowness``) took here, where the
+#: levels were measured
+CALIBRATION_SECONDS = 0.044
+#: the most a machine's slowness is counted (a level 10 move then takes about a minute)
+MAX_SLOWNESS = 16.0
+
+
+def calibration_search() -> float:
+    """Process CPU seconds of a fixed search: Gnu Qi's start position to depth 3 (about
+    1,700 nodes: move generation, make and unmake, evaluation — what a level spends its
+    time on)."""
+    game = get_game("gnuqi")
+    started = time.process_time()
+    Search(game, seed=0).best_move(game.start(), Limits(depth=3))
+    return time.process_time() - started
+
+
+def machine_slowness(repeats: int = 3) -> float:
+    """How many times longer this machine takes for a search than the one ``LEVELS`` was
+    measured on (the fastest of ``repeats`` calibration searches; never below 1, at most
+    ``MAX_SLOWNESS``): a Raspberry Pi gets the time the levels' searches need there, so
+    level 6 still completes its depth 4 and answers in about 2 s rather than 0.25 s."""
+    fastest = min(calibration_search() for _ in range(max(1, repeats)))
+    return max(1.0, min(MAX_SLOWNESS, fastest / CALIBRATION_SECONDS))
+
 
 def clock_budget(remaining: float, increment: float = 0.0, moves_to_go: int | None = None,
                  ) -> float:
@@ -84,12 +113,15 @@ class Engine:
 
     def __init__(self, game: Game, level: int = DEFAULT_LEVEL, seed: int = 0,
                  clock: Callable[[], float] = time.monotonic,
-                 opponents: str | None = None) -> None:
+                 opponents: str | None = None, slowness: float = 1.0) -> None:
         if level not in LEVELS:
             raise ValueError(f"level must be a whole number from 1 to {max(LEVELS)}, "
                              f"got {level!r}")
         self.game = game
         self.level = LEVELS[level]
+        #: how many times slower this machine searches than the levels' (their time
+        #: budgets are stretched by it; ``machine_slowness``)
+        self.slowness = slowness
         #: ``opponents``: how 3–4 players' opponents are searched ("paranoid" or "brs";
         #: None: the search's default)
         self.search = Search(game, seed=seed, clock=clock, opponents=opponents)
@@ -98,7 +130,8 @@ class Engine:
         """The level's limits, with a shorter time budget (a clock) or fewer nodes when
         given."""
         level = self.level
-        budget = level.movetime if movetime is None else min(movetime, level.movetime)
+        own = level.movetime * self.slowness
+        budget = own if movetime is None else min(movetime, own)
         caps = [n for n in (nodes, level.nodes) if n is not None]
         return Limits(depth=level.depth, movetime=budget, nodes=min(caps) if caps else None,
                       noise=level.noise)

@@ -423,12 +423,15 @@ ANSWER_SHARE = 0.25
 ANSWER_DEPTH = 1
 
 
-def sample_limits(level: Level, movetime: float | None = None) -> Limits:
+def sample_limits(level: Level, movetime: float | None = None,
+                  slowness: float = 1.0) -> Limits:
     """One sample's search limits at ``level`` (which draws ``level.samples`` positions):
-    its share of the level's time (or of the shorter ``movetime``) and node cap, at most
-    depth 3 (a search per drawn position where the full information engine makes one), and
-    the level's own noise — so the weak levels stay weak from a view too."""
-    budget = level.movetime if movetime is None else min(movetime, level.movetime)
+    its share of the level's time (stretched by the machine's ``slowness``, or the shorter
+    ``movetime``) and node cap, at most depth 3 (a search per drawn position where the full
+    information engine makes one), and the level's own noise — so the weak levels stay
+    weak from a view too."""
+    own = level.movetime * slowness
+    budget = own if movetime is None else min(movetime, own)
     share = level.samples
     nodes = max(1, level.nodes // share) if level.nodes is not None else None
     return Limits(depth=min(level.depth, 3), movetime=budget / share, nodes=nodes,
