@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from controller.engine.evaluation import Evaluator, weights_for
 from controller.engine.fog import SAMPLES
 from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
-from controller.rules import Game, Position, get_game
+from controller.rules import DEFAULT_GAME, Game, Position, get_game
 
 __all__ = ["DEFAULT_LEVEL", "LEVELS", "MATE", "Engine", "Evaluator", "Level", "Limits",
            "Result", "Search", "SearchStopped", "clock_budget", "machine_slowness",
@@ -77,16 +77,16 @@ DEFAULT_LEVEL = 6
 
 #: process CPU seconds the calibration search (``machine_slowness``) took here, where the
 #: levels were measured
-CALIBRATION_SECONDS = 0.044
+CALIBRATION_SECONDS = 0.030
 #: the most a machine's slowness is counted (a level 10 move then takes about a minute)
 MAX_SLOWNESS = 16.0
 
 
 def calibration_search() -> float:
-    """Process CPU seconds of a fixed search: Gnu Qi's start position to depth 3 (about
-    1,700 nodes: move generation, make and unmake, evaluation — what a level spends its
-    time on)."""
-    game = get_game("gnuqi")
+    """Process CPU seconds of a fixed search: the default game's start position to depth 3
+    (Lùotuoqí: about 1,400 nodes of move generation, make and unmake and evaluation —
+    what a level spends its time on)."""
+    game = get_game(DEFAULT_GAME)
     started = time.process_time()
     Search(game, seed=0).best_move(game.start(), Limits(depth=3))
     return time.process_time() - started
