@@ -76,7 +76,6 @@ def start_worker(slowness: float = 1.0) -> None:
 
     lower_priority()
     _SLOWNESS = slowness if slowness > 0 else machine_slowness()
-    log.info("engine worker started", extra={"slowness": round(_SLOWNESS, 2)})
 
 
 def worker_slowness() -> float:
@@ -108,8 +107,9 @@ def think_external(program: str, engine_options: tuple, game_name: str,
     from controller.engine.external import ExternalPlayer, UciError
 
     game = get_game(game_name, **options)
-    own = LEVELS[level].movetime * _SLOWNESS
-    budget = own if movetime is None else min(movetime, own)
+    # not stretched by the machine's slowness: that measures our Python search, not a
+    # compiled engine's
+    budget = LEVELS[level].movetime if movetime is None else movetime
     key = (program, engine_options)
     player = _EXTERNAL.get(key)
     if player is None:
