@@ -56,13 +56,13 @@ class Level:
 #: 1, 2, 3 and 4: a half-ply step, depth 3 against depth 3 and a little of 4, did not show
 #: in self-play), under a node cap that does not stop the search before the level below's
 #: depth is complete; the time budget doubles above the default; level 10 searches for
-#: 4 s without a cap.  From a view (Lao Tzu) levels 1–3 also draw fewer positions: the
-#: noise alone is averaged away by the vote over eight.  Level 3 draws two, as level 2:
-#: with four its noise chose among twice as many proposals, and it lost to level 2.
+#: 4 s without a cap.  From a view (Lao Tzu) levels 1 and 2 also draw fewer positions
+#: (one and two): the noise alone is averaged away by the vote over eight.  Level 3 draws
+#: eight: with four, or two, its depth-1 searches lost to level 2 in self-play.
 LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, noise=400, samples=1),
     2: Level(1, 0.2, noise=150, samples=2),
-    3: Level(1, 0.2, noise=50, samples=2),
+    3: Level(1, 0.2, noise=50),
     4: Level(2, 0.2, nodes=3_000),
     5: Level(3, 0.2, nodes=4_500),
     6: Level(4, 0.25, nodes=6_000),
