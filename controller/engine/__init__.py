@@ -50,6 +50,12 @@ class Level:
     #: the defender they did not picture (``controller/engine/fog.py``)
     samples: int = SAMPLES
 
+    def budget(self, movetime: float | None = None, slowness: float = 1.0) -> float:
+        """Seconds a search may take: the level's time stretched by the machine's
+        ``slowness``, or a shorter ``movetime`` (a clock's share, real time) if given."""
+        own = self.movetime * slowness
+        return own if movetime is None else min(movetime, own)
+
 
 #: Noise falls steeply over levels 1–3, which look one ply ahead (level 1 plays almost at
 #: random among reasonable moves); levels 3–6 then search a whole ply deeper each (depths
@@ -131,8 +137,7 @@ class Engine:
         """The level's limits, with a shorter time budget (a clock) or fewer nodes when
         given."""
         level = self.level
-        own = level.movetime * self.slowness
-        budget = own if movetime is None else min(movetime, own)
+        budget = level.budget(movetime, self.slowness)
         caps = [n for n in (nodes, level.nodes) if n is not None]
         return Limits(depth=level.depth, movetime=budget, nodes=min(caps) if caps else None,
                       noise=level.noise)

@@ -430,8 +430,7 @@ def sample_limits(level: Level, movetime: float | None = None,
     ``movetime``) and node cap, at most depth 3 (a search per drawn position where the full
     information engine makes one), and the level's own noise — so the weak levels stay
     weak from a view too."""
-    own = level.movetime * slowness
-    budget = own if movetime is None else min(movetime, own)
+    budget = level.budget(movetime, slowness)
     share = level.samples
     nodes = max(1, level.nodes // share) if level.nodes is not None else None
     return Limits(depth=min(level.depth, 3), movetime=budget / share, nodes=nodes,
