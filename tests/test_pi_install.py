@@ -53,3 +53,20 @@ def test_the_pi_extras_bring_what_blinka_loads_underneath():
 def test_the_default_led_pin_works_as_the_service_user():
     """GPIO18 (PWM) needs root; the service runs as a plain user: SPI MOSI, GPIO10."""
     assert Config().leds.pin == 10
+
+
+def test_the_pi_guide_installs_what_tests_install_checks():
+    """The guide's install lines build and install a plain (non-editable) wheel from the
+    source folder with a declared extra — what tests/test_install.py builds, installs
+    outside the checkout and plays the computer with; an editable install would hide a
+    data file missing from the wheel."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    lines = [line.strip() for line in (ROOT / "docs" / "service.md").read_text().splitlines()
+             if "/bin/pip install" in line]
+    assert lines
+    for line in lines:
+        assert " -e " not in line and "--editable" not in line, line
+        target = line.split("pip install", 1)[1].split("#")[0].strip().strip('"')
+        assert target.startswith("/opt/fairyboard/src["), line
+        assert target.removeprefix("/opt/fairyboard/src[").rstrip("]") in extras, line
