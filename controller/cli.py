@@ -270,9 +270,15 @@ def cmd_games_list(args: argparse.Namespace) -> int:
 
 
 def cmd_games_export(args: argparse.Namespace) -> int:
-    from controller.journal import export_record
+    """Games as PGN (``controller/pgn.py``), one after another as in any PGN file: the
+    ids given, or with ``--all`` every readable game, oldest first."""
+    from controller.pgn import game_pgn
 
-    print(export_record(_journal(args).find(args.game_id)), end="")
+    journal = _journal(args)
+    if args.all == bool(args.game_ids):
+        raise CommandError("games export needs game ids (from 'games list') or --all")
+    records = journal.games() if args.all else [journal.find(i) for i in args.game_ids]
+    print("".join(game_pgn(record) for record in records), end="")
     return 0
 
 
@@ -464,12 +470,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("games", help="the game journal: list and export games")
     games_sub = p.add_subparsers(dest="games_command", required=True)
     for name, func, text in (("list", cmd_games_list, "list recorded games"),
-                             ("export", cmd_games_export, "print a game with headers")):
+                             ("export", cmd_games_export, "print games as PGN")):
         gp = games_sub.add_parser(name, help=text)
         gp.add_argument("--config", help="configuration file naming the journal folder")
         gp.add_argument("--journal", help="journal folder (overrides the configuration)")
         if name == "export":
-            gp.add_argument("game_id", help="a game id as printed by 'games list'")
+            gp.add_argument("game_ids", nargs="*", metavar="ID",
+                            help="game ids as printed by 'games list'")
+            gp.add_argument("--all", action="store_true", help="every readable game")
         gp.set_defaults(func=func)
 
     for name, func, text in (

@@ -501,52 +501,7 @@ def _seconds(entry: dict[str, Any], key: str) -> list[float]:
 
 
 def export_record(record: GameRecord) -> str:
-    """The game in its notation with PGN-style headers (players, date, game, set-up, result)."""
-    game, _ = record.replay(salvage=True)  # a damaged file: the moves before the damage
-    pos = game.parse_position(record.setup)
-    headers = {
-        "Event": "fairyboard game",
-        "Date": record.date.split("T")[0].replace("-", "."),
-        "Game": game.title,
-        "Variant": record.game,
-    }
-    names = record.players or list(game.player_names)
-    for colour, name in zip(game.player_names, names, strict=False):
-        headers[colour] = name
-    headers["SetUp"] = record.setup
-    if record.options:
-        headers["Options"] = ", ".join(f"{k}={v}" for k, v in sorted(record.options.items()))
-    if game.provisional:
-        headers["Note"] = game.provisional
-    if record.damage:
-        headers["Damaged"] = record.damage.replace('"', "'")
-    if record.clock:
-        headers["TimeControl"] = record.clock
-    headers["Result"] = record.result or "*"
-    out = [f'[{k} "{v}"]' for k, v in headers.items()]
-    body: list[str] = []
-    for text, clock in zip(record.moves, record.clocks, strict=True):
-        move = game.parse_move(pos, text)
-        mover = game.ply_mover(pos)
-        if pos.turn == 0 and not pos.state.get("cube_second"):
-            body.append(f"{pos.fullmove}.")
-        body.append(text)
-        if clock is not None:  # PGN's clock comment: the mover's time left after the move
-            body.append(f"{{[%clk {_pgn_clock(clock[mover])}]}}")
-        pos.push(move)
-    body.append(record.result or "*")
-    out.append("")
-    line = ""
-    for token in body:
-        if len(line) + len(token) + 1 > 79:
-            out.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    out.append(line)
-    return "\n".join(out) + "\n"
+    """The game as PGN (``controller/pgn.py`` writes it)."""
+    from controller.pgn import game_pgn  # pgn imports this module
 
-
-def _pgn_clock(seconds: float) -> str:
-    whole = max(0, int(seconds))
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+    return game_pgn(record)

@@ -121,7 +121,7 @@ def test_export_has_headers_and_numbered_moves(tmp_path):
     writer.end("1-0", "resignation")
     text = export_record(journal.games()[0])
     assert '[White "Ann"]' in text and '[Black "Bo"]' in text and '[Result "1-0"]' in text
-    assert '[Game "Lùotuoqí (Camel Chess)"]' in text and "[SetUp " in text
+    assert '[Variant "Lùotuoqí (Camel Chess)"]' in text and "[SetUp " not in text  # the start
     assert "1. Ea2-b3 Mb8-c6+cube Mg8-f6 2. Mb1-c3 1-0" in text
 
 

@@ -13,6 +13,7 @@ setuptools)."""
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -276,3 +277,16 @@ def test_the_installed_service_plays_a_whole_game_against_the_computer(
     record = read_game(journal)
     assert record.moves == ["Rd7", "Re1#"] and record.result == "0-1"
     assert record.clock == "5+3" and all(c is not None for c in record.clocks)
+    # the installed command exports it as PGN a chess program reads
+    exported = _run(built.env, tmp_path, "games", "export", "--journal", str(journal.parent),
+                    journal.stem)
+    assert exported.returncode == 0, exported.stderr
+    import chess.pgn  # test-only (GPL): the reader every chess program agrees with
+
+    read = chess.pgn.read_game(io.StringIO(exported.stdout))
+    assert read is not None and read.errors == []
+    assert (read.headers["SetUp"], read.headers["FEN"]) == ("1", BACK_RANK)
+    assert read.headers["TimeControl"] == "300+3" and read.headers["Result"] == "0-1"
+    assert [node.san() for node in read.mainline()] == ["Rd7", "Re1#"]
+    assert all(node.clock() is not None for node in read.mainline())
+    assert read.end().board().is_checkmate()

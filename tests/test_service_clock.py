@@ -140,7 +140,7 @@ def test_the_exported_game_carries_the_clock(tmp_path):
         set_up(svc)
         play(svc, "Mb1-c3")
         pgn = export_record(Journal(tmp_path / "journal").unfinished())
-        assert '[TimeControl "5+3"]' in pgn and "{[%clk 0:05:0" in pgn
+        assert '[TimeControl "300+3"]' in pgn and "{[%clk 0:05:0" in pgn  # PGN: seconds
     finally:
         svc.close()
 

@@ -106,6 +106,10 @@ class Chess(LaoTzu):
             for kind, n in list(hand.items()):
                 pos.add_hand(player, kind, -n)
 
+    def pgn_variant(self) -> str:
+        """PGN's names, which python-chess and every chess program read."""
+        return "Chess960" if self.chess960 else "Standard"
+
     # -- game end (Lao Tzu's ``special_outcome`` asks this) --------------------------------
     @staticmethod
     def insufficient_material(pos: Position) -> bool:

@@ -599,6 +599,11 @@ class Game:
         symbol.  Called by the board (``controller/board/``) when it asks for a piece."""
         return self.piece_symbol(piece)
 
+    def pgn_variant(self) -> str:
+        """The PGN ``Variant`` tag (``controller/pgn.py``): the name chess programs know
+        the game by, when they know it; default: the game's title."""
+        return self.title
+
     def can_still_win(self, pos: Position, player: int) -> bool:
         """Whether ``player`` could still win by some series of legal moves; the clock asks
         it when another player's time runs out (:meth:`timeout_outcome`).  Default yes."""
