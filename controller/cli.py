@@ -282,6 +282,31 @@ def cmd_games_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    """The journal, the configuration and the calibration in one archive."""
+    from controller.backup import backup_path, make_backup
+    from controller.config import apply_overrides, load_config
+
+    config = apply_overrides(load_config(args.config), journal=args.journal)
+    out = backup_path(args.out)
+    backup = make_backup(config, args.config, out)
+    print(f"{out}: {backup.summary()}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    """An archive of ``backup`` back in place; a damaged one changes nothing."""
+    from controller.backup import restore_backup
+
+    restored = restore_backup(args.archive, args.config, args.journal)
+    print(f"restored {restored.backup.summary()} from {args.archive}")
+    for path in restored.placed:
+        print(f"  {path}")
+    if restored.kept:
+        print("the files it replaced are kept beside them (*.before-restore-*)")
+    return 0
+
+
 def _bringup_config(args: argparse.Namespace):
     from controller.config import apply_overrides, load_config
 
@@ -479,6 +504,20 @@ def build_parser() -> argparse.ArgumentParser:
                             help="game ids as printed by 'games list'")
             gp.add_argument("--all", action="store_true", help="every readable game")
         gp.set_defaults(func=func)
+
+    p = sub.add_parser("backup", help="the journal, configuration and calibration in one "
+                       "archive")
+    p.add_argument("--config", help="the configuration file (backed up too)")
+    p.add_argument("--journal", help="journal folder (overrides the configuration)")
+    p.add_argument("--out", help="archive file or folder (default: the current folder)")
+    p.set_defaults(func=cmd_backup)
+    p = sub.add_parser("restore", help="put a backup archive back (a damaged one changes "
+                       "nothing; the replaced files are kept aside)")
+    p.add_argument("archive", help="a file written by 'fairyboard backup'")
+    p.add_argument("--config", help="where the configuration goes (default: where it was "
+                   "backed up from)")
+    p.add_argument("--journal", help="journal folder (default: the restored configuration's)")
+    p.set_defaults(func=cmd_restore)
 
     for name, func, text in (
             ("selftest", cmd_selftest, "check a built board: LEDs and their colour order, every "
