@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.atomic import fsync_folder as _fsync_folder
+from controller.atomic import write_atomically
 from controller.config import Config, ConfigError, calibration_path, config_from_dict
 
 #: the archive format written by this version
@@ -151,40 +153,10 @@ def archive_bytes(backup: Backup) -> bytes:
     return out.getvalue()
 
 
-def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """``path`` holds ``data`` or what it held before, never a part: a temporary file
-    beside it, fsynced, renamed over it, and the folder fsynced."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    with contextlib.suppress(OSError):  # not every file system syncs a folder
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def make_backup(config: Config, config_path: str | Path | None, out: Path) -> Backup:
     """Write the archive to the file ``out`` atomically; returns what it holds."""
     backup = collect(config, config_path)
-    write_atomically(out, archive_bytes(backup))
+    write_atomically(out, archive_bytes(backup), 0o600)  # the journal and the passwords
     return backup
 
 
