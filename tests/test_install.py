@@ -230,6 +230,13 @@ def _wait(client: httpx.Client, ok, what: str, timeout: float = 30.0) -> dict:
     raise AssertionError(f"timed out waiting for {what}: {state}")
 
 
+def _scanned(client: httpx.Client, scans: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while client.get("/health").json()["sensing"]["scans"] < scans:
+        assert time.monotonic() < deadline, f"the board stopped scanning below {scans}"
+        time.sleep(0.01)
+
+
 def _post(client: httpx.Client, path: str, body: dict) -> dict:
     answer = client.post(path, json=body)
     assert answer.status_code == 200, answer.text
@@ -264,8 +271,9 @@ def test_the_installed_service_plays_a_whole_game_against_the_computer(
         layout = load_layout("square8")
         blunder = game.parse_move(pos, "Rd7")
         for action in move_actions(game, pos, blunder, layout):
+            scans = client.get("/health").json()["sensing"]["scans"]
             _post(client, "/api/sim", action)
-            time.sleep(0.1)  # a few scans: the sensors see every step
+            _scanned(client, scans + 4)  # the sensors saw this step before the next
         state = _wait(client, lambda s: s["result"] is not None, "the computer's mate")
         assert state["result"]["text"] == "0-1", state["result"]
         assert [m["text"] for m in state["moves"]] == ["Rd7", "Re1#"]
