@@ -310,10 +310,10 @@ def restore_backup(archive: str | Path, config_path: str | Path | None = None,
     try:
         for target, data in plan:  # 1. everything written beside its place and fsynced
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.restore-{stamp}")
+            tmp = target.with_name(f".{target.name}.restore-{stamp}-{os.getpid()}")
             _write_synced(tmp, data)
             staged.append((tmp, target))
-        new_folder = folder.with_name(f".{folder.name}.restore-{stamp}")
+        new_folder = folder.with_name(f".{folder.name}.restore-{stamp}-{os.getpid()}")
         new_folder.mkdir(parents=True)
         staged.append((new_folder, folder))
         for entry in games:
@@ -325,8 +325,12 @@ def restore_backup(archive: str | Path, config_path: str | Path | None = None,
         raise BackupError(f"cannot write the restored files ({exc}); nothing was "
                           "changed") from None
     for tmp, target in staged:  # 2. renamed into place, the current files kept aside
-        if target.exists():
+        if target.exists() or target.is_symlink():
             aside = target.with_name(f"{target.name}.before-restore-{stamp}")
+            n = 1
+            while aside.exists() or aside.is_symlink():  # a second restore this second
+                n += 1
+                aside = target.with_name(f"{target.name}.before-restore-{stamp}~{n}")
             os.replace(target, aside)
             restored.kept.append(aside)
         os.replace(tmp, target)

@@ -272,3 +272,14 @@ def test_a_disk_full_while_writing_the_restored_files_changes_nothing(tmp_path, 
     assert _files(tmp_path) == before
     assert sorted(p.name for p in (tmp_path / "state").iterdir()) == sorted(
         ["cal", "config.toml", "games", "referee.json"])
+
+
+def test_two_restores_in_one_second_keep_both_earlier_states(tmp_path, capsys):
+    config = _board(tmp_path)
+    archive = _backup(config, tmp_path / "b.tar.gz", capsys)
+    assert main(["restore", str(archive)]) == 0
+    assert main(["restore", str(archive)]) == 0
+    capsys.readouterr()
+    kept = sorted(p.name for p in (tmp_path / "state").iterdir() if "before-restore" in p.name)
+    assert len([k for k in kept if k.startswith("games.")]) == 2, kept
+    assert len([k for k in kept if k.startswith("config.toml.")]) == 2, kept
