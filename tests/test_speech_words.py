@@ -15,31 +15,12 @@ from controller.speech.words import (
     outcome_words,
     sentence,
 )
-
-
-def _shapes(name: str, games: int = 12, plies: int = 140, seed: int = 7):
-    """One (position, move) of every distinct move shape met in seeded random games."""
-    game = get_game(name)
-    rng = random.Random(seed)
-    seen = {}
-    for _ in range(games):
-        pos = game.start()
-        for _ in range(plies):
-            moves = game.legal_moves(pos)
-            if not moves:
-                break
-            for m in moves:
-                key = (m.kind, bool(m.captures), m.captures not in ((), (m.target,)),
-                       bool(m.also), m.token, bool(m.promotion), m.left is not None,
-                       bool(m.piece and m.piece.height > 1))
-                seen.setdefault(key, (pos.copy(), m))
-            pos.push(rng.choice(moves))
-    return game, list(seen.values())
+from tests.support.moves import move_shapes
 
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_every_move_shape_is_said_in_words_not_notation(name):
-    game, shapes = _shapes(name)
+    game, shapes = move_shapes(name)
     assert len(shapes) >= 2
     cells = game.geometry.cells
     for pos, move in shapes:
@@ -84,7 +65,7 @@ def test_worked_phrases_of_the_issue():
 
 
 def test_a_split_tower_says_the_whole_and_the_part():
-    game, shapes = _shapes("luotuoqi")
+    game, shapes = move_shapes("luotuoqi")
     splits = [(p, m) for p, m in shapes if m.kind == "split" and not m.captures
               and not m.token]
     pos, move = splits[0]
@@ -96,25 +77,25 @@ def test_a_split_tower_says_the_whole_and_the_part():
 
 
 def test_the_cube_is_handed_over_in_words():
-    game, shapes = _shapes("luotuoqi")
+    game, shapes = move_shapes("luotuoqi")
     pos, move = next((p, m) for p, m in shapes if m.token == "cube" and m.kind == "move")
     assert move_words(game, pos, move).endswith(", and hands over the Cube")
 
 
 def test_a_drop_and_a_reserve_placement_name_the_player():
     lz = get_game("laotzu")
-    _, shapes = _shapes("laotzu")
+    _, shapes = move_shapes("laotzu")
     pos, move = next((p, m) for p, m in shapes if m.kind == "drop")
     words = move_words(lz, pos, move)
     player = lz.player_names[lz.ply_mover(pos)]
     assert words.startswith(f"{player} drops a {lz.piece_names[move.piece.kind]} on ")
-    lotus, shapes = _shapes("lotus39")
+    lotus, shapes = move_shapes("lotus39")
     pos, move = next((p, m) for p, m in shapes if m.kind == "place")
     assert "places the reserve Knight on" in move_words(lotus, pos, move)
 
 
 def test_own_captures_say_own():
-    game, shapes = _shapes("kaleidochess")
+    game, shapes = move_shapes("kaleidochess")
     own = [(p, m) for p, m in shapes if m.captures
            and p.board[m.captures[0]] is not None
            and p.board[m.captures[0]].owner == game.ply_mover(p)]

@@ -24,6 +24,22 @@ from controller.speech.lang import translate
 _ = translate
 
 
+#: what the voice says for the board's events that are not moves (event -> words)
+EVENT_WORDS: dict[str, str] = {
+    "computer": "The computer",
+    "opponent": "Your opponent",
+    "choice": "Several moves fit: choose one on the option pads",
+    "illegal": "Illegal move",
+    "mismatch": "The board does not match the game",
+    "execute": "Make this move on the board",
+}
+
+
+def event_words(event: str) -> str:
+    """The words for a board event of :data:`EVENT_WORDS`, in the current language."""
+    return _(EVENT_WORDS[event])
+
+
 def piece_words(game: Game, piece: Piece) -> str:
     """A piece by its name, with its height when it is a stack ("Tower of 3")."""
     name = game.piece_names.get(piece.kind) or game.piece_name(piece)
@@ -193,7 +209,7 @@ def announce_move(game: Game, pos: Position, move: Move, after: Position,
             text += _(", check")
     ending = game.outcome(after)
     if ending is not None:
-        text += ". " + outcome_words(game, ending)
+        text = _("{move}. {ending}").format(move=text, ending=outcome_words(game, ending))
     return sentence(text)
 
 
@@ -202,9 +218,34 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+#: why a game ended, as said aloud (by the reason's text; a game's own spelling of a
+#: reason, or a reason not listed here, is said as it is written)
+REASON_WORDS: dict[str, str] = {
+    "checkmate": "Checkmate",
+    "stalemate": "Stalemate",
+    "fifty-move": "The move rule",
+    "fifty-move rule": "The move rule",
+    "repetition": "Repetition",
+    "threefold repetition": "Repetition",
+    "insufficient-material": "Insufficient material",
+    "bare kings": "Bare Kings",
+    "capitulation": "The last castle given up",
+    "no castle left": "The last castle taken",
+    "last player left": "One player left",
+    "blocked": "No move left",
+    "move cap": "The move limit",
+    "resignation": "Resignation",
+    "time forfeit": "Time is up",
+    "timeout vs insufficient material": "Time is up, but nobody could win",
+    "agreement": "Agreement",
+    "abandoned": "The game was abandoned",
+}
+
+
 def outcome_words(game: Game, outcome: Outcome) -> str:
-    """How the game ended: "Checkmate. White wins." / "Draw by repetition."."""
-    reason = _(str(outcome.reason)).capitalize()
+    """How the game ended: "Checkmate. White wins." / "Repetition. The game is drawn."."""
+    reason = str(outcome.reason)
+    reason = sentence(_(REASON_WORDS.get(reason, reason)))
     if not outcome.winners:
         return _("{reason}. The game is drawn.").format(reason=reason)
     names = [_(game.player_names[w]) for w in outcome.winners]
