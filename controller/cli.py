@@ -128,6 +128,36 @@ def cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_say(args: argparse.Namespace) -> int:
+    """One move in words, as the board's voice says it (``--out``: a WAV file too)."""
+    from controller.speech import voice  # lazy: only this command speaks
+    from controller.speech.lang import check_language, speaking
+    from controller.speech.words import announce_move
+
+    game, pos = _game_and_position(args)
+    check_language(args.lang)
+    try:
+        move = game.parse_move(pos, args.move)
+    except IllegalMoveError as exc:
+        raise CommandError(str(exc)) from None
+    listener = None
+    if args.listener is not None:
+        names = [n.lower() for n in game.player_names]
+        if args.listener.lower() not in names:
+            raise CommandError(f"unknown player {args.listener!r} (one of {', '.join(names)})")
+        listener = names.index(args.listener.lower())
+    after = pos.copy()
+    after.push(move)
+    with speaking(args.lang):
+        text = announce_move(game, pos, move, after, listener)
+    print(text)
+    if args.out:
+        voice.render(text, args.lang, Path(args.out))
+    elif args.aloud:
+        voice.speak(text, args.lang)
+    return 0
+
+
 def cmd_board(args: argparse.Namespace) -> int:
     from controller.boardprint import print_board  # lazy: only this command needs it
 
@@ -453,6 +483,16 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p)
     p.add_argument("--player", required=True)
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser("say", help="say one move in words, as the board's voice does")
+    game_args(p)
+    p.add_argument("--move", required=True, help="the move, in the game's notation")
+    p.add_argument("--lang", default="en", help="language: en, de, fr, es, it, zh")
+    p.add_argument("--listener", metavar="PLAYER", help="who hears it (hidden-information "
+                   "games: another player hears only what he may know; default: the mover)")
+    p.add_argument("--out", metavar="FILE.wav", help="also speak it into this WAV file")
+    p.add_argument("--aloud", action="store_true", help="speak it through the sound output")
+    p.set_defaults(func=cmd_say)
 
     def engine_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--level", type=int, default=6, help="strength 1-10 (default 6)")

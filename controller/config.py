@@ -17,6 +17,7 @@ from typing import Any, get_type_hints
 from controller.leds.drivers import LED_DRIVER_NAMES
 from controller.rules import DEFAULT_GAME, GAME_CLASSES
 from controller.sensing.backends import SENSING_BACKENDS, check_pin_tables
+from controller.speech.lang import LANGUAGES
 
 
 class ConfigError(ValueError):
@@ -211,6 +212,26 @@ class EngineSettings:
 
 
 @dataclass
+class SpeechSettings:
+    #: short sounds for a move, a capture, check, a choice, an illegal or mismatched board,
+    #: a move to execute, the game's end and low time
+    sounds: bool = True
+    #: moves and events said in words (on the Pi by espeak-ng, a separate program: sudo
+    #: apt install espeak-ng; on the page by the browser)
+    voice: bool = False
+    #: the voice's language: en, de, fr, es, it or zh
+    language: str = "en"
+    #: loudness of the sounds, 0 (silent) to 1
+    volume: float = 0.6
+    #: words per minute
+    speed: int = 160
+    #: play on the Pi's own audio output (ALSA); off: only the page plays them
+    speaker: bool = False
+    #: the ALSA device ("default", or e.g. "plughw:1,0" for a USB speaker)
+    device: str = "default"
+
+
+@dataclass
 class Config:
     board: BoardSettings = field(default_factory=BoardSettings)
     sensing: SensingSettings = field(default_factory=SensingSettings)
@@ -222,6 +243,7 @@ class Config:
     log: LogSettings = field(default_factory=LogSettings)
     link: LinkSettings = field(default_factory=LinkSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
+    speech: SpeechSettings = field(default_factory=SpeechSettings)
 
 
 CHOICES = {
@@ -232,6 +254,7 @@ CHOICES = {
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
     "leds.pixel_order": ("GRB", "RGB", "BRG", "BGR", "GBR", "RBG"),
+    "speech.language": tuple(LANGUAGES),
 }
 RANGES = {
     "leds.brightness": (0.0, 1.0),
@@ -254,6 +277,8 @@ RANGES = {
     "link.port": (1, 65535),
     "link.referee_delay": (0, 10_000),
     "engine.slowness": (0.0, 16.0),
+    "speech.volume": (0.0, 1.0),
+    "speech.speed": (80, 450),
 }
 
 

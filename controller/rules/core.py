@@ -449,6 +449,9 @@ class Game:
     #: full names of the piece letters ("M": "Mule"), for the page (a piece's name on
     #: hover) and the players' guides; a letter without a name is shown as the letter
     piece_names: ClassVar[Mapping[str, str]] = {}
+    #: a stack of ``count`` pieces named ``name`` in spoken words (``controller/speech/``):
+    #: "Tower of 3"; a game whose stacks are of several pieces says "stack of 3 Pawns"
+    stack_words: ClassVar[str] = "{name} of {count}"
     #: the guided first game's last step (the page's walkthrough): this game's special
     #: move; None: the walkthrough ends after a capture
     special_step: ClassVar[SpecialStep | None] = None

@@ -1018,6 +1018,9 @@ class Lotus39(Game):
             data["left"] = self.piece_symbol(move.left)
         return data
 
+    #: the home hexagon holds a stack of Pawns, said as such ("stack of 3 Pawns")
+    stack_words = "stack of {count} {name}s"
+
     def piece_name(self, piece: Piece) -> str:
         """The piece's name: the board asks for a promoted piece by it ("put a Lotussa
         on c7"), since one letter may mean different pieces in different games."""
