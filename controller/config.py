@@ -211,6 +211,17 @@ class EngineSettings:
 
 
 @dataclass
+class OnlineSettings:
+    #: the Board API server: lichess for chess, or a club's fairyboard server
+    server: str = "https://lichess.org"
+    #: the owner's personal token (scope board:play), kept readable by the owner only
+    token_file: str = "~/.config/fairyboard/online-token"
+    #: light the legal targets of a lifted piece in online games too (off: the board only
+    #: checks moves, as an over-the-board game with a referee would)
+    targets: bool = False
+
+
+@dataclass
 class Config:
     board: BoardSettings = field(default_factory=BoardSettings)
     sensing: SensingSettings = field(default_factory=SensingSettings)
@@ -222,6 +233,7 @@ class Config:
     log: LogSettings = field(default_factory=LogSettings)
     link: LinkSettings = field(default_factory=LinkSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
+    online: OnlineSettings = field(default_factory=OnlineSettings)
 
 
 CHOICES = {
@@ -357,6 +369,11 @@ def _check_consistency(config: Config, source: str) -> None:
     if len(config.players.names) < 2:
         raise ConfigError(f"{source}: players.names: need at least two names")
     _check_engine(config.engine, source)
+    server = config.online.server
+    if not server.startswith(("https://", "http://127.0.0.1", "http://localhost",
+                              "http://[::1]")):
+        raise ConfigError(f"{source}: online.server: expected an https:// address (plain "
+                          f"http only on this machine), got {server[:60]!r}")
 
 
 def _check_engine(engine: EngineSettings, source: str) -> None:

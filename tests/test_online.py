@@ -59,6 +59,10 @@ def _play_online(server: FakeLichess, seat: OnlineSeat, rig: Rig, gid: str,
             _pump(rig, seat, lambda i=i: len(rig.position.moves) > i)
 
 
+def _sent(server: FakeLichess) -> list[str]:
+    return [path.rsplit("/", 1)[1] for method, path in server.requests if "/move/" in path]
+
+
 def _agree(rig: Rig, server: FakeLichess, gid: str) -> None:
     game = rig.game
     pos = game.start()
@@ -78,7 +82,7 @@ def test_a_whole_game_with_every_special_move(server):
     try:
         _play_online(server, seat, rig, gid, GAME)
         _agree(rig, server, gid)
-        assert seat.sent == GAME[0::2]
+        assert _sent(server) == GAME[0::2]  # each once
         server.end(gid, "resign", "white")
         _pump(rig, seat, lambda: rig.state == "game_over")
         assert rig.board.outcome.winners == (0,)
@@ -96,8 +100,8 @@ def test_the_stream_cut_again_and_again_loses_and_doubles_nothing(server):
     try:
         _play_online(server, seat, rig, gid, GAME[:9])
         _agree(rig, server, gid)
-        assert seat.reconnects >= 3
-        assert seat.sent == GAME[0:9:2]
+        assert seat.reconnects >= 2 and server.streams_cut >= 2
+        assert _sent(server) == GAME[0:9:2]
     finally:
         seat.close()
         api.close()

@@ -34,7 +34,7 @@ STREAM_SILENCE_S = 20.0
 REQUEST_TIMEOUT_S = 15.0
 
 
-class OnlineError(Exception):
+class OnlineError(ConnectionError):
     """A request the server refused or could not answer (one line, no token in it)."""
 
 

@@ -86,7 +86,9 @@ class FakeLichess:
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []
         self.fail_next: list[int] = []  # statuses the next requests get, in order
-        self.cut_game_stream_after: int | None = None  # lines, then the stream drops
+        #: lines, then the stream drops (or a function drawing that for each stream)
+        self.cut_game_stream_after: Any = None
+        self.streams_cut = 0
         self.down = False  # the server answers nothing (connection refused by a 503)
         self._ids = itertools.count(1)
         self.app = Starlette(routes=[
@@ -239,6 +241,8 @@ class FakeLichess:
         if gid not in self.games:
             return JSONResponse({"error": "No such game"}, status_code=404)
         cut = self.cut_game_stream_after
+        if callable(cut):  # a soak draws a new cut for every stream
+            cut = cut()
 
         async def lines():
             game = self.games[gid]
@@ -249,6 +253,7 @@ class FakeLichess:
             count = 1
             while True:
                 if cut is not None and count >= cut:
+                    self.streams_cut += 1
                     return  # the stream drops
                 await asyncio.sleep(0.05)
                 with self.lock:
