@@ -252,9 +252,9 @@ class FakeLichess:
             yield json.dumps(first) + "\n"
             count = 1
             while True:
-                if cut is not None and count >= cut:
+                if (cut is not None and count >= cut) or self.down:
                     self.streams_cut += 1
-                    return  # the stream drops
+                    return  # the stream drops (the whole server, when it is down)
                 await asyncio.sleep(0.05)
                 with self.lock:
                     changed = game.version != version
