@@ -158,6 +158,28 @@ def cmd_say(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_online(args: argparse.Namespace) -> int:
+    """The online account: save the token (read from standard input, never from the
+    command line, which other users can see), or check it against the server."""
+    from controller.config import load_config
+    from controller.online.api import BoardApi
+    from controller.online.token import load_token, masked, save_token
+
+    config = load_config(args.config)
+    path = Path(config.online.token_file).expanduser()
+    if args.online_command == "token":
+        save_token(path, sys.stdin.readline())
+        print(f"token {masked(load_token(path))} saved in {path}")
+        return 0
+    api = BoardApi(config.online.server, load_token(path))
+    try:
+        account = api.account()
+    finally:
+        api.close()
+    print(f"{config.online.server}: playing as {account.get('username', '?')}")
+    return 0
+
+
 def cmd_board(args: argparse.Namespace) -> int:
     from controller.boardprint import print_board  # lazy: only this command needs it
 
@@ -493,6 +515,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE.wav", help="also speak it into this WAV file")
     p.add_argument("--aloud", action="store_true", help="speak it through the sound output")
     p.set_defaults(func=cmd_say)
+
+    p = sub.add_parser("online", help="the online account: save the token, check it")
+    online_sub = p.add_subparsers(dest="online_command", required=True)
+    for name, text in (("token", "save the token (paste it on standard input)"),
+                       ("check", "check the token against the server")):
+        op = online_sub.add_parser(name, help=text)
+        op.add_argument("--config", help="TOML configuration file (its [online] table)")
+        op.set_defaults(func=cmd_online)
 
     def engine_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--level", type=int, default=6, help="strength 1-10 (default 6)")

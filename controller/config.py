@@ -229,6 +229,14 @@ class SpeechSettings:
     speaker: bool = False
     #: the ALSA device ("default", or e.g. "plughw:1,0" for a USB speaker)
     device: str = "default"
+class OnlineSettings:
+    #: the Board API server: lichess for chess, or a club's fairyboard server
+    server: str = "https://lichess.org"
+    #: the owner's personal token (scope board:play), kept readable by the owner only
+    token_file: str = "~/.config/fairyboard/online-token"
+    #: light the legal targets of a lifted piece in online games too (off: the board only
+    #: checks moves, as an over-the-board game with a referee would)
+    targets: bool = False
 
 
 @dataclass
@@ -244,6 +252,7 @@ class Config:
     link: LinkSettings = field(default_factory=LinkSettings)
     engine: EngineSettings = field(default_factory=EngineSettings)
     speech: SpeechSettings = field(default_factory=SpeechSettings)
+    online: OnlineSettings = field(default_factory=OnlineSettings)
 
 
 CHOICES = {
@@ -382,6 +391,11 @@ def _check_consistency(config: Config, source: str) -> None:
     if len(config.players.names) < 2:
         raise ConfigError(f"{source}: players.names: need at least two names")
     _check_engine(config.engine, source)
+    server = config.online.server
+    if not server.startswith(("https://", "http://127.0.0.1", "http://localhost",
+                              "http://[::1]")):
+        raise ConfigError(f"{source}: online.server: expected an https:// address (plain "
+                          f"http only on this machine), got {server[:60]!r}")
 
 
 def _check_engine(engine: EngineSettings, source: str) -> None:
