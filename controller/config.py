@@ -229,6 +229,9 @@ class SpeechSettings:
     speaker: bool = False
     #: the ALSA device ("default", or e.g. "plughw:1,0" for a USB speaker)
     device: str = "default"
+
+
+@dataclass
 class OnlineSettings:
     #: the Board API server: lichess for chess, or a club's fairyboard server
     server: str = "https://lichess.org"

@@ -13,15 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller.rules import get_game
+from controller.rules import GAME_CLASSES, get_game
 from controller.rules.core import Game, Move, Position, RulesError
 
 #: statuses of a game that has ended (the Board API's names)
 ENDED = frozenset({"aborted", "mate", "resign", "stalemate", "timeout", "draw", "outoftime",
                    "cheat", "noStart", "unknownFinish", "variantEnd"})
-#: the Board API's variants this board plays, and the game that plays each
-VARIANTS = {"standard": ("chess", {}), "chess960": ("chess", {"chess960": True}),
-            "fromPosition": ("chess", {})}
+#: the Board API's variants this board plays, and the options of the game that plays them
+#: (the registry's game whose positions and moves are those of UCI chess)
+VARIANTS: dict[str, dict[str, Any]] = {"standard": {}, "chess960": {"chess960": True},
+                                       "fromPosition": {}}
 START = "startpos"
 
 
@@ -80,8 +81,8 @@ class ServerGame:
         if self.variant not in VARIANTS:
             raise OnlineGameError(f"variant {self.variant!r} is not played on this board "
                                   f"(it plays {', '.join(VARIANTS)})")
-        name, options = VARIANTS[self.variant]
-        game = get_game(name, **options)
+        cls = next(c for c in GAME_CLASSES if c.uci_chess)
+        game = get_game(cls.name, **VARIANTS[self.variant])
         try:
             pos = game.start() if self.initial_fen == START else game.parse_position(
                 self.initial_fen)
