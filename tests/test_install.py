@@ -173,6 +173,16 @@ def test_the_wheel_ships_the_players_guides(built: Built, tmp_path: Path) -> Non
     assert (Path(folder) / "images" / "gnuqi-camel.svg").is_file()
 
 
+def test_the_installed_voice_speaks_each_language_from_its_catalogue(built: Built,
+                                                                     tmp_path: Path) -> None:
+    """The catalogues are data files: the installed ``say`` reads them from the wheel."""
+    said = {lang: _run(built.env, tmp_path, "say", "--game", "luotuoqi", "--move", "Mb1-c3",
+                       "--lang", lang) for lang in ("en", "de", "zh")}
+    assert all(r.returncode == 0 for r in said.values()), [r.stderr for r in said.values()]
+    assert [said[k].stdout.strip() for k in ("en", "de", "zh")] == [
+        "Mule b1 to c3", "Maultier (Mule) b1 nach c3", "骡b1到c3"]
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_the_installed_computer_finds_a_move_in_every_game(built: Built, tmp_path: Path,
                                                            game: str) -> None:
