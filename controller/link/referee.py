@@ -1,13 +1,14 @@
 """The referee of linked games with hidden information (``fairyboard referee``,
 docs/link.md "The referee").
 
-It is the only holder of the whole position.  Boards ask it to start a game (a
-:class:`~controller.link.messages.Start` on ``referee/start``); each seat's board then sends
-its player's move *attempts* on its private ``attempt`` topic and receives only its own
-view (:class:`~controller.link.messages.SeatView`, retained) on its private ``view``
-topic.  An attempt that a hidden piece makes illegal is refused to that seat alone
-("illegal move").  The club's public ``start`` and ``state`` carry no hidden option and no
-move until the game has ended (or, with ``delay``, the moves older than ``delay`` plies).
+It is the only holder of the whole position. Boards ask it to start a game (a
+:class:`~controller.link.messages.Start` on its own ``seats/BOARD/request``); each seat's
+board then sends its player's move *attempts* on its private ``attempt`` topic and
+receives only its own view (:class:`~controller.link.messages.SeatView`, retained) on its
+private ``view`` topic. An attempt that a hidden piece makes illegal is refused to that
+seat alone ("illegal move"). The club's public ``start`` and ``state`` carry no hidden
+option and no move until the game has ended (or, with ``delay``, the moves older than
+``delay`` plies).
 
 :class:`Referee` is pure (messages in, messages out, the journal's record); :func:`serve`
 runs it on the broker.  The record is written atomically after every change (a temporary
@@ -35,8 +36,8 @@ from controller.link.messages import (
     State,
     check_name,
     game_topic,
-    referee_topic,
     seat_topic,
+    sender,
 )
 from controller.rules import GAMES, get_game
 from controller.rules.core import Game, Position, RulesError
@@ -142,10 +143,14 @@ class Referee:
                     list(r["moves"]), {int(k): v for k, v in r.get("refused", {}).items()})
 
     # -- messages in -----------------------------------------------------------------------
-    def start(self, start: Start) -> list[Out]:
-        """A board asks for a refereed game: draw its secrets, tell each seat its view."""
+    def start(self, start: Start, board: str | None = None) -> list[Out]:
+        """``board`` (the topic it wrote on; None: the caller vouches) asks for a refereed
+        game: draw its secrets, tell each seat its view.  Only a board that plays one of
+        its seats may ask for a game."""
         if start.game_id in self.games:
             return []  # a duplicate (QoS 1) or a game already under way
+        if board is not None and board not in start.seats:
+            return self._problem(start.game_id, f"{board} asked for a game it does not play")
         cls = GAMES.get(start.game)
         if cls is None:
             return self._problem(start.game_id, f"no game {start.game!r}")
@@ -186,7 +191,7 @@ class Referee:
             return [self._view(g, a.seat)]
         game, pos = g.game, g.pos
         if game.outcome(pos) is not None or game.ply_mover(pos) != a.seat:
-            return [self._view(g, a.seat, ILLEGAL_MOVE)]
+            return [self._view(g, a.seat)]  # not this seat's turn: its view again
         try:
             move = game.parse_move(pos, a.move)
         except RulesError:
@@ -255,7 +260,7 @@ def serve(settings: Any, referee: Referee, stop: threading.Event | None = None,
     mqtt = MqttLink(settings)
     stop = stop or threading.Event()
     try:
-        mqtt.subscribe(referee_topic(settings.club))
+        mqtt.subscribe(seat_topic(settings.club, "+", "request"))
         mqtt.subscribe(seat_topic(settings.club, "+", "attempt"))
         for topic, message, retain in referee.resume():
             mqtt.publish(topic, message, retain=retain)  # type: ignore[arg-type]
@@ -264,10 +269,13 @@ def serve(settings: Any, referee: Referee, stop: threading.Event | None = None,
         while not stop.wait(poll_s):
             for topic, message in mqtt.receive():
                 out: list[Out] = []
-                if isinstance(message, Start) and topic == referee_topic(settings.club):
-                    out = referee.start(message)
+                board = sender(settings.club, topic)
+                if board is None:
+                    continue
+                if isinstance(message, Start) and topic.endswith("/request"):
+                    out = referee.start(message, board)
                 elif isinstance(message, Attempt) and topic.endswith("/attempt"):
-                    out = referee.attempt(topic.split("/")[-2], message)
+                    out = referee.attempt(board, message)
                 for t, m, retain in out:
                     mqtt.publish(t, m, retain=retain)  # type: ignore[arg-type]
     finally:
