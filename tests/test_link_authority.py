@@ -213,6 +213,8 @@ def test_an_invitation_waits_for_the_players_yes_while_a_game_is_in_progress(tmp
         pair = LinkedBoards({n: boards.services[n] for n in ("alpha", "beta")})
         link_id = pair.start("alpha", "luotuoqi", remote={1: "beta"})
         pair.ply("Mb1-c3")
+        # a board's own messages coming back (it follows the club's states) are no forgery
+        assert [s.remote.refused for s in boards.all] == [0, 0, 0]
         page = page_client(alpha)
         assert page.post("/api/link", json={"action": "accept-invitation"}).status_code == 400
         gamma.new_game("luotuoqi", remote={0: "alpha"})

@@ -127,7 +127,8 @@ def test_each_page_of_a_refereed_game_shows_only_its_players_view(tmp_path):
                      body: JSON.stringify({game: 'laotzu', remote: {'1': 'beta'}})})
                    .then(r => r.json())""")
             assert answer["ok"], answer
-            _wait(journal.exists, "the referee's game")
+            games = journal.with_name("referee-games")  # its journal: a file per game
+            _wait(lambda: any(games.glob("*.jsonl")), "the referee's game")
             for seat, page in enumerate(pages):  # each board serves its own player
                 page.wait_for_function(
                     "seat => fetch('/api/state').then(r => r.json()).then("

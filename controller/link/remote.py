@@ -230,8 +230,9 @@ class Remote:
                     or game is None or message.game_id != game.game_id):
                 continue
             kind = "state" if isinstance(message, State) else "moves"
-            if by is None or topic != board_game_topic(club, by, game.game_id, kind):
-                continue  # another game's, the referee's public state, or a stray topic
+            if (by is None or by == self.board
+                    or topic != board_game_topic(club, by, game.game_id, kind)):
+                continue  # this board's own, another game's, the referee's, a stray topic
             if not game.authorised(message, by):
                 self._refuse(topic, f"{message.type} from {by}, who may not say it")
                 continue
