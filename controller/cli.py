@@ -431,6 +431,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
 
     from controller.config import load_config
     from controller.link.client import BrokerSettings
+    from controller.link.messages import check_name
     from controller.link.referee import Referee, RefereeJournal, serve
     from controller.service import setup_logging
 
@@ -438,8 +439,13 @@ def cmd_referee(args: argparse.Namespace) -> int:
     broker = args.broker or link.broker
     if not broker:
         raise CommandError("referee: no broker: give --broker or set link.broker")
+    port = link.port if args.port is None else args.port
+    if not 1 <= port <= 65535:
+        raise CommandError(f"referee: --port must be 1-65535, got {port}")
+    club = link.club if args.club is None else args.club
+    check_name("--club", club)  # (an empty --club is refused, not the configured one)
     settings = BrokerSettings(
-        host=broker, port=args.port or link.port, club=args.club or link.club,
+        host=broker, port=port, club=club,
         board=args.name, username=args.username or link.username,
         password=args.password if args.password is not None else link.password,
         tls_ca=args.tls_ca or link.tls_ca)

@@ -901,16 +901,19 @@ class BoardService:
         self.link_notice = None
         self._changed()
 
-    def _join(self, start: Start) -> None:
+    def _join(self, start: Start, consent: bool = False) -> None:
         """Another board invites this one: play ``start`` here (ending the current game
         as unfinished), unless this board already has that game in its journal — or it
-        is a game with hidden information, which needs the referee."""
+        is a game with hidden information, which needs the referee.  A game in progress
+        is never left without the player's consent (the invitation waits)."""
         if start.game in GAMES and GAMES[start.game].hidden_information:
             log.warning("linked game refused", extra={
                 "link_game": start.game_id, "problem": "hidden information needs the referee"})
             return
         if any(r.link and r.link.get("game_id") == start.game_id
                for r in self.journal.games()):
+            return
+        if not consent and self._hold_invitation(start):
             return
         log.info("joining linked game", extra={"link_game": start.game_id,
                                                "game": start.game, "seats": start.seats})
@@ -921,9 +924,46 @@ class BoardService:
             log.warning("linked game refused", extra={"link_game": start.game_id,
                                                       "problem": str(exc)})
 
-    def _fog_view(self, view: SeatView) -> None:
+    def _in_progress(self) -> bool:
+        """Whether leaving the current game would lose a game under way (a move made, or
+        a linked game)."""
+        s = self.session
+        return not s.ended and (bool(s.plies) or s.link is not None)
+
+    def _hold_invitation(self, invited: Start | SeatView) -> bool:
+        """An invitation while a game is in progress waits for the player's consent
+        (``link_accept``); True when it waits."""
+        assert self.remote is not None
+        if not self._in_progress():
+            return False
+        waiting = self.remote.invited
+        self.remote.invited = invited
+        if waiting is None or waiting.game_id != invited.game_id:
+            self.link_notice = (f"an invitation to {invited.game_id}: accept it to leave this "
+                                "game, or play on")
+            log.info("invitation waits", extra={"link_game": invited.game_id})
+            self._changed()
+        return True
+
+    @_page_request
+    def link_accept(self, accept: bool = True) -> None:
+        """The player's answer to the invitation waiting: leave this game and join it
+        (``accept``), or not."""
+        invited = self.remote.invited if self.remote is not None else None
+        if invited is None:
+            raise ServiceError("no invitation is waiting")
+        self.remote.invited = None
+        self.link_notice = None
+        if accept and isinstance(invited, SeatView):
+            self._fog_view(invited, consent=True)
+        elif accept:
+            self._join(invited, consent=True)
+        self._changed()
+
+    def _fog_view(self, view: SeatView, consent: bool = False) -> None:
         """The referee's view for this board: the refereed game goes on — or begins,
-        when this board asked for it or plays one of its seats."""
+        when this board asked for it or plays one of its seats (a game in progress is
+        left only with the player's consent)."""
         fog, refereed = self.fog, self.remote.refereed if self.remote else None
         link = self.session.link
         if fog is not None and link is not None and link.game_id == view.game_id:
@@ -937,6 +977,8 @@ class BoardService:
                 or any(r.link and r.link.get("game_id") == view.game_id
                        for r in self.journal.games())):
             return  # not accepted here, or a game this board already played or left
+        if view.game_id != self._fog_requested and not consent and self._hold_invitation(view):
+            return
         try:
             game = get_game(view.game, **view.options)
             pos = game.parse_view(view.position)

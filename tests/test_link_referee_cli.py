@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from controller.link.messages import Start
 from tests.support.refereed import CLUB, documented_broker, until
 
@@ -35,11 +37,12 @@ def test_the_referee_command_runs_and_stops_cleanly(tmp_path):
         board.seat.request(Start("c-1", "laotzu", {}, "", SEATS))
         until(lambda: board.player is not None, board, timeout=30)
         assert board.player.sync.ply == 0
+        game = tmp_path / "referee-games" / "c-1.jsonl"  # the game's own journal file
         deadline = time.monotonic() + 10
-        while not journal.exists() and time.monotonic() < deadline:
+        while not game.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        record = json.loads(journal.read_text())
-        assert record["games"]["c-1"]["seats"] == list(SEATS)
+        record = json.loads(game.read_text().splitlines()[0])
+        assert record["seats"] == list(SEATS) and game.stat().st_mode & 0o077 == 0
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0, proc.stderr.read()
     finally:
@@ -48,3 +51,21 @@ def test_the_referee_command_runs_and_stops_cleanly(tmp_path):
             proc.wait()
         board.close()
         broker.stop()
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--port", "0"], "--port must be 1-65535, got 0"),
+    (["--port", "70000"], "--port must be 1-65535, got 70000"),
+    (["--club", ""], "--club '': use 1-64 letters"),
+    (["--journal", "LIST"], "'games' must be an object of games by id, not a list"),
+])
+def test_the_referees_bad_input_is_one_line_and_exit_status_2(tmp_path, capsys, args,
+                                                              problem):
+    from controller.cli import main
+
+    journal = tmp_path / "referee.json"
+    journal.write_text('{"format": 1, "games": []}')
+    args = [str(journal) if a == "LIST" else a for a in args]
+    assert main(["referee", "--broker", "127.0.0.1", *args]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and err.count("\n") == 1, err

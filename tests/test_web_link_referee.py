@@ -47,9 +47,12 @@ def _click(page, spot: str) -> None:
 
 def _true_game(journal) -> RefereedGame:
     """The referee's whole game, from its journal (only the referee holds it)."""
-    (game_id, record), = json.loads(journal.read_text())["games"].items()
-    return RefereedGame(game_id, record["game"], record["options"], tuple(record["seats"]),
-                        list(record["moves"]))
+    folder = journal.with_name("referee-games")  # a file per game; ended: archived
+    (file,) = [*folder.glob("*.jsonl"), *folder.glob("archive/*.jsonl")]
+    text = file.read_text()
+    head, *rest = [json.loads(line) for line in text[:text.rfind("\n") + 1].splitlines()]
+    return RefereedGame(head["game_id"], head["game"], head["options"], tuple(head["seats"]),
+                        [r["move"] for r in rest if "move" in r])
 
 
 def _wait(condition, what: str, timeout: float = 20.0) -> None:
@@ -127,7 +130,8 @@ def test_each_page_of_a_refereed_game_shows_only_its_players_view(tmp_path):
                      body: JSON.stringify({game: 'laotzu', remote: {'1': 'beta'}})})
                    .then(r => r.json())""")
             assert answer["ok"], answer
-            _wait(journal.exists, "the referee's game")
+            games = journal.with_name("referee-games")  # its journal: a file per game
+            _wait(lambda: any(games.glob("*.jsonl")), "the referee's game")
             for seat, page in enumerate(pages):  # each board serves its own player
                 page.wait_for_function(
                     "seat => fetch('/api/state').then(r => r.json()).then("

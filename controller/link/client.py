@@ -3,7 +3,7 @@
 paho runs its network loop in its own thread and reconnects by itself with back-off; what
 arrives is put on a queue that the board loop drains (:meth:`MqttLink.receive`), so the
 state machine is only ever touched from the board loop.  The session is persistent (the
-board name is the client id, clean session off): QoS 1 messages sent while a board was
+user name is the client id, clean session off): QoS 1 messages sent while a board was
 away are handed to it when it comes back.  A last will marks the board offline.
 """
 
@@ -50,6 +50,12 @@ def _no_delay(client, userdata, sock) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def client_id(settings: BrokerSettings) -> str:
+    """The board's MQTT client id: its user name when it logs in (the broker's
+    ``use_username_as_clientid`` sets the same), else ``fairyboard-CLUB-BOARD``."""
+    return settings.username or f"fairyboard-{settings.club}-{settings.board}"
+
+
 class MqttLink:
     """Publish and receive link messages; :attr:`connected` says whether the broker is
     reachable now (the page shows it)."""
@@ -59,6 +65,10 @@ class MqttLink:
 
         check_name("link.club", settings.club)
         check_name("link.board", settings.board)
+        if settings.username and settings.username != settings.board:
+            # the broker's ACL gives a user the topics of the board of its name alone
+            raise LinkError(f"link.username {settings.username[:40]!r}: log in as the "
+                            f"board's own name, {settings.board!r} (docs/link.md)")
         self.settings = settings
         self.inbox: queue.Queue[tuple[str, Message]] = queue.Queue()
         self.connected = False
@@ -68,9 +78,10 @@ class MqttLink:
         self.problems: list[str] = []  # refused messages, one line each (newest last)
         self._subscriptions: set[str] = set()
         self._lock = threading.Lock()
+        # the client id is the user name: the documented broker binds the two
+        # (use_username_as_clientid), so no login can take over another board's session
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                             client_id=f"fairyboard-{settings.club}-{settings.board}",
-                             clean_session=False)
+                             client_id=client_id(settings), clean_session=False)
         if settings.username:
             client.username_pw_set(settings.username, settings.password or None)
         if settings.tls_ca:

@@ -6,10 +6,18 @@ ply already held must repeat it exactly (a duplicate, ignored) or the boards dis
 message for a later ply waits until the ones before it arrived (reordering); the next ply
 is the remote seat's move for this board to show.  A disagreement stops the game with one
 line naming the ply; it is never resolved silently.
+
+Every message is first checked against who sent it (the board named by its topic, which
+the broker's ACL lets only that board write, docs/link.md): a seat's moves and takebacks
+only from that seat's board, answers and states only from another board of the game, and
+a move only for the seat whose turn it is at its ply.  Anything else is refused with no
+change at all (:attr:`LinkedGame.refused` counts them) — a forger can neither play, nor
+take back, nor stop the game.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.link.messages import (
@@ -74,6 +82,37 @@ class Withdrawn:
 Action = Show | Disagree | TakeBack | TakebackAsked | TakebackSettled | Withdrawn
 
 
+class Turns:
+    """Whose turn it is after the plies held, from the game's own rules (replayed from
+    ``start``'s set-up; the position is kept between calls, so a message costs one or two
+    moves of replay)."""
+
+    def __init__(self, start: Start) -> None:
+        from controller.rules import get_game  # the rules only when a game is linked
+
+        self.game = get_game(start.game, **start.options)
+        self.pos = (self.game.parse_position(start.setup) if start.setup
+                    else self.game.start())
+        self.applied: list[str] = []
+
+    def __call__(self, moves: list[str]) -> int | None:
+        """The seat to move after ``moves`` (None: they do not replay here)."""
+        same = 0
+        while (same < min(len(moves), len(self.applied))
+               and moves[same] == self.applied[same]):
+            same += 1
+        while len(self.applied) > same:
+            self.pos.pop()
+            self.applied.pop()
+        try:
+            for text in moves[same:]:
+                self.pos.push(self.game.parse_move(self.pos, text))
+                self.applied.append(text)
+        except ValueError:  # RulesError: a ply that is not legal here (a disagreement)
+            return None
+        return self.game.ply_mover(self.pos)
+
+
 @dataclass
 class LinkedGame:
     """``start`` as seen by ``board``: its own seats and the plies agreed so far."""
@@ -102,6 +141,10 @@ class LinkedGame:
     undone: list[tuple[str, str, int]] = field(default_factory=list)
     #: the other board asks this one to take back to this many plies
     offered: int | None = None
+    #: whose turn it is after the plies held (None: not checked — pure tests)
+    turns: Callable[[list[str]], int | None] | None = None
+    #: messages refused as not authorised by their sender (nothing changed)
+    refused: int = 0
 
     @property
     def game_id(self) -> str:
@@ -147,9 +190,24 @@ class LinkedGame:
         self.showing = None
         return Takeback(self.game_id, len(self.plies), seat, digest)
 
-    def receive(self, message: MoveMessage | Takeback | State) -> list[Action]:
-        """What ``message`` asks of this board (in order)."""
+    def authorised(self, message: object, sender: str) -> bool:
+        """Whether board ``sender`` may say ``message`` in this game: another board of
+        its seats, and for a move or a takeback the board of the seat it names."""
+        seats = self.start.seats
+        if sender == self.board or sender not in seats:
+            return False
+        if isinstance(message, (MoveMessage, Takeback, TakebackRequest)):
+            return 0 <= message.seat < len(seats) and seats[message.seat] == sender
+        return isinstance(message, (State, TakebackAnswer))
+
+    def receive(self, message: MoveMessage | Takeback | State,
+                sender: str | None = None) -> list[Action]:
+        """What ``message`` asks of this board (in order).  ``sender``: the board whose
+        topic it came on (None: the caller vouches for it — tests of the pure game)."""
         if self.stopped or message.game_id != self.game_id:
+            return []
+        if sender is not None and not self.authorised(message, sender):
+            self.refused += 1
             return []
         if not self.epoch_known:
             if isinstance(message, MoveMessage):
@@ -190,11 +248,21 @@ class LinkedGame:
                 return [self._disagree(m.ply, there[0], m.move)]
             return []
         if m.ply <= held:
+            made = self.movers[m.ply - 1] if m.ply <= len(self.movers) else -1
+            if made >= 0 and made != m.seat:
+                self.refused += 1  # mislabelled: not the seat that made this ply
+                return []
             if self.plies[m.ply - 1] != (m.move, m.digest):
                 return [self._disagree(m.ply, self.plies[m.ply - 1][0], m.move)]
             return []  # a duplicate
-        if m.seat not in self.remote_seats:
+        if m.seat not in self.remote_seats:  # (an authorised board's state says so:
+            # this board missed one of its own plies — a journal copy from before them)
             return [self._disagree(m.ply, "its own seat", f"{m.move} for it")]
+        if m.ply == held + 1 and self.turns is not None:
+            mover = self.turns([move for move, _ in self.plies])
+            if mover is not None and mover != m.seat:
+                self.refused += 1  # not that seat's turn at this ply
+                return []
         if self.showing is not None or m.ply > held + 1:
             if self.showing is not None and m.ply == self.showing.ply:
                 if (m.move, m.digest) != (self.showing.move, self.showing.digest):

@@ -36,17 +36,41 @@ def check_name(what: str, value: str) -> str:
 
 
 def game_topic(club: str, game_id: str, kind: str) -> str:
-    """``fairyboard/v1/CLUB/games/GAME/KIND`` (``start``, ``moves``, ``state``)."""
+    """``fairyboard/v1/CLUB/games/GAME/KIND`` (``start``, ``state``): a refereed game's
+    public topics, written by the referee alone (the broker's ACL, docs/link.md)."""
     return f"{ROOT}/{club}/games/{game_id}/{kind}"
+
+
+def board_game_topic(club: str, board: str, game_id: str, kind: str) -> str:
+    """``fairyboard/v1/CLUB/boards/BOARD/games/GAME/KIND`` (``start``, ``moves``,
+    ``state``): what ``board`` says of an open linked game.  Only ``board`` may write
+    under ``boards/BOARD/`` (the ACL), so the topic names the sender."""
+    return f"{ROOT}/{club}/boards/{board}/games/{game_id}/{kind}"
 
 
 def presence_topic(club: str, board: str) -> str:
     return f"{ROOT}/{club}/boards/{board}/presence"
 
 
-def invitation_topic(club: str, board: str) -> str:
-    """Where a board finds the games it is asked to join (retained: the latest)."""
-    return f"{ROOT}/{club}/boards/{board}/invitation"
+def invitation_topic(club: str, inviter: str, board: str) -> str:
+    """Where ``inviter`` asks ``board`` to join a game (retained: the latest); ``board``
+    follows ``boards/+/invite/BOARD``, and the topic names who invites."""
+    return f"{ROOT}/{club}/boards/{inviter}/invite/{board}"
+
+
+def sender(club: str, topic: str) -> str | None:
+    """The board that wrote ``topic`` when it lies under ``boards/BOARD/`` or
+    ``seats/BOARD/attempt|request`` (the ACL lets only that board write there); None for
+    every other topic."""
+    prefix = f"{ROOT}/{club}/"
+    if not topic.startswith(prefix):
+        return None
+    parts = topic[len(prefix):].split("/")
+    if len(parts) >= 3 and parts[0] == "boards":
+        return parts[1]
+    if len(parts) == 3 and parts[0] == "seats" and parts[2] in ("attempt", "request"):
+        return parts[1]
+    return None
 
 
 def position_digest(position_text: str) -> str:
@@ -254,14 +278,10 @@ def _decode_takeback(data: dict[str, Any]) -> TakebackRequest | TakebackAnswer:
 REFEREE_FORMAT = 2
 
 
-def referee_topic(club: str) -> str:
-    """Where a board asks the referee to start a refereed game (a :class:`Start`)."""
-    return f"{ROOT}/{club}/referee/start"
-
-
 def seat_topic(club: str, board: str, kind: str) -> str:
-    """A board's private topics: ``attempt`` (the board writes) and ``view`` (the referee
-    writes, retained; only this board may read it)."""
+    """A board's private topics: ``attempt`` and ``request`` (the board writes: its
+    player's move attempts, and its requests for a refereed game) and ``view`` (the
+    referee writes, retained; only this board may read it)."""
     return f"{ROOT}/{club}/seats/{board}/{kind}"
 
 

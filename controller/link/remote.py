@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.board.fogsync import FogSync
 from controller.link.client import BrokerSettings, MqttLink
-from controller.link.game import Action, LinkedGame, Withdrawn
+from controller.link.game import Action, LinkedGame, Turns, Withdrawn
 from controller.link.messages import (
     Attempt,
     MoveMessage,
@@ -25,10 +25,11 @@ from controller.link.messages import (
     Takeback,
     TakebackAnswer,
     TakebackRequest,
+    board_game_topic,
     game_topic,
     invitation_topic,
-    referee_topic,
     seat_topic,
+    sender,
 )
 
 log = logging.getLogger("fairyboard.link")
@@ -36,9 +37,11 @@ log = logging.getLogger("fairyboard.link")
 
 @dataclass(frozen=True)
 class Invitation:
-    """Another board asks this one to play ``start``."""
+    """Another board (``inviter``, the board whose topic it came on) asks this one to
+    play ``start``."""
 
     start: Start
+    inviter: str = ""
 
 
 class Remote:
@@ -54,14 +57,20 @@ class Remote:
             RefereedSeat(self.mqtt, settings.club, settings.board) if referee else None)
         self.game: LinkedGame | None = None
         self._declined: set[str] = set()  # invitations already answered (or played)
+        #: an invitation (or a refereed game's first view) that arrived while a game was
+        #: in progress: it waits for the player's consent
+        self.invited: Start | SeatView | None = None
         self._connections_seen = 0  # the link's connections when this board last spoke
         #: the linked game's latest retained state said by another board (a resync's)
         self.others_state: State | None = None
         #: the club's games as their retained start and state messages tell (spectators)
         self.club: dict[str, dict[str, Any]] = {}
-        self.mqtt.subscribe(invitation_topic(settings.club, settings.board))
+        #: messages refused because their sender may not say them (forged, mislabelled)
+        self.refused = 0
+        self.mqtt.subscribe(invitation_topic(settings.club, "+", settings.board))
         for kind in ("start", "state"):
-            self.mqtt.subscribe(game_topic(settings.club, "+", kind))
+            self.mqtt.subscribe(game_topic(settings.club, "+", kind))  # the referee's
+            self.mqtt.subscribe(board_game_topic(settings.club, "+", "+", kind))
 
     @property
     def board(self) -> str:
@@ -79,9 +88,10 @@ class Remote:
         """Start ``start`` here and ask every other board of its seats to join."""
         game = self.attach(start, [])
         club = self.settings.club
-        self.mqtt.publish(game_topic(club, start.game_id, "start"), start, retain=True)
+        self.mqtt.publish(board_game_topic(club, self.board, start.game_id, "start"), start,
+                          retain=True)
         for board in sorted(set(start.seats) - {self.board}):
-            self.mqtt.publish(invitation_topic(club, board), start, retain=True)
+            self.mqtt.publish(invitation_topic(club, self.board, board), start, retain=True)
         return game
 
     def attach(self, start: Start, plies: list[tuple[str, str]],
@@ -93,15 +103,26 @@ class Remote:
         self._declined.add(start.game_id)
         self.game = LinkedGame(start, self.board, list(plies), list(movers or []))
         self.game.epoch_known = not (resumed and plies)
+        try:
+            self.game.turns = Turns(start)
+        except (ValueError, TypeError) as exc:  # a game this board cannot build: the
+            log.warning("linked game: turns not checked",  # service refuses it anyway
+                        extra={"link_game": start.game_id, "problem": str(exc)})
         self.others_state = None
-        for kind in ("moves", "state"):
-            self.mqtt.subscribe(game_topic(self.settings.club, start.game_id, kind))
+        for topic in self._game_topics(start):
+            self.mqtt.subscribe(topic)
         return self.game
+
+    def _game_topics(self, start: Start) -> list[str]:
+        """The other boards' own topics of ``start`` (each board writes only its own)."""
+        return [board_game_topic(self.settings.club, board, start.game_id, kind)
+                for board in sorted(set(start.seats) - {self.board})
+                for kind in ("moves", "state")]
 
     def detach(self) -> None:
         if self.game is not None:
-            for kind in ("moves", "state"):
-                self.mqtt.unsubscribe(game_topic(self.settings.club, self.game.game_id, kind))
+            for topic in self._game_topics(self.game.start):
+                self.mqtt.unsubscribe(topic)
         self.game = None
 
     def moved(self, seat: int, move: str, digest: str) -> None:
@@ -119,7 +140,7 @@ class Remote:
             if answer is not None:
                 self._send(answer)
             message = game.local_move(seat, move, digest)
-            self.mqtt.publish(game_topic(self.settings.club, game.game_id, "moves"), message)
+            self.mqtt.publish(self._own(game.game_id, "moves"), message)
             self._publish_state()
         else:
             game.remote_made(move, digest)
@@ -129,7 +150,7 @@ class Remote:
         assert game is not None
         moves, seats, digests = game.history()
         digest = digests[-1] if digests else ""
-        self.mqtt.publish(game_topic(self.settings.club, game.game_id, "state"),
+        self.mqtt.publish(self._own(game.game_id, "state"),
                           State(game.game_id, moves, digest, result, reason, seats, digests,
                                 epoch=game.epoch),
                           retain=True)
@@ -137,7 +158,10 @@ class Remote:
     def _send(self, message: TakebackRequest | TakebackAnswer) -> None:
         """Takeback messages go on the moves topic: in order with the moves around them."""
         assert self.game is not None
-        self.mqtt.publish(game_topic(self.settings.club, self.game.game_id, "moves"), message)
+        self.mqtt.publish(self._own(self.game.game_id, "moves"), message)
+
+    def _own(self, game_id: str, kind: str) -> str:
+        return board_game_topic(self.settings.club, self.board, game_id, kind)
 
     def took_back(self, plies: int) -> None:
         """``plies`` plies were taken back on this board: ask the other boards (or accept
@@ -184,30 +208,47 @@ class Remote:
         if self.mqtt.connections != self._connections_seen:
             self._connections_seen = self.mqtt.connections
             self._speak_again()
-        own_view = seat_topic(self.settings.club, self.board, "view")
+        club = self.settings.club
+        own_view = seat_topic(club, self.board, "view")
         for topic, message in self.mqtt.receive():
             if isinstance(message, SeatView):
+                # only the referee may write a board's view topic (the ACL)
                 if topic == own_view and self.refereed is not None:
                     out.append(message)
                 continue
-            self._follow_club(topic, message)
-            if isinstance(message, Start) and topic.endswith("/invitation"):
-                if (self.accept_invitations and message.game_id not in self._declined
-                        and self.board in message.seats):
-                    self._declined.add(message.game_id)
-                    out.append(Invitation(message))
-            elif (isinstance(message, (MoveMessage, Takeback, State, TakebackRequest,
-                                       TakebackAnswer)) and self.game is not None):
-                if (isinstance(message, State) and message.game_id == self.game.game_id
-                        and message.seats and message.seats[-1] in self.game.remote_seats):
-                    self.others_state = message
-                actions = self.game.receive(message)
-                for action in actions:
-                    if isinstance(action, Withdrawn):  # agreed at once
-                        self._send(TakebackAnswer(self.game.game_id, action.ply, True,
-                                                  self.game.epoch))
-                        self._publish_state()
-                out.extend(actions)
+            by = sender(club, topic)
+            self._follow_club(topic, by, message)
+            if isinstance(message, Start):
+                if by is not None and topic == invitation_topic(club, by, self.board):
+                    invitation = self._invitation(message, by)
+                    if invitation is not None:
+                        out.append(invitation)
+                continue
+            game = self.game
+            if (not isinstance(message, (MoveMessage, Takeback, State, TakebackRequest,
+                                         TakebackAnswer))
+                    or game is None or message.game_id != game.game_id):
+                continue
+            kind = "state" if isinstance(message, State) else "moves"
+            if (by is None or by == self.board
+                    or topic != board_game_topic(club, by, game.game_id, kind)):
+                continue  # this board's own, another game's, the referee's, a stray topic
+            if not game.authorised(message, by):
+                self._refuse(topic, f"{message.type} from {by}, who may not say it")
+                continue
+            if (isinstance(message, State) and message.seats
+                    and message.seats[-1] in game.remote_seats):
+                self.others_state = message  # vouched for by the other seat's board
+            refused = game.refused
+            actions = game.receive(message, by)
+            if game.refused != refused:
+                self._refuse(topic, f"{message.type} for ply {getattr(message, 'ply', '?')} "
+                             "is not that seat's")
+            for action in actions:
+                if isinstance(action, Withdrawn):  # agreed at once
+                    self._send(TakebackAnswer(game.game_id, action.ply, True, game.epoch))
+                    self._publish_state()
+            out.extend(actions)
         if self.game is not None and self.game.showing is None:
             out.extend(self.game.next_early())
         return out
@@ -224,18 +265,62 @@ class Remote:
         if seats[-1] in game.local_seats:
             self._publish_state()
 
-    def _follow_club(self, topic: str, message: Any) -> None:
-        """Keep the club's games for the spectators' page: who plays, the moves, the end."""
+    def _invitation(self, start: Start, inviter: str) -> Invitation | None:
+        """An invitation ``inviter`` wrote on its own topic: for a game it plays with this
+        board, once each; anything else is refused."""
+        if inviter == self.board or inviter not in start.seats or self.board not in start.seats:
+            self._refuse(invitation_topic(self.settings.club, inviter, self.board),
+                         f"an invitation from {inviter} to a game it does not play")
+            return None
+        if not self.accept_invitations or start.game_id in self._declined:
+            return None
+        self._declined.add(start.game_id)
+        return Invitation(start, inviter)
+
+    def _refuse(self, topic: str, problem: str) -> None:
+        self.refused += 1
+        self.mqtt.problems.append(f"{topic}: {problem}")
+        del self.mqtt.problems[:-20]
+        log.warning("link message refused", extra={"topic": topic, "problem": problem})
+
+    def _follow_club(self, topic: str, by: str | None, message: Any) -> None:
+        """Keep the club's games for the spectators' page: who plays, the moves, the end.
+        A game's start counts from the referee's public topic or from the own topic of a
+        board that plays it; its result only once the referee or every seat's board says
+        it (one board alone cannot end another's game on the page)."""
+        club = self.settings.club
         if isinstance(message, Start) and topic.endswith("/start"):
+            refereed = topic == game_topic(club, message.game_id, "start")
+            if not refereed and (by is None or by not in message.seats or topic !=
+                                 board_game_topic(club, by, message.game_id, "start")):
+                return
             entry = self.club.setdefault(message.game_id, {"moves": [], "result": None,
                                                            "reason": None})
+            if entry.get("game") is not None and entry.get("seats") != list(message.seats):
+                return  # a game's seats are said once
             entry.update(game_id=message.game_id, game=message.game,
                          seats=list(message.seats), setup=message.setup,
-                         clock=message.clock)
+                         clock=message.clock, refereed=refereed)
         elif isinstance(message, State) and topic.endswith("/state"):
-            entry = self.club.setdefault(message.game_id, {"game_id": message.game_id})
-            entry.update(moves=list(message.moves), result=message.result,
-                         reason=message.reason, updated=time.time())
+            entry = self.club.get(message.game_id)
+            if entry is None or "game" not in entry:
+                return  # no start heard: nobody vouches for the game's seats
+            if entry.get("refereed"):
+                if topic != game_topic(club, message.game_id, "state"):
+                    return
+                said = {"referee": (message.result, message.reason)}
+            else:
+                if by is None or by not in entry["seats"] or topic != board_game_topic(
+                        club, by, message.game_id, "state"):
+                    return
+                said = dict(entry.get("said", {}), **{by: (message.result, message.reason)})
+            entry["said"] = said
+            ends = set(said.values())
+            confirmed = (len(ends) == 1 and (entry.get("refereed")
+                                             or set(said) == set(entry["seats"])))
+            result, reason = next(iter(ends)) if confirmed else (None, None)
+            entry.update(moves=list(message.moves), result=result, reason=reason,
+                         updated=time.time())
         if len(self.club) > 500:  # the newest games are enough for a club's page
             for old in sorted(self.club, key=lambda k: self.club[k].get("updated", 0))[:100]:
                 del self.club[old]
@@ -258,6 +343,9 @@ class Remote:
                 "takeback": ({"asked": game.asked, "offered": game.offered}
                              if game and (game.asked is not None or game.offered is not None)
                              else None),
+                "invitation": ({"game_id": self.invited.game_id, "game": self.invited.game,
+                                "seats": list(self.invited.seats)}
+                               if self.invited is not None else None),
                 "problems": list(self.mqtt.problems[-3:])}
 
     def close(self) -> None:
@@ -279,10 +367,11 @@ class RefereedSeat:
         mqtt.subscribe(seat_topic(club, board, "view"))
 
     def request(self, start: Start) -> None:
-        """Ask the referee to start ``start`` (no hidden options: the referee draws them).
-        Retained: a referee not yet connected (or restarting) finds the request when it
-        subscribes; it starts each game id once."""
-        self.mqtt.publish(referee_topic(self.club), start, retain=True)
+        """Ask the referee to start ``start`` (no hidden options: the referee draws them)
+        on this board's own ``request`` topic (the referee starts only games whose seats
+        name the board that asks).  Retained: a referee not yet connected (or restarting)
+        finds the request when it subscribes; it starts each game id once."""
+        self.mqtt.publish(seat_topic(self.club, self.board, "request"), start, retain=True)
 
     def follow(self, sync: FogSync, message: SeatView) -> bool:
         """A view of ``sync``'s game arrived on this board's topic: shown on the board when

@@ -16,9 +16,10 @@ Routes (all JSON except ``/`` and ``/static``):
 * ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
 * ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
   the player to move;
-* ``POST /api/link`` — ``{"action": "resync" | "decline-takeback"}``: a linked game
-  stopped by a disagreement takes the other board's moves; the other board's takeback
-  request is declined (docs/link.md);
+* ``POST /api/link`` — ``{"action": "resync" | "decline-takeback" | "accept-invitation" |
+  "decline-invitation"}``: a linked game stopped by a disagreement takes the other
+  board's moves; the other board's takeback request is declined; the invitation waiting
+  while a game is in progress is accepted or declined (docs/link.md);
 * ``GET /club`` — the spectators' page; ``GET /api/club`` — the club's linked games
   (docs/link.md);
 * ``GET /health`` — status, uptime, sensing back end, last frame age, journal path;
@@ -255,6 +256,8 @@ def create_app(service: Any) -> Starlette:
             service.link_resync()
         elif action == "decline-takeback":
             service.decline_takeback()
+        elif action in ("accept-invitation", "decline-invitation"):
+            service.link_accept(action == "accept-invitation")
         else:
             raise RequestError("link: expected {\"action\": \"resync\"} or "
                                "{\"action\": \"decline-takeback\"}")

@@ -21,10 +21,12 @@ from tests.support.service import play, set_up
 
 
 def linked_service(folder: Path, name: str, port: int, *, layout: str | None = None,
-                   game: str | None = None, fast_reconnect: bool = True) -> BoardService:
+                   game: str | None = None, fast_reconnect: bool = True,
+                   password: str = "", referee: bool = False) -> BoardService:
     """A board service named ``name`` in the club ``test``, its journal in ``folder/name``.
     ``fast_reconnect``: paho's back-off from 50 ms (not 1 s) so that a test with many
-    cut connections spends its time on faults, not on waiting."""
+    cut connections spends its time on faults, not on waiting.  ``password``: log in as
+    ``name`` (the documented broker); ``referee``: the club has a referee."""
     config = Config()
     config.journal.path = str(folder / name / "journal")
     config.sensing.settle_ms = 50.0
@@ -37,6 +39,9 @@ def linked_service(folder: Path, name: str, port: int, *, layout: str | None = N
     config.link.port = port
     config.link.board = name
     config.link.club = "test"
+    if password:
+        config.link.username, config.link.password = name, password
+    config.link.referee = referee
     svc = BoardService(config)
     if fast_reconnect:
         assert svc.remote is not None

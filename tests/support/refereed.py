@@ -34,9 +34,11 @@ def heredoc(doc: str, marker: str) -> str:
     raise AssertionError(f"no end of the {marker} block")
 
 
-def documented_broker(folder: Path) -> tuple[Broker, dict[str, str]]:
+def documented_broker(folder: Path, more: dict[str, str] | None = None
+                      ) -> tuple[Broker, dict[str, str]]:
     """Mosquitto with docs/link.md's configuration, passwords and ACL; the users and
-    their passwords as the document creates them."""
+    their passwords as the document creates them (and ``more`` users, added the same
+    way: other boards of the club)."""
     doc = DOC.read_text()
     conf = heredoc(doc, "tee /etc/mosquitto/conf.d/fairyboard.conf")
     acl = heredoc(doc, "tee /etc/mosquitto/fairyboard.acl").replace("/home/", f"/{CLUB}/")
@@ -47,6 +49,9 @@ def documented_broker(folder: Path) -> tuple[Broker, dict[str, str]]:
     users = {}
     for line in re.findall(r"mosquitto_passwd (?:-c )?-b \S+ .*", doc):
         user, secret = shlex.split(line)[-2:]
+        users[user] = secret
+        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, secret], check=True)
+    for user, secret in (more or {}).items():
         users[user] = secret
         subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, secret], check=True)
     lines = [line.replace("/etc/mosquitto", str(folder)) for line in conf.splitlines()
