@@ -1,0 +1,82 @@
+"""The engine asks the game contract: a game's end is its ``outcome`` (not only an empty
+move list), its values are found along its class's bases, and what is in front of it —
+a win in one, a capture of one's own piece — is seen before any search."""
+
+from __future__ import annotations
+
+from controller.engine import Engine, Limits, Search, weights_for
+from controller.engine.search import MATE_BOUND
+from controller.rules import Outcome, Position, get_game
+from controller.rules.chess import Chess
+
+HILL = ("d4", "e4", "d5", "e5")
+
+
+class KingOfTheHill(Chess):
+    """Chess where a King reaching the centre wins; only ``outcome`` is overridden, so
+    the moves go on being listed after the win (the engine must ask)."""
+
+    name = "test-king-of-the-hill"
+
+    def outcome(self, pos: Position) -> Outcome | None:
+        for cell in HILL:
+            piece = pos.board[self.geometry.index[cell]]
+            if piece is not None and piece.kind == "K":
+                return Outcome((piece.owner,), "the King reached the hill")
+        return super().outcome(pos)
+
+
+def test_king_of_the_hill_win_in_one_is_played():
+    game = KingOfTheHill()
+    # the black Bishop guards d4 and e3: of the King's moves only Ke4 reaches the hill
+    pos = game.parse_position("7k/b7/8/8/8/3K4/8/8 w - - 0 1")
+    assert game.legal_moves(pos)  # the game goes on listing moves after a win
+    for level in (1, 6):
+        move = Engine(game, level).choose(pos).move
+        assert game.move_text(pos, move) == "Ke4", level
+
+
+def test_king_of_the_hill_win_inside_the_search():
+    """Two King moves from the hill (Black three): only the search sees it, not the
+    root's check."""
+    game = KingOfTheHill()
+    pos = game.parse_position("7k/7p/8/8/8/8/1K5P/8 w - - 0 1")
+    result = Search(game).best_move(pos, Limits(depth=4))
+    assert game.move_text(pos, result.move) == "Kc3"
+    assert result.score >= MATE_BOUND
+
+
+def test_a_chess_subclass_is_evaluated_with_chess_values():
+    game = KingOfTheHill()
+    assert weights_for(game) == weights_for(get_game("chess"))
+    assert weights_for(game).values["Q"] == 900
+    assert weights_for(game).mate_only
+
+
+KALEIDO = ("1A=bT,3A=wP,6A=wD,8A=wP,3B=wD,4B=wL,7C=bT,8C=bW,1E=wE,3D=wR,4E=wW,5E=wV,"
+           "1F=wW,2G=bR,3F=wP,4F=bE,5F=bP,5H=wE,6F=bH,6G=wW,6H=bE,7F=wE,8H=wT,1I=bL,"
+           "1J=wP,1K=bW,2I=wH,4I=wT,4J=wE,4K=wR,5J=bE,7K=wW w - - w:6G-6I,b:8C-7E 27 15")
+
+
+def test_kaleidochess_takes_the_last_castle_in_a_crowded_position():
+    """Issue 33: level 6 played 3A+3B (knocking out its own Dragon) among 268 moves."""
+    game = get_game("kaleidochess")
+    pos = game.parse_position(KALEIDO)
+    assert len(game.legal_moves(pos)) > 200
+    for level in (1, 6):
+        for nodes in (None, 1):  # even stopped at once
+            move = Engine(game, level).choose(pos, nodes=nodes).move
+            assert game.move_text(pos, move) in {"4E+5J", "5H+5J", "6G+5J"}, (level, nodes)
+
+
+def test_own_captures_are_ordered_after_quiet_moves():
+    game = get_game("kaleidochess")
+    pos = game.parse_position(KALEIDO)
+    search = Search(game)
+    search.root = 0
+    moves = search._order(pos, game.legal_moves(pos), None, 0, 0)
+    own = [i for i, m in enumerate(moves)
+           if m.captures and all(pos.board[c].owner == 0 for c in m.captures)]
+    quiet = [i for i, m in enumerate(moves) if not m.captures and not m.promotion]
+    assert own and quiet and min(own) > max(quiet)
+    assert game.move_text(pos, moves[0]) != "3A+3B"
