@@ -178,6 +178,12 @@ def _line(game: Any, pos: Position, moves: list) -> list[str]:
     return texts
 
 
+def cmd_uci(args: argparse.Namespace) -> int:
+    from controller.engine.uci_server import serve  # lazy: only this command searches
+
+    return serve()
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """The engine against itself or a random mover, move by move on the terminal."""
     import random
@@ -448,6 +454,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the opponent: the engine itself or a random mover (default self)")
     p.add_argument("--max-plies", type=int, default=400, help="stop after this many plies")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("uci", help="speak UCI on standard input and output (every game: "
+                                   "the UCI_Variant option chooses it)")
+    p.set_defaults(func=cmd_uci)
 
     p = sub.add_parser("diagram", help="draw a position on its board as SVG (players' guides)")
     game_args(p, required=False)

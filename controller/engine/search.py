@@ -159,6 +159,8 @@ class Search:
         self.root = 0
         self._deadline = float("inf")
         self._check_every = CHECK_EVERY
+        #: told of each completed depth (``fairyboard uci``'s ``info`` lines)
+        self.report: Callable[[Result], None] | None = None
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
         self._partial: tuple[int, Move] | None = None
@@ -245,6 +247,8 @@ class Search:
             took = [took[-2], took[-1], self.clock() - now]
             best = Result(move, score, depth, self.nodes, self.clock() - started,
                           self._pv(pos, move, depth))
+            if self.report is not None:
+                self.report(best)
             moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
             if abs(score) >= MATE_BOUND:
                 break  # a forced mate, found at its shortest: deeper adds nothing
