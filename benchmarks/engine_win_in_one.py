@@ -10,6 +10,7 @@ where one move ends the game (the last castle piece taken), the kind the default
 once missed when its first depth was cut short (issue 33).
 
     python -m benchmarks.engine_win_in_one [--games chess luotuoqi] [--crowded 40]
+    python -m benchmarks.engine_win_in_one --write   # store the crowded set as data
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from controller.rules import get_game
 
 #: the least number of legal moves of a crowded KaleidoChess position
 CROWDED = 130
+#: the crowded set as data (``--write`` makes it; the tests take a sample)
+CROWDED_FILE = TACTICS / "crowded" / "kaleidochess.txt"
 
 
 def tactics(name: str) -> list[tuple[str, set[str]]]:
@@ -96,7 +99,15 @@ def main() -> None:
     ap.add_argument("--games", nargs="*", default=None)
     ap.add_argument("--crowded", type=int, default=40)
     ap.add_argument("--level", type=int, default=DEFAULT_LEVEL)
+    ap.add_argument("--write", action="store_true",
+                    help=f"write the crowded set to {CROWDED_FILE.relative_to(TACTICS.parents[2])}")
     args = ap.parse_args()
+    if args.write:
+        CROWDED_FILE.parent.mkdir(exist_ok=True)
+        CROWDED_FILE.write_text("".join(f"{text}\t{' '.join(sorted(wins))}\n"
+                                        for text, wins in crowded_set(args.crowded)),
+                                encoding="utf-8")
+        return
     names = args.games or sorted(p.stem for p in TACTICS.glob("*.txt"))
     print(f"| set | solved at level {args.level} | slowest (s) |")
     print("|---|---|---|")
@@ -110,7 +121,10 @@ def main() -> None:
             print(f"| {name}, from the mover's view | {ok}/{len(problems)} | {slow:.2f} |",
                   flush=True)
     if args.crowded:
-        problems = crowded_set(args.crowded)
+        if CROWDED_FILE.exists() and args.crowded <= 40:  # the stored set (same seed)
+            problems = tactics("crowded/kaleidochess")[:args.crowded]
+        else:
+            problems = crowded_set(args.crowded)
         ok, slow = solve("kaleidochess", problems, level=args.level)
         print(f"| kaleidochess, crowded (≥ {CROWDED} moves) | {ok}/{len(problems)} | "
               f"{slow:.2f} |")

@@ -4,6 +4,8 @@ a win in one, a capture of one's own piece — is seen before any search."""
 
 from __future__ import annotations
 
+import pytest
+
 from controller.engine import Engine, Limits, Search, weights_for
 from controller.engine.search import MATE_BOUND
 from controller.rules import Outcome, Position, get_game
@@ -126,3 +128,27 @@ def test_the_command_line_decides_hidden_games_from_the_view(capsys):
     assert main(["bestmove", "--game", "laotzu", "--position", text, "--full",
                  "--level", "3"]) == 0
     assert capsys.readouterr().out.startswith("info depth")
+
+
+def _sets():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent / "data" / "tactics"
+    names = sorted(p.stem for p in root.glob("*.txt")) + ["crowded/kaleidochess"]
+    return root, names
+
+
+@pytest.mark.parametrize("name", _sets()[1])
+def test_wins_in_one_at_the_default_level(name):
+    """A sample of every win-in-one set (``benchmarks/engine_win_in_one.py`` solves them
+    all), at the default level on a node budget so the test does not hang on the load:
+    the root's check finds the win before any search."""
+    root, _ = _sets()
+    game_name = name.split("/")[-1].removesuffix("-3")
+    game = get_game(game_name, **({"players": 3} if name.endswith("-3") else {}))
+    lines = (root / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    for line in lines[:: max(1, len(lines) // 4)][:4]:
+        text, wins = line.split("\t")
+        pos = game.parse_position(text)
+        move = Engine(game).choose(pos, nodes=50).move
+        assert game.move_text(pos, move) in wins.split(), text
