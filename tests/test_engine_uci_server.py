@@ -143,3 +143,22 @@ def test_every_variant_with_uci_variant(engine, name):
     assert any(i.startswith("info string error") for i in infos)
     _variant(engine, ["setoption name UCI_Variant value chess", "isready", "position startpos",
                       "go depth 1"])
+
+
+def test_bad_lines_get_one_line_and_change_nothing():
+    import io
+
+    from controller.engine.uci_server import UciServer
+
+    out = io.StringIO()
+    server = UciServer(out)
+    server.handle("position startpos moves e2e4")
+    before = server.game.position_text(server.pos)
+    for line in ("go depth x", "position startpos moves e2e5", "setoption name Bogus value 1",
+                 "setoption name UCI_Variant value nope", "setoption name Level value 11",
+                 "frobnicate", "position fen"):
+        server.handle(line)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 7 and all(line.startswith("info string") for line in lines)
+    assert server.game.position_text(server.pos) == before
+    assert server.handle("quit") is False

@@ -264,7 +264,9 @@ class UciServer:
             score = f"mate {moves if result.mate_in > 0 else -moves}"
         else:
             score = f"cp {result.score}"
-        pv = self._pv_texts(pos, result.pv or [result.move])
+        # (a weak level's noise may play another move than the line searched best)
+        line = result.pv if result.pv and result.pv[0] == result.move else [result.move]
+        pv = self._pv_texts(pos, line)
         return (f"info depth {max(1, result.depth)} score {score} nodes {result.nodes} "
                 f"time {ms} pv {' '.join(pv)}")
 
