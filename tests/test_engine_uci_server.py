@@ -161,4 +161,6 @@ def test_bad_lines_get_one_line_and_change_nothing():
     lines = out.getvalue().splitlines()
     assert len(lines) == 7 and all(line.startswith("info string") for line in lines)
     assert server.game.position_text(server.pos) == before
+    server.handle("setoption name Level value 3")  # the strength, not the game, changes
+    assert server.game.position_text(server.pos) == before and server.engine.level.noise
     assert server.handle("quit") is False

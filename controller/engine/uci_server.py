@@ -77,12 +77,15 @@ class UciServer:
 
     def _new_game(self) -> None:
         """A fresh game of the chosen variant and a fresh engine (empty tables)."""
-        from controller.engine import Engine
-
         flag = _flag(FLAG_OPTION)
         options = {flag: True} if self.chess960 and self._has_flag(self.variant) else {}
         self.game = get_game(self.variant, **options)
         self.pos = self.game.start()
+        self._new_engine()
+
+    def _new_engine(self) -> None:
+        from controller.engine import Engine
+
         self.engine = Engine(self.game, level=self.level)
         self.engine.search.report = self._report
         self._searching: Position | None = None  # the position searched, for the pv
@@ -145,6 +148,8 @@ class UciServer:
                 raise ValueError(f"{LEVEL_OPTION} must be a whole number from 1 to 10, "
                                  f"got {value[:20]!r}")
             self.level = int(value)
+            self._new_engine()  # the position stays
+            return
         else:
             raise ValueError(f"unknown option {name[:40]!r}")
         self._new_game()
