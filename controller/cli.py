@@ -203,14 +203,18 @@ def _engine(game: Any, args: argparse.Namespace) -> Any:
 def cmd_bestmove(args: argparse.Namespace) -> int:
     game, pos = _game_and_position(args)
     engine = _engine(game, args)
-    result = engine.choose(pos, movetime=args.movetime)
+    result = engine.choose(pos, movetime=args.movetime, view=not args.full)
     if result.move is None:
         outcome = game.outcome(pos)
         raise CommandError("no legal move: the game is over"
                            + (f" ({outcome.result}, {outcome.reason})" if outcome else ""))
     mate = f" mate {result.mate_in}" if result.mate_in is not None else ""
-    print(f"info depth {result.depth} score {result.score}{mate} nodes {result.nodes} "
-          f"time {result.seconds:.3f} pv {' '.join(_line(game, pos, result.pv))}")
+    if game.hidden_information and not args.full:  # the fog engine ranks, gives no score
+        print(f"info from {game.player_names[game.ply_mover(pos)]}'s view "
+              f"time {result.seconds:.3f}")
+    else:
+        print(f"info depth {result.depth} score {result.score}{mate} nodes {result.nodes} "
+              f"time {result.seconds:.3f} pv {' '.join(_line(game, pos, result.pv))}")
     print(game.move_text(pos, result.move))
     return 0
 
@@ -224,6 +228,12 @@ def _line(game: Any, pos: Position, moves: list) -> list[str]:
     for _ in moves:
         pos.pop()
     return texts
+
+
+def cmd_uci(args: argparse.Namespace) -> int:
+    from controller.engine.uci_server import serve  # lazy: only this command searches
+
+    return serve()
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -244,7 +254,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         if moves[0].kind == "roll" or seats[mover] == "random":
             move = rng.choice(moves)
         else:
-            move = engine.choose(pos, movetime=args.movetime).move
+            move = engine.choose(pos, movetime=args.movetime, view=not args.full).move
         print(f"{ply:>4}. {game.player_names[mover]:<6} {game.move_text(pos, move)}")
         pos.push(move)
     outcome = game.outcome(pos)
@@ -535,6 +545,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--movetime", type=float, metavar="SECONDS",
                        help="think at most this long per move (default: the level's budget)")
         p.add_argument("--seed", type=int, default=0, help="seed of the weak levels' noise")
+        p.add_argument("--full", action="store_true",
+                       help="hidden-information games (Lao Tzu): search the whole position "
+                            "(default: decide from the mover's view, as the board does)")
 
     p = sub.add_parser("bestmove", help="the computer's move (last line, in the game's notation)")
     game_args(p)
@@ -548,6 +561,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the opponent: the engine itself or a random mover (default self)")
     p.add_argument("--max-plies", type=int, default=400, help="stop after this many plies")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("uci", help="speak UCI on standard input and output (every game: "
+                                   "the UCI_Variant option chooses it)")
+    p.set_defaults(func=cmd_uci)
 
     p = sub.add_parser("diagram", help="draw a position on its board as SVG (players' guides)")
     game_args(p, required=False)

@@ -26,9 +26,12 @@ def test_quiescence_searches_the_captures_of_an_opponent_not_next_to_move():
     replied: list[int] = []
 
     class Recording(Search):
-        def _push_reply(self, pos, seat, move):
-            replied.append(seat)
-            super()._push_reply(pos, seat, move)
+        """The seats whose captures quiescence ranks (every capture of the layer is; the
+        first, Black's taking six of Red's pieces, may cut the rest off)."""
+
+        def _gain(self, pos, move):
+            replied.append(pos.board[move.origin].owner)
+            return super()._gain(pos, move)
 
     search = Recording(game, opponents="brs")
     search.root = root

@@ -143,12 +143,16 @@ class Engine:
                       noise=level.noise)
 
     def choose(self, pos: Position, movetime: float | None = None,
-               nodes: int | None = None, stop=None) -> Result:
+               nodes: int | None = None, stop=None, view: bool = False) -> Result:
         """The move to play in ``pos`` (``Result.move`` is None when there is none).
 
         A level with a node cap first searches its ``floor`` without the cap, then on
         with the nodes left (the table remembers the first search, so little is done
-        twice).  A cap the caller gives (``nodes``) is kept as given."""
+        twice).  A cap the caller gives (``nodes``) is kept as given.  ``view``: in a game
+        with hidden information, decide as the board's computer does, from the mover's
+        view and his earlier views only (:meth:`choose_from_view`)."""
+        if view and self.game.hidden_information:
+            return self.choose_from_view(pos, movetime)
         limits = self.limits(movetime, nodes)
         floor = min(self.level.floor, self.level.depth)
         if nodes is not None or limits.nodes is None or not floor:
@@ -169,3 +173,22 @@ class Engine:
         best = rest if rest.depth >= sure.depth else sure
         return replace(best, nodes=sure.nodes + rest.nodes,
                        seconds=sure.seconds + rest.seconds)
+
+    def choose_from_view(self, pos: Position, movetime: float | None = None) -> Result:
+        """The move the mover would choose knowing only what he sees (the fog engine,
+        ``controller/engine/fog.py``): the first of his ranked tries that is legal in
+        ``pos`` — as at the board, where a refused try is followed by the next.  The
+        result has no score: the fog engine ranks moves, it does not value the truth."""
+        from controller.engine.fog import choose_try, earlier_views, sample_limits
+
+        started = time.monotonic()
+        legal = self.game.legal_moves(pos)
+        if not legal:
+            return Result(None, 0, 0, 0, 0.0)
+        mover = self.game.ply_mover(pos)
+        move = choose_try(self.game, self.game.player_view(pos, mover), legal,
+                          sample_limits(self.level, movetime, self.slowness),
+                          seed=self.search.rng.randrange(1 << 30),
+                          clock=self.search.clock, samples=self.level.samples,
+                          memory=earlier_views(self.game, pos, mover))
+        return Result(move, 0, 0, 0, time.monotonic() - started, [move])

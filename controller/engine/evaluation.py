@@ -1,7 +1,8 @@
 """What a position is worth to one player: data first.
 
 Piece values and the few terms a game needs live in ``values.toml`` beside this file, one
-table per game (keyed by the game's registry name, so adding a game adds data, not code).
+table per game (keyed by the game's registry name, so adding a game adds data, not code; a
+game made from another by subclassing, without a table of its own, takes its base's).
 The evaluation is from the point of view of one player (the engine's *root* player) and
 counts every opponent against him — with three or four players that is the "paranoid"
 reading the search uses.
@@ -91,9 +92,22 @@ def _table() -> dict[str, Any]:
     return tomllib.loads(VALUES_FILE.read_text(encoding="utf-8"))
 
 
+def table_for(game: Game) -> dict[str, Any] | None:
+    """The game's table in ``values.toml``: its own name's, else the nearest base class's
+    along its MRO (a game made from another, King of the Hill from chess, plays with the
+    values of the game it is made from until it has a table of its own)."""
+    tables = _table()
+    for cls in type(game).__mro__:
+        name = vars(cls).get("name")
+        if name and name in tables:
+            return tables[name]
+    return None
+
+
 def weights_for(game: Game) -> Weights:
-    """The game's weights; a game without a table gets equal values (1 pawn) per piece."""
-    data = _table().get(game.name)
+    """The game's weights (:func:`table_for`); a game without a table, itself or by its
+    base classes, gets equal values (1 pawn) per piece."""
+    data = table_for(game)
     if data is None:
         return Weights(values={})
     end = data.get("centre_end")

@@ -528,6 +528,11 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     tries = view.moves()
     if len(tries) <= 1:
         return tries
+    started = clock()
+    # the whole decision keeps to the level's budget (``samples`` sample shares): drawing
+    # the positions, marking repeats and the answers take time too, so each search gets
+    # its share of what is left, not of what there was (issue 33: level 6 took 0.63 s)
+    total = limits.movetime * samples if limits.movetime else None
     rng = random.Random(seed)
     positions = draw_positions(game, view, rng, samples, recall((*memory, view)))
     if not positions:
@@ -540,7 +545,11 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     propose = replace(limits, movetime=_part(limits.movetime, 1 - ANSWER_SHARE),
                       nodes=_part(limits.nodes, 1 - ANSWER_SHARE))
     proposals: list[int] = []
-    for pos in positions:
+    for k, pos in enumerate(positions):
+        if total is not None:  # the proposals' part of the time left, over those to come
+            left = total * (1 - ANSWER_SHARE) - (clock() - started)
+            propose = replace(propose, movetime=max(0.001, min(
+                limits.movetime * (1 - ANSWER_SHARE), left / (len(positions) - k))))
         result = Search(game, seed=rng.randrange(1 << 30), clock=clock).best_move(pos, propose)
         i = None if result.move is None else _index_of(tries, result.move)
         if i is not None and i not in proposals:
@@ -551,7 +560,12 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
                     movetime=_part(limits.movetime, ANSWER_SHARE / len(proposals)),
                     nodes=_part(limits.nodes, ANSWER_SHARE / len(proposals)))
     worth: dict[int, list[int]] = {i: [] for i in proposals}
-    for pos in positions:
+    for k, pos in enumerate(positions):
+        if total is not None:  # the time left, over the answers to come
+            left = total - (clock() - started)
+            answer = replace(answer, movetime=max(0.001, min(
+                limits.movetime * ANSWER_SHARE / len(proposals),
+                left / ((len(positions) - k) * len(proposals)))))
         search = Search(game, seed=rng.randrange(1 << 30), clock=clock)
         legal = game.legal_moves(pos)
         here: dict[int, int] = {}

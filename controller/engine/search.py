@@ -50,6 +50,8 @@ DELTA_MARGIN = 200
 #: quiescence skips a capture whose piece is worth this much more than its defended victim
 BAD_CAPTURE = 50
 CHECK_EVERY = 512  # nodes between two looks at the clock and the stop flag
+#: … and for a budget shorter than ``SHORT_BUDGET`` seconds
+SHORT_CHECK_EVERY, SHORT_BUDGET = 32, 0.05
 #: reverse futility and futility pruning: centipawns per ply of depth left, up to this depth
 FUTILITY_MARGIN = 150
 FUTILE_DEPTH = 2
@@ -156,12 +158,17 @@ class Search:
         self.nodes = 0
         self.root = 0
         self._deadline = float("inf")
+        self._check_every = CHECK_EVERY
+        #: told of each completed depth (``fairyboard uci``'s ``info`` lines)
+        self.report: Callable[[Result], None] | None = None
         self._max_nodes: int | None = None
         self._stop: Callable[[], bool] | None = None
         self._partial: tuple[int, Move] | None = None
         self._partial_scores: dict[Move, int] = {}
         self._evals: dict[int, int] = {}
         self._evals_for = -1
+        #: the game's own verdict (``Game.outcome``) on positions that have moves, by key
+        self._ends: dict[tuple[int, int], Outcome | None] = {}
         self._checks: dict[int, bool] = {}  # whether the side to move is in check
         self._extend_below = 0  # check extensions only this close to the root
         #: the game ends inside quiescence only by mate (values.toml ``mate_only``)
@@ -198,7 +205,14 @@ class Search:
                           self.clock() - started, [moves[0]])
         max_depth = limits.depth or 64
         self._deadline = deadline
+        # a budget of a few hundredths of a second (the fog's many small searches) is
+        # looked at more often: 512 nodes are 20 ms here, 0.2 s on a Raspberry Pi
+        self._check_every = (SHORT_CHECK_EVERY if limits.movetime is not None
+                             and limits.movetime < SHORT_BUDGET else CHECK_EVERY)
         moves = self._order(pos, moves, None, 0, self.root)
+        win = self._wins_now(pos, moves)
+        if win is not None:
+            return Result(win, MATE - PLY, 1, self.nodes, self.clock() - started, [win])
         best = Result(moves[0], self._static(pos), 0, 0, 0.0, [moves[0]])
         scores: dict[Move, int] = {}
         exact = limits.noise > 0
@@ -233,6 +247,8 @@ class Search:
             took = [took[-2], took[-1], self.clock() - now]
             best = Result(move, score, depth, self.nodes, self.clock() - started,
                           self._pv(pos, move, depth))
+            if self.report is not None:
+                self.report(best)
             moves = sorted(moves, key=lambda m: -scores.get(m, -INF))
             if abs(score) >= MATE_BOUND:
                 break  # a forced mate, found at its shortest: deeper adds nothing
@@ -243,9 +259,30 @@ class Search:
         return best
 
     # -- internals ---------------------------------------------------------------------
+    def _wins_now(self, pos: Position, moves: list[Move]) -> Move | None:
+        """The first of ``moves`` (in search order) after which the game has ended with the
+        root player among the winners (mate, the last castle, the last player out, the
+        hill): asked of the game before any search, so a level stopped inside its first
+        depth still takes a win in one (at a level's budget the check always completes; a
+        tiny budget, a sub-search of the fog's, may end it: the captures and checks, first
+        in the order, have been asked by then)."""
+        game = self.game
+        for i, move in enumerate(moves):
+            if i % 4 == 3 and self.clock() >= self._deadline:
+                return None
+            pos.push(move)
+            try:
+                self.nodes += 1
+                outcome = game.outcome(pos)
+            finally:
+                pos.pop()
+            if outcome is not None and self.root in outcome.winners:
+                return move
+        return None
+
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes % CHECK_EVERY == 0:
+        if self.nodes % self._check_every == 0:
             if self.clock() >= self._deadline:
                 raise SearchStopped
             if self._stop is not None and self._stop():
@@ -404,6 +441,18 @@ class Search:
                 return forced
         if depth <= 0:
             return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check)
+        # the contract, not a convention, says whether the game has ended: a game may end
+        # with moves left (King of the Hill, dead material, the move rule), so an inner
+        # node asks ``outcome`` (remembered by position); at the horizon an empty list
+        # is the sign, and the root asks of every move (``_wins_now``)
+        # (with the plies since the last capture or Pawn move: a move rule ends by them)
+        ended = self._ends.get((key, pos.halfmove), False)
+        if ended is False:
+            if len(self._ends) >= self.table_size:
+                self._ends.clear()
+            ended = self._ends[(key, pos.halfmove)] = game.outcome(pos)
+        if ended is not None:
+            return self._terminal(pos, ply, ended)
         stand: int | None = None
         if calm:
             if depth <= FUTILE_DEPTH:
@@ -719,24 +768,32 @@ class Search:
         return best
 
     def _taken(self, pos: Position, move: Move) -> int:
-        """Value of the pieces ``move`` removes (and of a promotion)."""
+        """Value of the pieces ``move`` removes (and of a promotion): the opponents' gained,
+        the mover's own lost (KaleidoChess lets a piece knock out its own side's)."""
         value = self.evaluator.piece_value
+        board = pos.board
+        own = board[move.origin].owner if move.origin >= 0 and board[move.origin] else -1
         taken = 800 if move.promotion else 0
         for c in move.captures:
-            victim = pos.board[c]
+            victim = board[c]
             if victim is not None:
-                taken += value(victim.kind, victim.height)
+                worth = value(victim.kind, victim.height)
+                taken += -worth if victim.owner == own else worth
         return taken
 
     def _gain(self, pos: Position, move: Move) -> int:
-        """Most valuable victims first, cheapest attackers first (MVV-LVA)."""
+        """Most valuable victims first, cheapest attackers first (MVV-LVA); one's own
+        pieces knocked out count against the move."""
         value = self.evaluator.piece_value
+        board = pos.board
+        mover = board[move.origin] if move.origin >= 0 else None
+        own = mover.owner if mover is not None else -1
         taken = 0
         for c in move.captures:
-            victim = pos.board[c]
+            victim = board[c]
             if victim is not None:
-                taken += value(victim.kind, victim.height)
-        mover = pos.board[move.origin] if move.origin >= 0 else None
+                worth = value(victim.kind, victim.height)
+                taken += -worth if victim.owner == own else worth
         cost = value(mover.kind, mover.height) if mover is not None else 0
         return 16 * taken - cost // 16 + (800 if move.promotion else 0)
 
@@ -754,7 +811,10 @@ class Search:
             if m == table_move:
                 return 1 << 40
             if m.captures or m.promotion:
-                return (1 << 30) + self._gain(pos, m)
+                gain = self._gain(pos, m)
+                # a capture that loses more of one's own than it takes (knocking out one's
+                # own piece) comes after every quiet move
+                return (1 << 30) + gain if gain > 0 or m.promotion else gain - (1 << 28)
             if m in killers:
                 return (1 << 29) - killers.index(m)
             return history.get((mover, m.origin, m.target), 0)
