@@ -39,7 +39,7 @@ from typing import Any
 from controller.board import HINT, NEW_GAME, NEXT_GAME, Board, BoardOptions
 from controller.board.fogsync import FogSync
 from controller.clock import ClockError, GameClock, format_clock, parse_time_control
-from controller.coach import Coach, parse_advice
+from controller.coach import Coach, evaluation_words, parse_advice, review_words
 from controller.config import (
     Config,
     ConfigError,
@@ -769,14 +769,19 @@ class BoardService:
             if move is not None and self.board.state == "turn":
                 self.board.show_hint(move)
             self.advice["hint"] = advice.best or None
+            self.advice["hint_text"] = advice.best_text or advice.best or None
         elif kind == "evaluate":
             self.advice["evaluation"] = (None if s.game.hidden_information else
                                          {"score": advice.score, "best": advice.best,
+                                          "best_text": advice.best_text,
+                                          "text": evaluation_words(advice),
                                           "ply": len(self.position.moves)})
         elif kind == "review" and advice.loss >= self.coach.margin:
-            ply = (reviewing or self._advice_key())[1]  # the move reviewed
+            ply = advice.ply if advice.ply is not None else (
+                reviewing or self._advice_key())[1]  # the move reviewed
             self.advice["note"] = {"ply": ply, "played": advice.played,
-                                   "better": advice.best, "loss": advice.loss}
+                                   "better": advice.best, "loss": advice.loss,
+                                   "text": review_words(advice)}
             log.info("coach", extra={"game_id": s.game_id, **self.advice["note"]})
         self._changed()
 
@@ -789,6 +794,7 @@ class BoardService:
         """Hints, the coach and the evaluation for the page."""
         return {"coach": self.coach.on, "busy": self.advice.get("busy"),
                 "hint": self.advice.get("hint"), "note": self.advice.get("note"),
+                "hint_text": self.advice.get("hint_text"),
                 "evaluation": self.advice.get("evaluation"),
                 "hidden": self.session.game.hidden_information}
 

@@ -1040,17 +1040,14 @@ function renderAdvice(S) {
   $("advice-box").hidden = !!S.result || S.phase === "setup";
   const lines = [];
   if (A.busy) lines.push(A.busy === "review" ? "The coach looks at your move…" : "Thinking…");
-  if (A.hint) lines.push(`Hint: ${A.hint} (lit in lime on the board)`);
+  // the service words them, in the game's notation ("allows mate in 3", not pawns)
+  if (A.hint) lines.push(`Hint: ${A.hint_text || A.hint} (lit in lime on the board)`);
   if (A.evaluation) {
-    const e = A.evaluation, pawns = (e.score / 100).toFixed(1);
-    lines.push(`Evaluation for the side to move: ${e.score >= 0 ? "+" : ""}${pawns}`
-      + (e.best ? ` — best ${e.best}` : ""));
+    const e = A.evaluation, best = e.best_text || e.best;
+    lines.push(`Evaluation for the side to move: ${e.text}` + (best ? ` — best ${best}` : ""));
   } else if (A.hidden && !A.busy) {
     lines.push("Hints come from your own view only; no evaluation in a fog-of-war game.");
   }
-  if (A.note) {
-    lines.push(`Coach: ${A.note.played} loses about ${(A.note.loss / 100).toFixed(1)} `
-      + `pawns — ${A.note.better} was better.`);
-  }
+  if (A.note) lines.push(`Coach: ${A.note.text}.`);
   $("advice").textContent = lines.join("\n");
 }
