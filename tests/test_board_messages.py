@@ -74,3 +74,20 @@ def test_every_illegal_try_gets_words_a_drop_on_a_fogged_cell_too():
         assert it.phase == "correction" and it.message == NOT_A_MOVE
     finally:
         rig.close()
+
+
+def test_taking_back_is_said_while_it_happens_not_after():
+    """Issue 30: "taking back 1 move" stayed on the page after the takeback."""
+    rig = Rig(game="chess", layout="square8")
+    try:
+        rig.move("e2", "e4")
+        rig.wait(0.5)
+        assert len(rig.moves) == 1
+        rig.move("e4", "e2")  # the earlier position, held still
+        rig.wait(0.3)
+        assert rig.interaction.message == "taking back 1 move"
+        rig.wait(2.5)
+        assert len(rig.takebacks) == 1 and rig.state == "turn"
+        assert rig.interaction.message == ""
+    finally:
+        rig.close()
