@@ -343,6 +343,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         "viewer": viewer,
         "viewers": list(game.player_names) if view is not None else None,
         "choice": choice,
+        # what the open question is: "moves" (several fit), "confirm", "amend", "menu"
+        "choice_kind": (getattr(getattr(svc.board, "choice", None), "kind", None)
+                        if choice else None),
         "die": bool(svc.die_expected()),
         # players already out of the game (KaleidoChess with three or four players)
         "out": [game.player_names[p] for p in game.out_players(pos)],

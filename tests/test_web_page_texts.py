@@ -1,0 +1,106 @@
+"""The page's words and lists in real Chromium (issue 30, point 6): a moves list numbered
+by move that scrolls (it once flowed into hidden columns after 14 plies), a legend in the
+player's words, and the titles and messages of the command menu and of a takeback."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.computerpage import computer_pages
+from tests.support.webtools import playwright_or_skip
+
+#: twenty plies of an Italian game, castling included
+OPENING = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6", "O-O", "O-O",
+           "h3", "h6", "a4", "a5", "Re1", "Re8", "Nbd2", "Be6"]
+
+#: every moves-list entry's box inside the list's box horizontally, and the list scrolled
+#: so that its last entry is in view
+MOVES_IN_VIEW = """() => {
+  const list = document.getElementById("moves"), box = list.getBoundingClientRect();
+  const items = [...list.querySelectorAll("li")];
+  const outside = items.filter((li) => { const r = li.getBoundingClientRect();
+    return r.left < box.left - .5 || r.right > box.right + .5; }).map((li) => li.innerText);
+  const last = items[items.length - 1].getBoundingClientRect();
+  return { outside, lastInView: last.top >= box.top - .5 && last.bottom <= box.bottom + .5,
+           maxHeight: getComputedStyle(list).maxHeight,
+           overflow: getComputedStyle(list).overflowY,
+           rows: rows(list) };
+}"""
+
+#: the list as it reads, line by line: its elements grouped by where they stand
+ROWS = """function rows(list) {
+  const lines = new Map();
+  for (const e of list.children) {
+    const r = e.getBoundingClientRect(), y = Math.round(r.top + r.height / 2);
+    const key = [...lines.keys()].find((k) => Math.abs(k - y) <= 3) ?? y;
+    if (!lines.has(key)) lines.set(key, []);
+    lines.get(key).push([r.left, e.innerText.trim()]);
+  }
+  return [...lines.entries()].sort((a, b) => a[0] - b[0])
+    .map(([, items]) => items.sort((a, b) => a[0] - b[0]).map((i) => i[1]).join(" "));
+}"""
+
+
+@pytest.fixture(scope="module")
+def cp(tmp_path_factory):
+    sync_api = playwright_or_skip()
+    with computer_pages(sync_api, tmp_path_factory.mktemp("texts"), ["square8"]) as pages:
+        yield pages["square8"]
+
+
+def start_chess(cp) -> None:
+    before = cp.state()["game"]["id"]
+    cp.page.evaluate("() => post('/api/new-game', {game: 'chess', options: {}, setup: null,"
+                     " computer: null, clock: ''})")
+    cp.wait("S.game.id !== arg && S.game.name === 'chess'", before)
+    cp.page.click("#arrange")
+    cp.wait("S.phase === 'turn'")
+
+
+def test_the_moves_list_is_numbered_by_move_and_scrolls(cp):
+    start_chess(cp)
+    for text in OPENING:
+        game, pos, _ = cp.game()
+        cp.play(game, pos, game.parse_move(pos, text))
+    cp.wait("S.moves.length === arg", len(OPENING))
+    seen = cp.page.evaluate(f"() => {{ {ROWS}; return ({MOVES_IN_VIEW})(); }}")
+    assert seen["outside"] == [] and seen["lastInView"], seen
+    assert seen["overflow"] in ("auto", "scroll") and seen["maxHeight"] != "none", seen
+    assert seen["rows"][0] == "1. e4 e5" and seen["rows"][9] == "10. Nbd2 Be6", seen["rows"]
+    assert len(seen["rows"]) == 10
+    assert cp.shown_moves() == OPENING  # one entry per ply, as before
+
+
+def test_the_legend_speaks_the_players_words(cp):
+    page = cp.page
+    page.click("details:has(#legend) summary")
+    lines = page.locator("#legend span:not(.swatch)").all_inner_texts()
+    text = " · ".join(lines)
+    for internal in ("last_move", "enemy", "active", "ambient", "remove", "visible",
+                     "option 1", "player "):
+        assert internal not in text.lower(), (internal, lines)
+    assert "Red" not in text and "Green" not in text  # a game of two players
+    assert any("a legal target" in line for line in lines), lines
+    # every swatch can be seen on the dark card: none near black
+    dark = page.evaluate("""() => [...document.querySelectorAll('#legend .legend-swatch')]
+      .map((s) => getComputedStyle(s).backgroundColor.match(/\\d+/g).map(Number))
+      .filter(([r, g, b]) => Math.max(r, g, b) < 90)""")
+    assert dark == [], dark
+    page.click("details:has(#legend) summary")
+
+
+def test_the_command_menu_is_titled_as_commands_not_as_moves(cp):
+    """Issue 30: touching an option pad opened the command menu titled "Several moves
+    fit"."""
+    start_chess(cp)
+    pad = cp.page.evaluate("() => ui.layout.spots.find((s) => s.role === 'option').name")
+    cp.gestures([{"action": "take", "object": "spare-magnet"},
+                 {"action": "place", "spot": pad}, {"action": "lift", "spot": pad},
+                 {"action": "set_aside"}])
+    cp.wait("S.choice.length > 0")
+    assert cp.state()["choice_kind"] == "menu"
+    cp.expect(cp.page.locator("#phase")).to_have_text(
+        "Commands: choose one (option pads or below)")
+    cp.expect(cp.page.locator("#choice-title")).to_have_text("Commands")
+    labels = cp.page.locator("#choice-options button").all_inner_texts()
+    assert any("resign" in label for label in labels), labels
