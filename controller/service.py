@@ -344,7 +344,8 @@ class BoardService:
                 records.pop()
                 record = records[-1] if records else None
         c = self.config.board
-        return self._start(c.game, dict(c.options), None)
+        options = GAMES[c.game].start_options(c.options) if c.game in GAMES else dict(c.options)
+        return self._start(c.game, options, None)
 
     def _quarantine(self, path: Path, problem: str) -> None:
         try:
@@ -1320,6 +1321,8 @@ class BoardService:
         (player → board name) links the game: those players play on other boards of the
         club, which are invited; ``link`` joins another board's game."""
         options = dict(options or {})
+        if name in GAMES and not (remote or link or setup):  # (linked: the referee draws)
+            options = GAMES[name].start_options(options)
         if time_control:
             try:
                 parse_time_control(time_control)

@@ -96,7 +96,8 @@ def test_choice_new_game_and_resume_requests(client, svc, tmp_path):
     r = client.post("/api/new-game", json={"game": "laotzu", "options": {"castling": "chess480"},
                                            "setup": None})
     assert r.status_code == 200 and svc.game.name == "laotzu"
-    assert svc.game_options == {"castling": "chess480"}
+    assert svc.game_options["castling"] == "chess480"  # and both arrays drawn:
+    assert set(svc.game_options) == {"castling", "seed"}
     games = client.get("/api/state").json()["games"]
     assert [g["name"] for g in games] == ["luotuoqi", "laotzu", "chess"]
     laotzu = next(g for g in games if g["name"] == "laotzu")

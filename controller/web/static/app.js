@@ -1022,13 +1022,8 @@ async function boot() {
       const v = optionValue(inp);
       if (v !== null) options[inp.name] = v;
     }
-    // a game that draws its set-up from a seed (Lao Tzu's two Chess960 arrays) gets a
-    // random one when the person left the set-up options empty: the draw is recorded
-    const g = ui.state.games.find((x) => x.name === $("ng-game").value);
-    const drawn = g && g.options.find((o) => o.name === "seed");
-    if (drawn && g.options.every((o) => o.default !== null || !(o.name in options))) {
-      options.seed = String(Math.floor(Math.random() * 2 ** 31));
-    }
+    // (a game that draws its set-up — Lao Tzu's two arrays — gets a fresh draw from the
+    // service when the set-up options are left empty: Game.start_options)
     const setup = $("ng-setup").value.trim();
     const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
       .map((x) => Number(x.value));
