@@ -104,3 +104,25 @@ def test_the_command_menu_is_titled_as_commands_not_as_moves(cp):
     cp.expect(cp.page.locator("#choice-title")).to_have_text("Commands")
     labels = cp.page.locator("#choice-options button").all_inner_texts()
     assert any("resign" in label for label in labels), labels
+
+
+def test_the_luotuoqi_guide_draws_its_chinese_name_not_boxes(cp):
+    """Issue 30: 骆驼棋 showed as boxes (no CJK font: scripts/test installs
+    fonts-noto-cjk). Chromium names the fonts it drew a node's text with."""
+    page = cp.page.context.browser.new_page()
+    try:
+        page.goto(cp.url + "/guide/luotuoqi")
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root,
+                                                 "selector": "p, li, td, h1, h2"})["nodeIds"]
+        target = next(n for n in nodes
+                      if "骆驼棋" in cdp.send("DOM.getOuterHTML", {"nodeId": n})["outerHTML"])
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": target})["fonts"]
+        cjk = sum(f["glyphCount"] for f in fonts if "CJK" in f["familyName"]
+                  or "CJK" in f.get("postScriptName", ""))
+        assert cjk >= 3, fonts  # (without the font: DejaVu Sans only, the boxes)
+    finally:
+        page.close()
