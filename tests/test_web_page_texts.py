@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from controller.interaction import NOT_A_MOVE
 from tests.support.computerpage import computer_pages
 from tests.support.webtools import playwright_or_skip
 
@@ -126,3 +127,29 @@ def test_the_luotuoqi_guide_draws_its_chinese_name_not_boxes(cp):
         assert cjk >= 3, fonts  # (without the font: DejaVu Sans only, the boxes)
     finally:
         page.close()
+
+
+def test_a_lao_tzu_drop_on_a_fogged_cell_stays_visible_and_liftable(cp):
+    """Issue 30: a Knight dropped from the hand pad onto a cell out of White's sight
+    vanished from the page (the cell is fogged) and could not be lifted back."""
+    before = cp.state()["game"]["id"]
+    cp.page.evaluate("() => post('/api/new-game', {game: 'laotzu', options: {}, computer: null,"
+                     " setup: '4k3/pppppppp/8/8/8/8/8/4K3[N] w - - 0 1', clock: ''})")
+    cp.wait("S.game.id !== arg && S.game.name === 'laotzu'", before)
+    cp.page.click("#arrange")
+    cp.wait("S.phase === 'turn'")
+    pad = cp.page.evaluate("() => ui.layout.spots.find((s) => s.role === 'hand' && s.owner === 0"
+                           " && s.piece === 'N').name")
+    a6 = cp.page.evaluate("() => ui.layout.spots.findIndex((s) => s.name === 'a6')")
+    assert a6 in cp.state()["fog"]
+    cp.page.locator(f"#board [data-name='{pad}']").click()  # take the Knight from the pad
+    cp.wait("S.held.length === 1")
+    cp.page.locator("#board [data-name='a6']").click()  # and put it where White cannot see
+    cp.wait("S.held.length === 0 && S.phase === 'correction'")
+    assert [o["name"] for o in cp.state()["pieces"][str(a6)]] == ["white-N"]
+    cp.expect(cp.page.locator("#board .pieces title", has_text="a6: White Knight")).to_have_count(1)
+    cp.expect(cp.page.locator("#message")).to_have_text(NOT_A_MOVE)
+    cp.page.locator("#board [data-name='a6']").click()  # lifted again from the page
+    cp.wait("S.held.length === 1 && S.held[0].name === 'white-N'")
+    cp.page.locator(f"#board [data-name='{pad}']").click()
+    cp.wait("S.phase === 'turn' && S.held.length === 0")

@@ -249,6 +249,18 @@ def visible_leds(svc: Any, viewer: int | None = None) -> list[list[Any]]:
     return [c if i in allowed else ["#000000", 0.0] for i, c in enumerate(leds)]
 
 
+def _seen(pile: list[dict[str, Any]], visible: bool, colour: str) -> list[dict[str, Any]]:
+    """What the viewer sees of a simulated pile: all of it on a cell he sees; on a fogged
+    cell only his own objects on top — a piece he put there himself (a refused drop),
+    which he must see to take back, never what lies under it."""
+    if visible:
+        return pile
+    k = len(pile)
+    while k and pile[k - 1]["colour"] == colour:
+        k -= 1
+    return pile[k:]
+
+
 def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
     """The page's state for one viewer (``None``: the side to move in a hidden-information
     game, everything otherwise).  ``svc`` is the running :class:`BoardService`."""
@@ -296,8 +308,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                                        ] * count
         else:
             visible = set(view.visible)
-            pieces = {i: p for i, p in pieces.items()
-                      if i >= layout.cell_count or i in visible}
+            pieces = {i: p for i, p in ((i, _seen(p, i >= layout.cell_count or i in visible,
+                                                  game.player_names[viewer].lower()))
+                                        for i, p in pieces.items()) if p}
         check = bool(view.in_check)
         result = view.result
         if not sight.show_board_output:  # the other player's hand (or the computer's

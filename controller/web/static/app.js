@@ -901,7 +901,8 @@ function onPointerDown(ev) {
       countPopup(at, objects.length, "Lift", (k) => enqueue(() => sim({ action: "lift", spot: spotName(i), count: k })));
       return;
     }
-    await sim({ action: "lift", spot: spotName(i) });
+    // exactly what is shown (on a fogged cell: the viewer's own piece, not what is under it)
+    await sim({ action: "lift", spot: spotName(i), count: objects.length });
   });
 }
 
