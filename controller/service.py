@@ -1335,8 +1335,10 @@ class BoardService:
             if bad or not 1 <= computer.level <= 10:
                 raise ServiceError(f"computer: players 0..{players - 1} and a level 1..10, "
                                    f"got players {sorted(computer.seats)} level {computer.level}")
+        switch = None if remote or link else self._simulated_layout_for(name)
         try:
-            self._check_game(name)
+            if switch is None:
+                self._check_game(name)
         except ConfigError as exc:
             raise ServiceError(str(exc).removeprefix("board.game: ")) from None
         game = get_game(name, **options)  # bad options fail before the journal changes
@@ -1367,6 +1369,8 @@ class BoardService:
         self.link_problem = self.link_notice = None
         if self.remote is not None:
             self.remote.detach()
+        if switch is not None:
+            self._use_simulated_layout(switch)
         self._start(name, options, setup, game, link or invite)
         if self.remote is not None and (link or invite) is not None:
             pos = self.position
@@ -1374,6 +1378,40 @@ class BoardService:
                 self.remote.invite(invite)
             else:
                 self.remote.attach(link, _link_plies(game, link.setup, pos))
+
+    def _simulated_layout_for(self, name: str) -> str | None:
+        """The simulated board can be any printed board: the layout made for ``name`` when
+        this one is not (None: no change needed, or not a simulated board)."""
+        if self.sim is None or name not in GAMES or name in self.layout.games:
+            return None
+        from controller.layout import layout_names
+
+        return next((n for n in layout_names() if name in load_layout(n).games), None)
+
+    def _use_simulated_layout(self, name: str) -> None:
+        """Another printed board under the simulated hand (the current game is ended):
+        the simulated sensors, the LEDs, the board machine and the page's drawing anew."""
+        layout = load_layout(name)
+        self.settings.check_chain(layout.led_count)
+        with contextlib.suppress(Exception):
+            if self.leds is not None:
+                self.leds.close()
+        self.sensing.close()
+        self.config.board.layout = name
+        self.layout, self.board = layout, None
+        self.sensing = open_sensing(self.config, layout, self._is_extendable, 0)
+        self.sim, self.clock = self.sensing.sim, self.sensing.clock
+        self._previewed, self.last_raw_time, self._scans_seen = None, None, 0
+        self.leds = open_leds(self.config.leds, layout, send_frame=self.sensing.send_led_frame,
+                              clock=self.clock)
+        self.led_frame, self._lit = None, (None, None, None)
+        self._glow = [["#000000", 0.0]] * len(layout.spots)
+        self._spot_at_led, self._glow_of = layout.led_spots(), {}
+        from controller.web.state import games_json, layout_json
+        self.layout_json = layout_json(layout)
+        self.games = games_json(layout, _game_class)
+        self._state_cache = {}
+        log.info("layout", extra={"layout": name, "from": "page"})
 
     def _link_start(self, game: Game, options: dict[str, Any], setup: str | None,
                     remote: dict[int, str], time_control: str | None) -> Start:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controller.interaction import NOT_A_MOVE
+from controller.layout import load_layout
 from tests.support.computerpage import computer_pages
 from tests.support.webtools import playwright_or_skip
 
@@ -153,3 +154,30 @@ def test_a_lao_tzu_drop_on_a_fogged_cell_stays_visible_and_liftable(cp):
     cp.wait("S.held.length === 1 && S.held[0].name === 'white-N'")
     cp.page.locator(f"#board [data-name='{pad}']").click()
     cp.wait("S.phase === 'turn' && S.held.length === 0")
+
+
+def test_the_simulator_switches_to_a_game_of_another_printed_board(cp):
+    """Issue 30: the simulated board could not start a game of another layout from the
+    page. The dialog offers every game; one of another board redraws the page on it."""
+    page = cp.page
+    page.click("#new-game summary")
+    options = page.locator("#ng-game option").all_inner_texts()
+    assert any("Gnu" in t and "— on the 9×9 board" in t for t in options), options
+    page.select_option("#ng-game", "gnuqi")
+    page.dispatch_event("#ng-game", "change")
+    page.fill("#ng-setup", "")
+    page.click("#new-game-form button[type=submit]")
+    cp.wait("S.game.name === 'gnuqi' && S.layout === 'square9' && ui.layout.name === 'square9'")
+    square9 = load_layout("square9")
+    cp.expect(page.locator("#board polygon.spot.cell")).to_have_count(square9.cell_count)
+    page.click("#new-game summary")
+    page.click("#arrange")
+    cp.wait("S.phase === 'turn'")
+    cp.layout = square9  # the simulated hand's board from now on
+    game, pos, _ = cp.game()
+    cp.play(game, pos, game.legal_moves(pos)[0])
+    assert len(cp.shown_moves()) == 1
+    start_chess(cp)  # and back to the 8×8 board
+    cp.wait("ui.layout.name === 'square8'")
+    cp.layout = load_layout("square8")
+    cp.expect(page.locator("#board polygon.spot.cell")).to_have_count(64)

@@ -10,6 +10,7 @@ the chosen player may know.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -182,6 +183,23 @@ def games_json(layout: Layout, load: Callable[[str], type]) -> list[dict[str, An
     return out
 
 
+@functools.cache
+def other_games(layout: str) -> list[dict[str, Any]]:
+    """The games this layout does not play, each with the shipped board made for it (the
+    simulated board switches to that board for a new game of it)."""
+    from controller.layout import layout_names, load_layout
+
+    known = set(load_layout(layout).games)
+    out = []
+    for name in layout_names():
+        board = load_layout(name)
+        for g in games_json(board, lambda n: GAMES[n]):
+            if g["name"] not in known:
+                known.add(g["name"])
+                out.append(dict(g, layout=name, board=board.title))
+    return out
+
+
 # ---------------------------------------------------------------------------------
 # the live state
 
@@ -340,6 +358,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                  "pieces": dict(game.piece_names),
                  "setup": setup, "id": svc.game_id},
         "games": svc.games,
+        # the simulated board can be any printed board: the games of the other layouts
+        "layout": layout.name,
+        "other_games": other_games(layout.name) if svc.sim is not None else [],
         "tutorial": (None if svc.tutorial_since is None else
                      tutorial_progress(game, pos, it.phase, svc.tutorial_since, viewer)),
         "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),

@@ -169,7 +169,7 @@ function buildBoard() {
 }
 
 function renderLeds() {
-  if (!ui.layout || !ui.leds) return;
+  if (!ui.layout || !ui.leds || ui.leds.length !== ui.layout.spots.length) return;
   const fills = ui.nodes.ledfill.children, dots = ui.nodes.leddots.children;
   ui.leds.forEach(([hex, op], i) => {
     if (op > 0) {
@@ -269,6 +269,7 @@ let lastGame = null;
 function renderState() {
   const S = ui.state, L = ui.layout;
   if (!S || !L) return;
+  if (S.layout && S.layout !== L.name) { reloadLayout(); return; }  // another printed board
   const gameKey = `${S.game.name}/${S.game.id || ""}`;
   if (gameKey !== lastGame) {
     // another game: White at the bottom again and the side to move's view, whatever the
@@ -529,18 +530,22 @@ function renderGhost() {
   pile.setAttribute("opacity", "0.8");
 }
 
+// the games of this board, and on the simulated board those of the other printed boards
+// (a new game of one of them switches the simulated board to it)
+function newGames(S) { return S.games.concat(S.other_games || []); }
 let newGameKey = "";
 function renderNewGame() {
   const S = ui.state;
-  const key = JSON.stringify(S.games.map((g) => g.name));
+  const key = JSON.stringify(newGames(S).map((g) => g.name));
   const sel = $("ng-game");
   if (key !== newGameKey) {
     newGameKey = key;
     sel.innerHTML = "";
-    for (const g of S.games) {
+    for (const g of newGames(S)) {
       const o = document.createElement("option");
       o.value = g.name;
-      o.textContent = g.title + (g.provisional ? " (provisional)" : "");
+      o.textContent = g.title + (g.provisional ? " (provisional)" : "")
+        + (g.layout ? ` — on the ${g.board.split(",")[0]} (simulated)` : "");
       sel.appendChild(o);
     }
     sel.value = S.game.name;
@@ -570,7 +575,7 @@ function renderComputerSeats(g) {
 
 function renderGameOptions() {
   const S = ui.state;
-  const g = S.games.find((x) => x.name === $("ng-game").value);
+  const g = newGames(S).find((x) => x.name === $("ng-game").value);
   const box = $("ng-options");
   box.innerHTML = "";
   if (!g) return;
@@ -966,12 +971,17 @@ function optionValue(inp) {
   return inp.value;
 }
 
+let layoutLoading = false;
 async function reloadLayout() {
+  if (layoutLoading) return;  // (states keep coming while it loads)
+  layoutLoading = true;
   try {
     const r = await fetch("/api/layout");
     ui.layout = await r.json();
   } catch (e) {
     return;  // still unreachable: the next reconnect tries again
+  } finally {
+    layoutLoading = false;
   }
   $("offline").hidden = true;
   buildBoard();
