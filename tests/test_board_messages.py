@@ -91,3 +91,17 @@ def test_taking_back_is_said_while_it_happens_not_after():
         assert rig.interaction.message == ""
     finally:
         rig.close()
+
+
+def test_a_try_with_the_cube_handed_over_gets_words_too():
+    """Issue 30: a Mule moved after the Cube was handed over: an empty message."""
+    rig = Rig()
+    try:
+        rig.move("black-cube", "white-cube")
+        rig.move("b1", "b3")
+        rig.wait(0.5)
+        it = rig.interaction
+        assert it.phase == "correction" and len(it.missing) == 2
+        assert it.message == NOT_A_MOVE
+    finally:
+        rig.close()
