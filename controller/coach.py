@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.rules import Game, Move, Position, get_game
@@ -32,16 +32,59 @@ DEFAULT_MARGIN = 150
 @dataclass(frozen=True)
 class Advice:
     """The engine's best move (long notation; empty when there is none) and its score
-    (centipawns, the mover's view); ``played_score`` is the move made, for the coach."""
+    (centipawns, the mover's view); ``played_score`` is the move made, for the coach.
+    ``best_text``/``played_text`` are the same moves in the game's notation (what the
+    move list shows); ``mate``/``played_mate`` the plies to mate the engine saw after
+    them (positive: the mover mates; negative: he is mated; None: no mate seen)."""
 
     best: str
     score: int
     played: str = ""
     played_score: int | None = None
+    best_text: str = ""
+    played_text: str = ""
+    mate: int | None = None
+    played_mate: int | None = None
+    ply: int | None = None  #: the reviewed move's ply (set when the answer is taken)
 
     @property
     def loss(self) -> int:
         return 0 if self.played_score is None else self.score - self.played_score
+
+
+def _moves(plies: int) -> int:
+    """Plies to mate -> the moves a player counts ("mate in 3": his third move mates)."""
+    return (abs(plies) + 1) // 2
+
+
+def evaluation_words(advice: Advice) -> str:
+    """The evaluation as a person reads it: "+1.3", "mate in 3", "mated in 2"."""
+    if advice.mate is not None:
+        n = _moves(advice.mate)
+        return f"mate in {n}" if advice.mate > 0 else f"mated in {n}"
+    return f"{advice.score / 100:+.1f}"
+
+
+def review_words(advice: Advice) -> str:
+    """The coach's remark on a poor move, in the game's notation and in words: "Qd4 allows
+    mate in 3 — Qxa4 was better", "Qd4 misses mate in 2 — …", "Qd4 loses about 8.5
+    pawns — …" (pawns only when no mate decides it)."""
+    played = advice.played_text or advice.played
+    better = advice.best_text or advice.best
+    if advice.played_mate is not None and advice.played_mate < 0 and (
+            advice.mate is None or advice.mate > 0):
+        what = f"allows mate in {_moves(advice.played_mate)}"
+    elif advice.mate is not None and advice.mate > 0 and (
+            advice.played_mate is None or advice.played_mate < 0):
+        what = f"misses mate in {_moves(advice.mate)}"
+    else:
+        what = f"loses about {_pawns(advice.loss)}"
+    return f"{played} {what} — {better} was better"
+
+
+def _pawns(centipawns: int) -> str:
+    pawns = round(min(centipawns, 99_900) / 100, 1)
+    return "1 pawn" if pawns == 1 else f"{pawns:g} pawns"
 
 
 def _replayed(game_name: str, options: dict[str, Any], setup: str,
@@ -65,22 +108,30 @@ def advise(game_name: str, options: dict[str, Any], setup: str, moves: list[str]
     if best.move is None:
         return Advice("", best.score)
     text = game.long_move_text(pos, best.move)
+    shown = game.move_text(pos, best.move)
     if played is None:
-        return Advice(text, best.score)
+        return Advice(text, best.score, best_text=shown, mate=best.mate_in)
     move = game.parse_move(pos, played)
+    played_shown = game.move_text(pos, move)
     if move == best.move:
-        return Advice(text, best.score, played, best.score)
+        return Advice(text, best.score, played, best.score, shown, played_shown,
+                      best.mate_in, best.mate_in)
     mover = game.ply_mover(pos)
     pos.push(move)
     reply = Search(game, seed=len(moves) + 1).best_move(
         pos, Limits(depth=max(1, best.depth - 1), movetime=seconds))
     same_side = game.ply_mover(pos) == mover  # a die roll or the Cube's second move
     score = reply.score if same_side else -reply.score
+    seen = reply.mate_in if same_side or reply.mate_in is None else -reply.mate_in
+    # counted, as ``best.mate_in``, from before the move played
+    played_mate = None if seen is None else seen + (1 if seen > 0 else -1)
     if reply.move is None:  # the move ended the game
         outcome = game.outcome(pos)
         score = 0 if outcome is None or not outcome.winners else (
             best.score if mover in outcome.winners else -best.score)
-    return Advice(text, best.score, played, score)
+        played_mate = None if outcome is None or mover not in outcome.winners else 1
+    return Advice(text, best.score, played, score, shown, played_shown, best.mate_in,
+                  played_mate)
 
 
 def advise_from_view(game_name: str, options: dict[str, Any], view: Any,
@@ -99,7 +150,9 @@ def advise_from_view(game_name: str, options: dict[str, Any], view: Any,
 
 
 class Coach:
-    """Asks the worker for advice; one question at a time, answers matched to it."""
+    """Asks the worker for advice; one hint or evaluation at a time, answers matched to
+    it.  Reviews queue up: each move a person makes is reviewed, however fast the next
+    move follows (a review replaced by the next one was a poor move never named)."""
 
     def __init__(self, margin: int = DEFAULT_MARGIN, seconds: float = ADVICE_SECONDS) -> None:
         self.margin = margin
@@ -107,10 +160,12 @@ class Coach:
         self.on = False  #: review every move a person makes
         self._pool: ProcessPoolExecutor | None = None
         self._question: tuple[str, tuple, Future] | None = None
+        self._reviews: list[tuple[tuple, Future]] = []  #: oldest first
 
     @property
     def busy(self) -> bool:
-        return self._question is not None and not self._question[2].done()
+        return (self._question is not None and not self._question[2].done()) or any(
+            not f.done() for _, f in self._reviews)
 
     def ask(self, kind: str, key: tuple, game: Game, options: dict[str, Any], setup: str,
             moves: list[str], pos: Position, played: str | None = None) -> None:
@@ -130,10 +185,18 @@ class Coach:
         else:
             future = self._pool.submit(advise, game.name, dict(options), setup, list(moves),
                                        played, self.seconds)
-        self._question = (kind, key, future)
+        if kind == "review":
+            self._reviews.append((key, future))
+        else:
+            self._question = (kind, key, future)
 
     def answer(self, key: tuple) -> tuple[str, Advice] | None:
-        """The answer once ready, if it is still about ``key``."""
+        """The answer once ready: the oldest finished review (each about its own move,
+        ``Advice.ply`` says which), else the hint or evaluation if still about ``key``."""
+        if self._reviews and self._reviews[0][1].done():
+            asked, future = self._reviews.pop(0)
+            got = self._result(future)
+            return None if got is None else ("review", replace(got, ply=asked[-1]))
         q = self._question
         if q is None or not q[2].done():
             return None
@@ -141,14 +204,21 @@ class Coach:
         kind, asked, future = q
         if asked != key:
             return None
+        got = self._result(future)
+        return None if got is None else (kind, got)
+
+    @staticmethod
+    def _result(future: Future) -> Advice | None:
         try:
-            return kind, future.result()
+            return future.result()
         except Exception as exc:  # a broken worker must not stop the board
             log.error("coach failed", extra={"error": str(exc)})
             return None
 
     def cancel(self) -> None:
+        """Forget every question (a takeback, a new game: the moves they are about)."""
         self._question = None
+        self._reviews.clear()
 
     def close(self) -> None:
         if self._pool is not None:

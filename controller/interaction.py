@@ -26,6 +26,10 @@ PHASES = (
     "paused",
 )
 
+#: the words for a board that no legal move explains, when nothing more precise can be
+#: said (a try that is not one piece from a cell to a cell: a drop, a stack, a pad)
+NOT_A_MOVE = "that is not a legal move: put the pieces back as the lit cells ask"
+
 
 @dataclass(frozen=True)
 class ChoiceOption:

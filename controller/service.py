@@ -39,7 +39,7 @@ from typing import Any
 from controller.board import HINT, NEW_GAME, NEXT_GAME, Board, BoardOptions
 from controller.board.fogsync import FogSync
 from controller.clock import ClockError, GameClock, format_clock, parse_time_control
-from controller.coach import Coach, parse_advice
+from controller.coach import Coach, evaluation_words, parse_advice, review_words
 from controller.config import (
     Config,
     ConfigError,
@@ -344,7 +344,8 @@ class BoardService:
                 records.pop()
                 record = records[-1] if records else None
         c = self.config.board
-        return self._start(c.game, dict(c.options), None)
+        options = GAMES[c.game].start_options(c.options) if c.game in GAMES else dict(c.options)
+        return self._start(c.game, options, None)
 
     def _quarantine(self, path: Path, problem: str) -> None:
         try:
@@ -769,14 +770,19 @@ class BoardService:
             if move is not None and self.board.state == "turn":
                 self.board.show_hint(move)
             self.advice["hint"] = advice.best or None
+            self.advice["hint_text"] = advice.best_text or advice.best or None
         elif kind == "evaluate":
             self.advice["evaluation"] = (None if s.game.hidden_information else
                                          {"score": advice.score, "best": advice.best,
+                                          "best_text": advice.best_text,
+                                          "text": evaluation_words(advice),
                                           "ply": len(self.position.moves)})
         elif kind == "review" and advice.loss >= self.coach.margin:
-            ply = (reviewing or self._advice_key())[1]  # the move reviewed
+            ply = advice.ply if advice.ply is not None else (
+                reviewing or self._advice_key())[1]  # the move reviewed
             self.advice["note"] = {"ply": ply, "played": advice.played,
-                                   "better": advice.best, "loss": advice.loss}
+                                   "better": advice.best, "loss": advice.loss,
+                                   "text": review_words(advice)}
             log.info("coach", extra={"game_id": s.game_id, **self.advice["note"]})
         self._changed()
 
@@ -789,6 +795,7 @@ class BoardService:
         """Hints, the coach and the evaluation for the page."""
         return {"coach": self.coach.on, "busy": self.advice.get("busy"),
                 "hint": self.advice.get("hint"), "note": self.advice.get("note"),
+                "hint_text": self.advice.get("hint_text"),
                 "evaluation": self.advice.get("evaluation"),
                 "hidden": self.session.game.hidden_information}
 
@@ -1356,6 +1363,8 @@ class BoardService:
         (player → board name) links the game: those players play on other boards of the
         club, which are invited; ``link`` joins another board's game."""
         options = dict(options or {})
+        if name in GAMES and not (remote or link or setup):  # (linked: the referee draws)
+            options = GAMES[name].start_options(options)
         if time_control:
             try:
                 parse_time_control(time_control)
@@ -1368,8 +1377,10 @@ class BoardService:
             if bad or not 1 <= computer.level <= 10:
                 raise ServiceError(f"computer: players 0..{players - 1} and a level 1..10, "
                                    f"got players {sorted(computer.seats)} level {computer.level}")
+        switch = None if remote or link else self._simulated_layout_for(name)
         try:
-            self._check_game(name)
+            if switch is None:
+                self._check_game(name)
         except ConfigError as exc:
             raise ServiceError(str(exc).removeprefix("board.game: ")) from None
         game = get_game(name, **options)  # bad options fail before the journal changes
@@ -1400,6 +1411,8 @@ class BoardService:
         self.link_problem = self.link_notice = None
         if self.remote is not None:
             self.remote.detach()
+        if switch is not None:
+            self._use_simulated_layout(switch)
         self._start(name, options, setup, game, link or invite)
         if self.remote is not None and (link or invite) is not None:
             pos = self.position
@@ -1407,6 +1420,40 @@ class BoardService:
                 self.remote.invite(invite)
             else:
                 self.remote.attach(link, _link_plies(game, link.setup, pos))
+
+    def _simulated_layout_for(self, name: str) -> str | None:
+        """The simulated board can be any printed board: the layout made for ``name`` when
+        this one is not (None: no change needed, or not a simulated board)."""
+        if self.sim is None or name not in GAMES or name in self.layout.games:
+            return None
+        from controller.layout import layout_names
+
+        return next((n for n in layout_names() if name in load_layout(n).games), None)
+
+    def _use_simulated_layout(self, name: str) -> None:
+        """Another printed board under the simulated hand (the current game is ended):
+        the simulated sensors, the LEDs, the board machine and the page's drawing anew."""
+        layout = load_layout(name)
+        self.settings.check_chain(layout.led_count)
+        with contextlib.suppress(Exception):
+            if self.leds is not None:
+                self.leds.close()
+        self.sensing.close()
+        self.config.board.layout = name
+        self.layout, self.board = layout, None
+        self.sensing = open_sensing(self.config, layout, self._is_extendable, 0)
+        self.sim, self.clock = self.sensing.sim, self.sensing.clock
+        self._previewed, self.last_raw_time, self._scans_seen = None, None, 0
+        self.leds = open_leds(self.config.leds, layout, send_frame=self.sensing.send_led_frame,
+                              clock=self.clock)
+        self.led_frame, self._lit = None, (None, None, None)
+        self._glow = [["#000000", 0.0]] * len(layout.spots)
+        self._spot_at_led, self._glow_of = layout.led_spots(), {}
+        from controller.web.state import games_json, layout_json
+        self.layout_json = layout_json(layout)
+        self.games = games_json(layout, _game_class)
+        self._state_cache = {}
+        log.info("layout", extra={"layout": name, "from": "page"})
 
     def _link_start(self, game: Game, options: dict[str, Any], setup: str | None,
                     remote: dict[int, str], time_control: str | None) -> Start:

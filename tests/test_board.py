@@ -97,7 +97,7 @@ def test_game_starts_only_when_the_board_matches_the_starting_position():
     assert "e4" in rig.interaction.message
     rig.remove("e4")
     assert rig.interaction.guide == rig.spot("d1")
-    assert "T8 on d1" in rig.interaction.message
+    assert "White Tower ×8 on d1" in rig.interaction.message
     rig.sim.put("d1", objects_for(Piece(0, "T", 8)))
     rig.wait(0.05)
     assert rig.state == "turn" and rig.interaction.mover == 0

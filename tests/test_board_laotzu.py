@@ -265,7 +265,7 @@ Bxc6 Ra1#
 
 
 def test_whole_game_on_the_simulated_board_is_journalled_exactly(tmp_path):
-    svc = make_service(tmp_path)
+    svc = make_service(tmp_path, white_array=518, black_array=518)
     try:
         rig = ServiceRig(svc)
         human = LaoHuman(rig, random.Random(7))

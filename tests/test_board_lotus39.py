@@ -79,7 +79,7 @@ def test_linear_halls_count_the_stack_at_set_up():
         assert it.message == "set up the position"
         rig.wait(1.1)  # guidance names what the stack lacks
         assert rig.interaction.guide == e2
-        assert rig.interaction.message == "put White P3 on e2"
+        assert rig.interaction.message == "put the White Pawn ×3 on e2"
         rig.sim.clear(e2)  # three Black Pawns on White's home hexagon: the wrong colour
         rig.sim.put(e2, ["black-P"] * 3)
         rig.wait(0.2)

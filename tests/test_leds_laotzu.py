@@ -158,6 +158,6 @@ def test_guidance_in_the_fog_names_the_cell_never_the_piece():
     assert rig.state == "turn"
     rig.remove("e2")  # his own Pawn (blocked, so no move under way): named
     rig.wait(3.5)
-    assert rig.interaction.message == "put White P on e2"
+    assert rig.interaction.message == "put the White Pawn on e2"
     frame = render_scene(LAYOUT, rig.interaction, 0.1, None, FULL)
     assert frame.pixels[led("e2")] == MISSING and frame.blinks[led("e2")] is FAST

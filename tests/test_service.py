@@ -198,8 +198,10 @@ def test_new_game_checks_before_touching_the_journal(tmp_path):
     set_up(svc)
     play(svc, "Mb1-c3")
     first = svc.game_id
-    with pytest.raises(ServiceError, match="not made for kaleidochess"):
-        svc.new_game("kaleidochess")
+    # (the simulated board would switch to KaleidoChess' board: not with a bad option)
+    with pytest.raises(ValueError, match="no option"):
+        svc.new_game("kaleidochess", {"colour": "blue"})
+    assert svc.layout.name == "square8"
     with pytest.raises(ValueError, match="no option"):
         svc.new_game("luotuoqi", {"colour": "blue"})
     with pytest.raises(ValueError):

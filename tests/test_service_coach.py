@@ -103,3 +103,45 @@ def test_a_fog_of_war_hint_comes_from_the_view_alone():
     public = {"white_array": 518, "black_array": 518}
     assert advise_from_view("laotzu", public, va, 0.2) == advise_from_view(
         "laotzu", public, vb, 0.2)
+
+
+def test_the_coach_names_each_poor_move_even_when_the_reply_comes_first(tmp_path, monkeypatch):
+    """Issue 30: a review replaced by the next move's was a poor move never named (1 of
+    15 deliberately bad moves drew a remark): reviews queue up, each about its move."""
+    svc = chess(tmp_path, coach=True)
+    real_answer = svc.coach.answer
+    monkeypatch.setattr(svc.coach, "answer",  # hold the answers until Black has replied
+                        lambda key: real_answer(key) if len(svc.plies) >= 2 else None)
+    try:
+        play(svc, "Qd4")
+        play(svc, "exd4")  # at once, as a second person at the board would
+        wait_for(svc, lambda: not svc.coach.busy and svc.advice_json()["note"] is not None)
+        wait_for(svc, lambda: not svc.coach.busy)
+        svc.step(0.1)
+        note = svc.advice_json()["note"]
+        assert note["ply"] == 1 and note["played"] == "d1d4"
+        # in the game's notation, as the move list writes it, and in pawns
+        assert note["text"].startswith("Qd4 loses about ")
+        assert note["text"].endswith(" pawns — Qxa4+ was better")
+    finally:
+        svc.close()
+
+
+BACK_RANK = "1r4k1/5ppp/8/8/8/8/P4PPP/6K1 w - - 0 1"  # a3?? allows Rb1#; h3 gives air
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"  # Ra8# is there; h3 misses it
+
+
+def test_a_move_that_allows_mate_is_said_in_words_not_pawns():
+    """Issue 30: the coach said "loses about 9992.2 pawns" for a move that allows mate."""
+    from controller.coach import Advice, advise, evaluation_words, review_words
+
+    allows = advise("chess", {}, BACK_RANK, [], played="a2a3", seconds=0.3)
+    assert allows.loss >= 150
+    assert review_words(allows).startswith("a3 allows mate in 1 — ")
+    misses = advise("chess", {}, MATE_IN_ONE, [], played="h2h3", seconds=0.3)
+    assert misses.loss >= 150
+    assert review_words(misses) == "h3 misses mate in 1 — Ra8# was better"
+    assert evaluation_words(misses) == "mate in 1"
+    assert "pawns" not in review_words(allows) + review_words(misses)
+    assert evaluation_words(Advice("", -999_998, mate=-2)) == "mated in 1"
+    assert evaluation_words(Advice("", 130)) == "+1.3"

@@ -89,14 +89,16 @@ def test_choice_new_game_and_resume_requests(client, svc, tmp_path):
     assert r.status_code == 400 and "no choice" in r.json()["error"]
     r = client.post("/api/choice", json={"index": "first"})
     assert r.status_code == 400
-    r = client.post("/api/new-game", json={"game": "kaleidochess"})
-    assert r.status_code == 400 and "not made for kaleidochess" in r.json()["error"]
+    r = client.post("/api/new-game", json={"game": "kaleidochess", "options": {"hue": 1}})
+    assert r.status_code == 400 and "no option" in r.json()["error"]  # (nor a board switch)
+    assert svc.layout.name == "square8"
     r = client.post("/api/resume", json={"resume": True})
     assert r.status_code == 400 and "no resumed game" in r.json()["error"]
     r = client.post("/api/new-game", json={"game": "laotzu", "options": {"castling": "chess480"},
                                            "setup": None})
     assert r.status_code == 200 and svc.game.name == "laotzu"
-    assert svc.game_options == {"castling": "chess480"}
+    assert svc.game_options["castling"] == "chess480"  # and both arrays drawn:
+    assert set(svc.game_options) == {"castling", "seed"}
     games = client.get("/api/state").json()["games"]
     assert [g["name"] for g in games] == ["luotuoqi", "laotzu", "chess"]
     laotzu = next(g for g in games if g["name"] == "laotzu")

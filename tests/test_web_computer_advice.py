@@ -34,7 +34,7 @@ def test_hint_evaluation_and_coach_from_the_page(cp):
     # a hint: named on the page, lit on the board where it starts and where it goes
     page.click("#advice-box [data-command=hint]")
     cp.wait("S.advice.hint")
-    cp.expect(advice).to_contain_text("Hint: d1a4 (lit in lime on the board)")
+    cp.expect(advice).to_contain_text("Hint: Qxa4+ (lit in lime on the board)")
     for cell in ("d1", "a4"):  # (it blinks: lit at some moment)
         cp.page.wait_for_function(
             "name => { const i = ui.layout.spots.findIndex((s) => s.name === name);"
@@ -44,7 +44,7 @@ def test_hint_evaluation_and_coach_from_the_page(cp):
     page.click("#advice-box [data-command=evaluate]")
     cp.wait("S.advice.evaluation")
     cp.expect(advice).to_contain_text("Evaluation for the side to move: +")
-    cp.expect(advice).to_contain_text("best d1a4")
+    cp.expect(advice).to_contain_text("best Qxa4+")
     assert cp.state()["advice"]["evaluation"]["score"] > 200
     # the coach: ticked on the page, it names the Queen lost and the better move, also
     # once the computer has answered the poor move
@@ -54,8 +54,8 @@ def test_hint_evaluation_and_coach_from_the_page(cp):
     cp.play(game, pos, game.parse_move(pos, "Qd4"))
     cp.wait("S.moves.length >= 2")  # the computer replied
     cp.wait("S.advice.note")
-    cp.expect(advice).to_contain_text("Coach: d1d4 loses about")
-    cp.expect(advice).to_contain_text("d1a4 was better")
+    cp.expect(advice).to_contain_text("Coach: Qd4 loses about")
+    cp.expect(advice).to_contain_text("Qxa4+ was better")
     assert cp.state()["advice"]["note"]["ply"] == 1
 
 

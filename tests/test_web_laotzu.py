@@ -187,7 +187,7 @@ def test_no_player_facing_output_leaves_the_players_view(tmp_path):
 
 
 def test_hands_are_public_and_moves_hidden_on_both_pages(tmp_path):
-    svc = make_service(tmp_path)
+    svc = make_service(tmp_path, white_array=518, black_array=518)  # (else drawn at random)
     try:
         rig = ServiceRig(svc, check=check_outputs)
         human = LaoHuman(rig, random.Random(1))
@@ -247,7 +247,8 @@ def test_move_list_uses_the_players_notation_and_the_journal_the_referees(tmp_pa
 def test_laotzu_in_chromium_capture_to_the_hand_pad_and_drop(tmp_path):
     sync_api = playwright_or_skip()
     expect = sync_api.expect
-    with running_service(tmp_path, "[board]\ngame = 'laotzu'\n") as url, \
+    with running_service(tmp_path, "[board]\ngame = 'laotzu'\n"  # the orthodox arrays
+                         "options = { white_array = 518, black_array = 518 }\n") as url, \
             browser_page(sync_api, url, height=860) as page:
 
         def centre(spot: str) -> tuple[float, float]:

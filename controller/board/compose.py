@@ -19,7 +19,7 @@ from controller.board.attempt import Attempt, Progress
 from controller.board.choices import Answers, move_label, own_cells
 from controller.board.flow import PLAY
 from controller.board.options import MORE, ROYAL
-from controller.interaction import ChoiceOption, Interaction
+from controller.interaction import NOT_A_MOVE, ChoiceOption, Interaction
 from controller.layout import Layout
 from controller.reconcile import CUBE, Effect, FrameLike, Key, PositionIndex, SensorView
 from controller.rules.core import OFF_BOARD, Game, Move, Piece, PlayerView, Position
@@ -157,7 +157,7 @@ def compose(s: Snapshot) -> Interaction:
         elif state == "setup":
             message = message or ("set up the position" if (missing or extra) else "")
         elif state == "correction" and not message:
-            message = _not_a_move_text(s, missing, extra)
+            message = _not_a_move_text(s, missing, extra) or NOT_A_MOVE
     elif state in ("lifted", "settling"):
         a = s.attempt
         d = a.pending if state == "settling" and a.pending else a.decision
@@ -378,21 +378,29 @@ def _not_a_move_text(s: Snapshot, missing: frozenset[int], extra: frozenset[int]
     what to do — said only when the picture is one piece moved from a cell to a cell
     (anything else: the lit cells say what is missing or extra)."""
     n = s.view.n_cells
-    if len(missing) != 1 or len(extra) != 1:
+    if len(missing) != 1 or len(extra) > 1:
         return ""
-    (a,), (b,) = tuple(missing), tuple(extra)
+    a = next(iter(missing))
     pos = s.position
-    if a >= n or b >= n or pos.board[a] is None:
+    if a >= n or pos.board[a] is None or (extra and next(iter(extra)) >= n):
         return ""
     game, spots = s.game, s.layout.spots
     fog = s.fog
     if fog is not None and fog.piece_at(a) is None:
         return ""  # never name a piece the player may not know
     piece = pos.board[a]
-    name = f"{game.player_names[piece.owner]} {game.piece_names.get(piece.kind, piece.kind)}"
-    seen = f"{name} {spots[a].name}–{spots[b].name} is not a legal move"
+    name = piece_words(game, piece)
     back = f"put it back on {spots[a].name}"
     mover = game.ply_mover(pos)
+    if not extra:  # lifted and held: a piece that cannot move now
+        if piece.owner != mover:
+            return (f"it is {game.player_names[mover]}'s move: put the {name} back on "
+                    f"{spots[a].name}")
+        if fog is None and not any(m.origin == a for m in s.picture.index.moves):
+            return f"the {name} on {spots[a].name} has no legal move now: {back}"
+        return ""
+    b = next(iter(extra))
+    seen = f"{name} {spots[a].name}–{spots[b].name} is not a legal move"
     if piece.owner != mover:
         return f"{seen}: it is {game.player_names[mover]}'s move; {back}"
     if fog is not None:  # the reason may lie in what he cannot see
@@ -425,6 +433,13 @@ def _guide_text(s: Snapshot, spot: int, extra: bool) -> str:
         if p is not None and fog is not None and fog.piece_at(spot) is None:
             return f"put a piece on {name}"  # hidden: the cell, never what stands there
         if p is not None:
-            who = s.game.player_names[p.owner] if p.owner < s.game.players else ""
-            return f"put {who} {s.game.piece_symbol(p)} on {name}".replace("  ", " ")
+            return f"put the {piece_words(s.game, p)} on {name}"
     return f"put the piece back on {name}"
+
+
+def piece_words(game: Game, piece: Piece) -> str:
+    """A piece as the player says it: "White Rook", "Black Tower ×3" (never a letter; a
+    stack as the page writes it)."""
+    who = game.player_names[piece.owner] if piece.owner < game.players else ""
+    kind = game.piece_names.get(piece.kind, piece.kind)
+    return f"{who} {kind}".strip() + (f" ×{piece.height}" if piece.height > 1 else "")

@@ -788,6 +788,7 @@ class Board:
         self.progress = replace(self.progress, outcome=None, execute=None, exchange=None,
                                 hint=None)
         self._new_attempt()
+        self.shown.message = ""  # "taking back 2 moves" is done
         for fn in self.listeners.takeback:
             fn(undone)
         self.taken_back()

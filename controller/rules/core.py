@@ -597,6 +597,14 @@ class Game:
         call this for every position a user gives.  Default: every parsed position is
         playable."""
 
+    @classmethod
+    def start_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """The options of a game started on this board (the service's start, the page's
+        and the board's new game) from the ones asked for: a game that draws its set-up
+        (Lao Tzu's two arrays) adds a fresh draw when none was chosen, so the record
+        replays it.  Default: unchanged."""
+        return dict(options)
+
     def piece_name(self, piece: Piece) -> str:
         """The piece's name in the board's prompts ("put a Wazir on e9"); default: its
         symbol.  Called by the board (``controller/board/``) when it asks for a piece."""

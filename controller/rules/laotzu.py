@@ -220,6 +220,15 @@ class LaoTzu(Game):
             self.options["seed"] = seed
 
     # -- set-up ------------------------------------------------------------------------
+    @classmethod
+    def start_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """Both arrays drawn at random (a recorded seed) unless arrays or a seed were
+        chosen: a Lao Tzu game never starts from the orthodox arrays by default."""
+        if "white_array" not in cls.hidden_options or any(  # (Chess: no hidden arrays)
+                options.get(k) is not None for k in ("white_array", "black_array", "seed")):
+            return dict(options)
+        return {**options, "seed": str(random.SystemRandom().randrange(2**31))}
+
     def start(self) -> Position:
         white, black = self.arrays
         rows = [black.lower(), "pppppppp", "8", "8", "8", "8", "PPPPPPPP", white]

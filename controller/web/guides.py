@@ -43,7 +43,8 @@ def guide_html(game: str, title: str) -> str | None:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}: how to play</title>
 <style>
-body {{ font-family: system-ui, "DejaVu Sans", sans-serif; background: #1f1c1a; color: #ece6dc;
+body {{ font-family: system-ui, "DejaVu Sans", "Noto Sans CJK SC", "PingFang SC",
+       "Microsoft YaHei", sans-serif; background: #1f1c1a; color: #ece6dc;
        max-width: 52rem; margin: 0 auto; padding: 1rem; line-height: 1.45; }}
 a {{ color: #8cc4f0; }} img {{ max-width: 100%; background: #fff; border-radius: 6px; }}
 table {{ border-collapse: collapse; font-size: .9rem; display: block; overflow-x: auto; }}

@@ -10,6 +10,7 @@ the chosen player may know.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -182,6 +183,23 @@ def games_json(layout: Layout, load: Callable[[str], type]) -> list[dict[str, An
     return out
 
 
+@functools.cache
+def other_games(layout: str) -> list[dict[str, Any]]:
+    """The games this layout does not play, each with the shipped board made for it (the
+    simulated board switches to that board for a new game of it)."""
+    from controller.layout import layout_names, load_layout
+
+    known = set(load_layout(layout).games)
+    out = []
+    for name in layout_names():
+        board = load_layout(name)
+        for g in games_json(board, lambda n: GAMES[n]):
+            if g["name"] not in known:
+                known.add(g["name"])
+                out.append(dict(g, layout=name, board=board.title))
+    return out
+
+
 # ---------------------------------------------------------------------------------
 # the live state
 
@@ -249,6 +267,18 @@ def visible_leds(svc: Any, viewer: int | None = None) -> list[list[Any]]:
     return [c if i in allowed else ["#000000", 0.0] for i, c in enumerate(leds)]
 
 
+def _seen(pile: list[dict[str, Any]], visible: bool, colour: str) -> list[dict[str, Any]]:
+    """What the viewer sees of a simulated pile: all of it on a cell he sees; on a fogged
+    cell only his own objects on top — a piece he put there himself (a refused drop),
+    which he must see to take back, never what lies under it."""
+    if visible:
+        return pile
+    k = len(pile)
+    while k and pile[k - 1]["colour"] == colour:
+        k -= 1
+    return pile[k:]
+
+
 def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
     """The page's state for one viewer (``None``: the side to move in a hidden-information
     game, everything otherwise).  ``svc`` is the running :class:`BoardService`."""
@@ -296,8 +326,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                                        ] * count
         else:
             visible = set(view.visible)
-            pieces = {i: p for i, p in pieces.items()
-                      if i >= layout.cell_count or i in visible}
+            pieces = {i: p for i, p in ((i, _seen(p, i >= layout.cell_count or i in visible,
+                                                  game.player_names[viewer].lower()))
+                                        for i, p in pieces.items()) if p}
         check = bool(view.in_check)
         result = view.result
         if not sight.show_board_output:  # the other player's hand (or the computer's
@@ -327,6 +358,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
                  "pieces": dict(game.piece_names),
                  "setup": setup, "id": svc.game_id},
         "games": svc.games,
+        # the simulated board can be any printed board: the games of the other layouts
+        "layout": layout.name,
+        "other_games": other_games(layout.name) if svc.sim is not None else [],
         "tutorial": (None if svc.tutorial_since is None else
                      tutorial_progress(game, pos, it.phase, svc.tutorial_since, viewer)),
         "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),
@@ -343,6 +377,9 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         "viewer": viewer,
         "viewers": list(game.player_names) if view is not None else None,
         "choice": choice,
+        # what the open question is: "moves" (several fit), "confirm", "amend", "menu"
+        "choice_kind": (getattr(getattr(svc.board, "choice", None), "kind", None)
+                        if choice else None),
         "die": bool(svc.die_expected()),
         # players already out of the game (KaleidoChess with three or four players)
         "out": [game.player_names[p] for p in game.out_players(pos)],

@@ -12,9 +12,11 @@ from controller.board import BoardOptions
 from controller.board.fogsync import FogSync
 from controller.rules import get_game
 from controller.rules.core import Move, Position
+from controller.rules.laotzu import LaoTzu
 from tests.support.laotzu import LaoHuman, LaoRig, hand_pad, obj
 
-PUT = re.compile(r"put (White|Black) (\w)\S* on (\S+)")
+PUT = re.compile(r"put the (White|Black) (\w+)(?: ×\d+)? on (\S+)")
+KIND = {name: kind for kind, name in LaoTzu.piece_names.items()}  #: "Pawn" -> "P"
 
 
 class FogRig(LaoRig):
@@ -85,7 +87,7 @@ class FogPlayer:
             else:
                 m = PUT.search(it.message)
                 assert m and m.group(3) == s.name, it.message
-                rig.sim.take(obj(0 if m.group(1) == "White" else 1, m.group(2).upper()))
+                rig.sim.take(obj(0 if m.group(1) == "White" else 1, KIND[m.group(2)]))
             rig.place(spot)
             self.placed += 1
         if finish:

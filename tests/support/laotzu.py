@@ -6,7 +6,7 @@ import re
 
 from controller.board import Board
 from controller.config import Config
-from controller.interaction import Interaction
+from controller.interaction import NOT_A_MOVE, Interaction
 from controller.layout import load_layout
 from controller.leds import LedSettings, render_scene
 from controller.rules.core import Move, Position
@@ -257,11 +257,11 @@ def _assert_message(it: Interaction, v) -> None:
     for cell_name in CELL_NAME.findall(text):
         c = SQ(cell_name)
         assert c in v.visible or c in it.missing | it.extra, (text, cell_name)
-    m = re.search(r"put (White|Black) (\w) on ([a-h][1-8])", text)
+    m = re.search(r"put the (White|Black) (\w+) on ([a-h][1-8])", text)
     if m:
         p = known.get(SQ(m.group(3)))
-        assert p is not None and p.kind == m.group(2).upper(), text
-    allowed = ("", "illegal move", "check", "set up the position")
+        assert p is not None and GAME.piece_names[p.kind] == m.group(2), text
+    allowed = ("", "illegal move", "check", "set up the position", NOT_A_MOVE)
     assert (text in allowed or text.startswith(("choose: ", "put ", "take the piece off ",
                                                 "taking back ", "take-backs are off"))
             or re.fullmatch(r"(1-0|0-1|1/2-1/2) \(\w[\w-]*\)(: \w+ wins)?", text)

@@ -21,7 +21,9 @@ const PHASE_TEXT = {
   lifted: "Piece lifted: its legal targets are lit",
   settling: "Move sensed: waiting for the board to settle",
   choice: "Several moves fit: choose one (option pads or below)",
-  correction: "The board does not match: fix the lit cells",
+  confirm: "Confirm the move: choose below or on the option pads",
+  menu: "Commands: choose one (option pads or below)",
+  correction: "The board does not match the game: put the pieces as the lit cells ask",
   execute: "Execute the move shown on the board",
   takeback: "Restoring an earlier position (takeback)",
   failed: "Stopped: the journal cannot be written",
@@ -167,7 +169,7 @@ function buildBoard() {
 }
 
 function renderLeds() {
-  if (!ui.layout || !ui.leds) return;
+  if (!ui.layout || !ui.leds || ui.leds.length !== ui.layout.spots.length) return;
   const fills = ui.nodes.ledfill.children, dots = ui.nodes.leddots.children;
   ui.leds.forEach(([hex, op], i) => {
     if (op > 0) {
@@ -267,6 +269,7 @@ let lastGame = null;
 function renderState() {
   const S = ui.state, L = ui.layout;
   if (!S || !L) return;
+  if (S.layout && S.layout !== L.name) { reloadLayout(); return; }  // another printed board
   const gameKey = `${S.game.name}/${S.game.id || ""}`;
   if (gameKey !== lastGame) {
     // another game: White at the bottom again and the side to move's view, whatever the
@@ -335,7 +338,8 @@ function renderState() {
     ? " — on the simulated board: press \u201cArrange the pieces\u201d" : "";
   $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
     : S.computer && S.computer.thinking ? `The computer (level ${S.computer.level}) is thinking…`
-    : (PHASE_TEXT[S.phase] || S.phase) + arrangeHint;
+    : (PHASE_TEXT[S.phase === "choice" && S.choice_kind in PHASE_TEXT ? S.choice_kind
+      : S.phase] || S.phase) + arrangeHint;
   $("commands").hidden = !!S.result || S.phase === "setup";
   const msg = $("message");
   msg.textContent = S.message || "";
@@ -414,26 +418,10 @@ function renderState() {
     co.appendChild(b);
   }
   $("die").hidden = !S.die;
-  $("choice-title").textContent = S.die ? "Or the face of a real die" : "Choose";
+  $("choice-title").textContent = S.die ? "Or the face of a real die"
+    : S.choice_kind === "menu" ? "Commands" : "Choose";
 
-  // moves
-  const ml = $("moves");
-  ml.innerHTML = "";
-  S.moves.forEach((m) => {
-    const li = document.createElement("li");
-    const d = document.createElement("span");
-    d.className = "dot";
-    d.style.background = PIECE_COLOURS[(names[m.player] || "").toLowerCase()]?.[0] || "#888";
-    d.style.width = d.style.height = ".7rem";
-    d.style.minWidth = "0";
-    d.style.marginRight = ".4rem";
-    const t = document.createElement("span");
-    t.textContent = m.text === null ? "(hidden)" : m.text;
-    if (m.text === null) t.className = "hidden-move";
-    li.append(d, t);
-    ml.appendChild(li);
-  });
-  ml.scrollTop = ml.scrollHeight;
+  renderMoves(S, names);
 
   renderTutorial();
 
@@ -446,6 +434,41 @@ function renderState() {
   renderNewGame();
   renderLegend();
   renderHealth();
+}
+
+// The moves, one row per move (a round of every player's turn: "1. e4 e5"), one entry per
+// ply in its player's column (a Cube turn's second move or a die roll beside it); the list
+// scrolls and follows the newest move.
+function renderMoves(S, names) {
+  const ml = $("moves");
+  ml.innerHTML = "";
+  let row = 0, col = 0, last = Infinity, width = 1;
+  S.moves.forEach((m) => {
+    if (m.player < last || row === 0) {  // the first player again: the next move number
+      row++; col = 0;
+      const no = document.createElement("span");
+      no.className = "move-no";
+      no.textContent = `${row}.`;
+      no.style.gridRow = row;
+      ml.appendChild(no);
+    }
+    col = Math.max(col + 1, m.player + 1);
+    last = m.player;
+    width = Math.max(width, col);
+    const li = document.createElement("li");
+    li.style.gridRow = row;
+    li.style.gridColumn = col + 1;
+    const d = document.createElement("span");
+    d.className = "dot";
+    d.style.background = PIECE_COLOURS[(names[m.player] || "").toLowerCase()]?.[0] || "#888";
+    const t = document.createElement("span");
+    t.textContent = m.text === null ? "(hidden)" : m.text;
+    if (m.text === null) t.className = "hidden-move";
+    li.append(d, t);
+    ml.appendChild(li);
+  });
+  ml.style.gridTemplateColumns = `max-content repeat(${width}, minmax(0, 1fr))`;
+  ml.scrollTop = ml.scrollHeight;
 }
 
 function renderTutorial() {
@@ -507,18 +530,22 @@ function renderGhost() {
   pile.setAttribute("opacity", "0.8");
 }
 
+// the games of this board, and on the simulated board those of the other printed boards
+// (a new game of one of them switches the simulated board to it)
+function newGames(S) { return S.games.concat(S.other_games || []); }
 let newGameKey = "";
 function renderNewGame() {
   const S = ui.state;
-  const key = JSON.stringify(S.games.map((g) => g.name));
+  const key = JSON.stringify(newGames(S).map((g) => g.name));
   const sel = $("ng-game");
   if (key !== newGameKey) {
     newGameKey = key;
     sel.innerHTML = "";
-    for (const g of S.games) {
+    for (const g of newGames(S)) {
       const o = document.createElement("option");
       o.value = g.name;
-      o.textContent = g.title + (g.provisional ? " (provisional)" : "");
+      o.textContent = g.title + (g.provisional ? " (provisional)" : "")
+        + (g.layout ? ` — on the ${g.board.split(",")[0]} (simulated)` : "");
       sel.appendChild(o);
     }
     sel.value = S.game.name;
@@ -548,7 +575,7 @@ function renderComputerSeats(g) {
 
 function renderGameOptions() {
   const S = ui.state;
-  const g = S.games.find((x) => x.name === $("ng-game").value);
+  const g = newGames(S).find((x) => x.name === $("ng-game").value);
   const box = $("ng-options");
   box.innerHTML = "";
   if (!g) return;
@@ -576,25 +603,62 @@ function renderGameOptions() {
   if (players) players.addEventListener("change", () => renderComputerSeats(g));
 }
 
-let legendDone = false;
+// The LED roles (controller/leds/palette.py) in the player's words; "fog" ones only in a
+// game with hidden information, "ambient" (the idle glow) not at all
+const LEGEND_WORDS = {
+  target: "a legal target of the lifted piece",
+  origin: "the lifted piece",
+  last_move: "the last move",
+  check: "a King in check",
+  missing: "a piece belongs here",
+  extra: "take this piece off",
+  remove: "take this piece off",
+  execute: "a move to make for the other side",
+  visible: "a cell you can see",
+  enemy: "an opponent's piece you can see",
+  active: "a pad you may use now",
+  height: "the height of a stack",
+  hint: "a hint",
+};
+const FOG_ROLES = new Set(["visible", "enemy"]);
+// a dim LED colour shown bright enough to be seen on the dark card (its hue kept)
+function legendColour(hex) {
+  const c = [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+  const top = Math.max(...c);
+  const k = top < 150 ? 150 / Math.max(top, 1) : 1;
+  return `rgb(${c.map((v) => Math.min(255, Math.round(v * k))).join(", ")})`;
+}
+let legendKey = "";
 function renderLegend() {
-  if (legendDone || !ui.state.palette) return;
-  legendDone = true;
+  const S = ui.state;
+  if (!S.palette) return;
+  const key = JSON.stringify([S.game.players, !!S.viewers]);
+  if (key === legendKey) return;
+  legendKey = key;
   const box = $("legend");
+  box.innerHTML = "";
   // the LEDs use one colour for several meanings where the situation tells them apart
   // (a missing piece and check are both red): one line per colour, every meaning named
   const byColour = new Map();
-  for (const [name, hex] of ui.state.palette) {
-    const key = hex.toLowerCase();
-    if (!byColour.has(key)) byColour.set(key, []);
-    byColour.get(key).push(name.replaceAll("_", " "));
+  for (const [name, hex] of S.palette) {
+    let words = LEGEND_WORDS[name];
+    if (name.startsWith("option ")) words = `answer ${name.slice(7)} of a question`;
+    if (name.startsWith("player ")) {
+      const who = name.slice(7);
+      words = S.game.players.includes(who) ? `${who}'s pieces` : null;
+    }
+    if (!words || (FOG_ROLES.has(name) && !S.viewers)) continue;
+    const colour = hex.toLowerCase();
+    if (!byColour.has(colour)) byColour.set(colour, []);
+    if (!byColour.get(colour).includes(words)) byColour.get(colour).push(words);
   }
-  for (const [hex, names] of byColour) {
+  for (const [hex, meanings] of byColour) {
     const sw = document.createElement("span");
     sw.className = "swatch legend-swatch";
-    sw.style.background = hex;
+    sw.style.background = legendColour(hex);
+    sw.title = hex;
     const t = document.createElement("span");
-    t.textContent = names.join(" · ");
+    t.textContent = meanings.join(" · ");
     box.append(sw, t);
   }
 }
@@ -842,7 +906,8 @@ function onPointerDown(ev) {
       countPopup(at, objects.length, "Lift", (k) => enqueue(() => sim({ action: "lift", spot: spotName(i), count: k })));
       return;
     }
-    await sim({ action: "lift", spot: spotName(i) });
+    // exactly what is shown (on a fogged cell: the viewer's own piece, not what is under it)
+    await sim({ action: "lift", spot: spotName(i), count: objects.length });
   });
 }
 
@@ -906,12 +971,17 @@ function optionValue(inp) {
   return inp.value;
 }
 
+let layoutLoading = false;
 async function reloadLayout() {
+  if (layoutLoading) return;  // (states keep coming while it loads)
+  layoutLoading = true;
   try {
     const r = await fetch("/api/layout");
     ui.layout = await r.json();
   } catch (e) {
     return;  // still unreachable: the next reconnect tries again
+  } finally {
+    layoutLoading = false;
   }
   $("offline").hidden = true;
   buildBoard();
@@ -963,13 +1033,8 @@ async function boot() {
       const v = optionValue(inp);
       if (v !== null) options[inp.name] = v;
     }
-    // a game that draws its set-up from a seed (Lao Tzu's two Chess960 arrays) gets a
-    // random one when the person left the set-up options empty: the draw is recorded
-    const g = ui.state.games.find((x) => x.name === $("ng-game").value);
-    const drawn = g && g.options.find((o) => o.name === "seed");
-    if (drawn && g.options.every((o) => o.default !== null || !(o.name in options))) {
-      options.seed = String(Math.floor(Math.random() * 2 ** 31));
-    }
+    // (a game that draws its set-up — Lao Tzu's two arrays — gets a fresh draw from the
+    // service when the set-up options are left empty: Game.start_options)
     const setup = $("ng-setup").value.trim();
     const seats = [...$("ng-computer-players").querySelectorAll("input:checked")]
       .map((x) => Number(x.value));
@@ -1040,17 +1105,14 @@ function renderAdvice(S) {
   $("advice-box").hidden = !!S.result || S.phase === "setup";
   const lines = [];
   if (A.busy) lines.push(A.busy === "review" ? "The coach looks at your move…" : "Thinking…");
-  if (A.hint) lines.push(`Hint: ${A.hint} (lit in lime on the board)`);
+  // the service words them, in the game's notation ("allows mate in 3", not pawns)
+  if (A.hint) lines.push(`Hint: ${A.hint_text || A.hint} (lit in lime on the board)`);
   if (A.evaluation) {
-    const e = A.evaluation, pawns = (e.score / 100).toFixed(1);
-    lines.push(`Evaluation for the side to move: ${e.score >= 0 ? "+" : ""}${pawns}`
-      + (e.best ? ` — best ${e.best}` : ""));
+    const e = A.evaluation, best = e.best_text || e.best;
+    lines.push(`Evaluation for the side to move: ${e.text}` + (best ? ` — best ${best}` : ""));
   } else if (A.hidden && !A.busy) {
     lines.push("Hints come from your own view only; no evaluation in a fog-of-war game.");
   }
-  if (A.note) {
-    lines.push(`Coach: ${A.note.played} loses about ${(A.note.loss / 100).toFixed(1)} `
-      + `pawns — ${A.note.better} was better.`);
-  }
+  if (A.note) lines.push(`Coach: ${A.note.text}.`);
   $("advice").textContent = lines.join("\n");
 }
