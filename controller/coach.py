@@ -141,11 +141,8 @@ class Coach:
         kind, asked, future = q
         if asked != key:
             return None
-        try:
-            return kind, future.result()
-        except Exception as exc:  # a broken worker must not stop the board
-            log.error("coach failed", extra={"error": str(exc)})
-            return None
+        # a failed worker raises here: the coach's seat shows it (controller/seats.py)
+        return kind, future.result()
 
     def cancel(self) -> None:
         self._question = None

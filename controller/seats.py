@@ -10,15 +10,17 @@ journal (the :class:`~controller.session.Scorebook` does) or knows the page.
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Callable
 from typing import Any
 
 from controller.board import Board
 from controller.clock import GameClock, format_clock, parse_time_control
 from controller.coach import Coach, parse_advice
+from controller.config import Config, ConfigError
 from controller.journal import GameRecord
 from controller.opponent import Computer, Opponent
-from controller.rules import Game, Move, Position
+from controller.rules import Game, Move, Position, get_game
 from controller.session import GameSession
 
 log = logging.getLogger("fairyboard.service")
@@ -30,6 +32,52 @@ HAND_STEP_S = 0.12
 #: the simulated hand's first action waits until every open page was sent the computer's
 #: move lit (a page on a loaded machine may lag the loop), but never longer than this
 HAND_PAGE_WAIT_S = 3.0
+
+
+class Failures:
+    """Failures of the workers (the computer's search, the coach): each kind logged once
+    with its traceback and then only counted — a broken worker never floods the log or
+    slows the board; the page and ``/health`` say what failed and what to do."""
+
+    def __init__(self) -> None:
+        #: failures per kind ("computer: BrokenProcessPool"), since the service started
+        self.counts: dict[str, int] = {}
+        #: per room, what the page says while its failure stands
+        self.active: dict[str, str] = {}
+
+    def failed(self, room: str, exc: BaseException, says: str, private: bool = False) -> None:
+        """``private``: a game with hidden information — the error's text (which may name
+        what a player may not see) is neither shown nor logged, only its kind and where
+        it was raised."""
+        kind = f"{room}: {type(exc).__name__}"
+        count = self.counts[kind] = self.counts.get(kind, 0) + 1
+        reason = type(exc).__name__ if private else (
+            " ".join(str(exc).split()) or type(exc).__name__)
+        if count == 1 and private:
+            where = "".join(traceback.format_list(traceback.extract_tb(exc.__traceback__)))
+            log.error(f"{room} failed", extra={"failure": kind, "problem": reason,
+                                               "where": where})
+        elif count == 1:
+            log.error(f"{room} failed", exc_info=(type(exc), exc, exc.__traceback__),
+                      extra={"failure": kind, "problem": reason})
+        else:
+            log.debug(f"{room} failed again", extra={"failure": kind, "count": count})
+        self.active[room] = says.format(reason=reason[:200])
+
+    def cleared(self, room: str) -> None:
+        self.active.pop(room, None)
+
+    def lines(self) -> list[str]:
+        return list(self.active.values())
+
+
+#: what the page says when the computer's search failed
+COMPUTER_FAILED = ("The computer stopped working ({reason}). Its moves are yours to make "
+                   "now: play on as two players, or start a new game to choose another "
+                   "opponent.")
+#: what the page says when the coach's worker failed
+COACH_FAILED = ("The coach stopped working ({reason}). Hint, Evaluate and Coach are off; "
+                "the game goes on. Ask for a hint or switch Coach on to try again.")
 
 
 def record_of(session: GameSession, pos: Position) -> list[str]:
@@ -183,8 +231,10 @@ class ComputerSeat:
     (``perform`` carries out one hand action; none: the person makes the move)."""
 
     def __init__(self, opponent: Opponent,
-                 perform: Callable[[dict[str, Any]], None] | None) -> None:
+                 perform: Callable[[dict[str, Any]], None] | None,
+                 failures: Failures) -> None:
         self.opponent = opponent
+        self.failures = failures
         self._perform = perform
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
@@ -207,6 +257,7 @@ class ComputerSeat:
         self.opponent.cancel()
         self.hand = []
         self.opponent.computer = computer or Computer()
+        self.failures.cleared("computer")
 
     def hand_turn(self, now: float, pages_behind: bool) -> bool:
         """One action of the simulated hand when it is due (True: it acted).
@@ -230,8 +281,12 @@ class ComputerSeat:
             return None, False
         pos = board.position
         thinking = self.opponent.thinking
-        move = self.opponent.poll(session.game, session.options, session.setup,
-                                  record_of(session, pos), pos, movetime)
+        try:
+            move = self.opponent.poll(session.game, session.options, session.setup,
+                                      record_of(session, pos), pos, movetime)
+        except Exception as exc:  # noqa: BLE001 - any failure of the search or its process
+            self._failed(exc, session.game.hidden_information)
+            return None, True
         if move is None:
             return None, self.opponent.thinking != thinking
         log.info("computer move", extra={"game_id": session.game_id,
@@ -245,8 +300,18 @@ class ComputerSeat:
             self._hand_first = True
         return move, True
 
+    def _failed(self, exc: BaseException, private: bool) -> None:
+        """The search failed: the computer leaves its seats to the people (the game stays
+        playable) and its worker is closed — a new game with the computer starts a new
+        one."""
+        self.failures.failed("computer", exc, COMPUTER_FAILED, private)
+        self.opponent.cancel()
+        self.opponent.close()
+        self.opponent.computer = Computer(frozenset(), self.opponent.computer.level)
+
     def json(self, game: Game) -> dict[str, Any]:
-        return dict(self.opponent.computer.json(game), thinking=self.opponent.thinking)
+        return dict(self.opponent.computer.json(game), thinking=self.opponent.thinking,
+                    problem=self.failures.active.get("computer"))
 
     def close(self) -> None:
         self.opponent.close()
@@ -260,8 +325,10 @@ class CoachSeat:
     """Hints, the coach's review of a person's move and the evaluation, answered by the
     coach's own worker process."""
 
-    def __init__(self, coach: Coach, changed: Callable[[], None]) -> None:
+    def __init__(self, coach: Coach, changed: Callable[[], None],
+                 failures: Failures) -> None:
         self.coach = coach
+        self.failures = failures
         self._changed = changed
         self.advice: dict[str, Any] = {}
         self._reviewing: tuple | None = None  # the coach's review under way: its key
@@ -291,7 +358,11 @@ class CoachSeat:
         # a review stays about its move while later plies are made (the computer's reply
         # comes before it); a takeback or a new game cancels it
         self._reviewing = key if kind == "review" else None
-        self.coach.ask(kind, key, s.game, s.options, s.setup, moves, pos, played)
+        try:
+            self.coach.ask(kind, key, s.game, s.options, s.setup, moves, pos, played)
+        except Exception as exc:  # noqa: BLE001 - its process cannot start or is broken
+            self._failed(exc, s.game.hidden_information)
+            return
         self.advice = dict(self.advice, busy=kind)
         self._changed()
 
@@ -315,7 +386,11 @@ class CoachSeat:
         """An answer of the coach's worker: light the hint, note a poor move, show the
         evaluation."""
         reviewing = self._reviewing
-        got = self.coach.answer(reviewing or self._key(session, board.position))
+        try:
+            got = self.coach.answer(reviewing or self._key(session, board.position))
+        except Exception as exc:  # noqa: BLE001 - any failure of the worker
+            self._failed(exc, session.game.hidden_information)
+            return
         if got is not None:
             self._reviewing = None
         if got is None:
@@ -324,6 +399,7 @@ class CoachSeat:
                 self._changed()
             return
         kind, advice = got
+        self.failures.cleared("coach")
         s = session
         pos = board.position
         self.advice = dict(self.advice, busy=None)
@@ -343,6 +419,16 @@ class CoachSeat:
             log.info("coach", extra={"game_id": s.game_id, **self.advice["note"]})
         self._changed()
 
+    def _failed(self, exc: BaseException, private: bool) -> None:
+        """The worker failed: the coach goes off and its process is closed (asking again
+        starts a new one); the game goes on."""
+        self.failures.failed("coach", exc, COACH_FAILED, private)
+        self.coach.on = False
+        self.coach.close()
+        self._reviewing = None
+        self.advice = dict(self.advice, busy=None)
+        self._changed()
+
     def set_on(self, on: bool) -> None:
         """The page's Coach box."""
         self.coach.on = bool(on)
@@ -353,11 +439,46 @@ class CoachSeat:
         return {"coach": self.coach.on, "busy": self.advice.get("busy"),
                 "hint": self.advice.get("hint"), "note": self.advice.get("note"),
                 "evaluation": self.advice.get("evaluation"),
-                "hidden": game.hidden_information}
+                "hidden": game.hidden_information,
+                "problem": self.failures.active.get("coach")}
 
     def close(self) -> None:
         self.coach.close()
 
 
-__all__ = ["CLOCK_PHASES", "HAND_PAGE_WAIT_S", "HAND_STEP_S", "ClockSeat", "CoachSeat",
-           "ComputerSeat", "record_of"]
+def computer_from_config(config: Config) -> Computer:
+    """``board.computer`` (player names) as player indices of the configured game."""
+    if not 1 <= config.board.computer_level <= 10:
+        raise ConfigError(f"board.computer_level must be 1..10, got {config.board.computer_level}")
+    if not config.board.computer:
+        return Computer(frozenset(), config.board.computer_level)
+    names = [n.lower() for n in get_game(config.board.game, **config.board.options).player_names]
+    seats = []
+    for name in config.board.computer:
+        if name.lower() not in names:
+            raise ConfigError(f"board.computer: no player {name!r} in {config.board.game} "
+                              f"(players: {', '.join(names)})")
+        seats.append(names.index(name.lower()))
+    return Computer(frozenset(seats), config.board.computer_level)
+
+
+def resume_summary(computer: Computer, coach: Coach, session: GameSession,
+                   other_boards: list[str], now: float) -> str:
+    """What is resumed, in words: "against the computer, level 6, 4:12 – 3:58"."""
+    parts = []
+    if computer.seats:
+        parts.append(f"against the computer, level {computer.level}")
+    if other_boards:
+        parts.append("linked with " + ", ".join(other_boards))
+    clock = session.game_clock
+    if clock is not None:
+        parts.append(" – ".join(format_clock(clock.remaining(i, now))
+                                for i in range(len(clock.seats))))
+    if coach.on:
+        parts.append("coach on")
+    return ", ".join(parts)
+
+
+__all__ = ["CLOCK_PHASES", "COACH_FAILED", "COMPUTER_FAILED", "HAND_PAGE_WAIT_S", "HAND_STEP_S",
+           "ClockSeat", "CoachSeat", "ComputerSeat", "Failures", "computer_from_config",
+           "record_of", "resume_summary"]

@@ -1,10 +1,13 @@
-"""``fairyboard run``: the board service.
+"""The board service: the board loop and the wiring of its rooms.
 
-One process, one asyncio loop.  The loop polls the sensing back end at its scan rate and
-pushes every frame through the pipeline — debounce → settle gate → board state machine
-(:class:`controller.board.Board`, which asks the reconciler) → LED scene → LED driver;
-uvicorn serves the companion page from the same loop, so a page request and a board scan
-never run at the same time and nothing needs a lock.
+One process, one asyncio loop (``controller/process.py``).  The loop polls the sensing
+back end at its scan rate and pushes every frame through the pipeline — debounce → settle
+gate → board state machine (:class:`controller.board.Board`, which asks the reconciler)
+→ LED scene → LED driver; uvicorn serves the companion page from the same loop, so a page
+request and a board scan never run at the same time and nothing needs a lock.  The
+session and its journal, the clock, the computer, the coach and the linked boards are
+rooms (``controller/session.py``, ``controller/seats.py``, ``controller/link/seat.py``)
+that hear the board's events from here; the page is built from :meth:`snapshot`.
 
 The default configuration is the simulated board, so ``fairyboard run`` works on any
 computer: the page is then also the simulator's user interface, and its actions go
@@ -47,11 +50,20 @@ from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, get_game
 from controller.seats import HAND_PAGE_WAIT_S as HAND_PAGE_WAIT_S  # re-exported (tests)
 from controller.seats import HAND_STEP_S as HAND_STEP_S
-from controller.seats import ClockSeat, CoachSeat, ComputerSeat, record_of
+from controller.seats import (
+    ClockSeat,
+    CoachSeat,
+    ComputerSeat,
+    Failures,
+    computer_from_config,
+    record_of,
+    resume_summary,
+)
 from controller.sensing.backends import QUIET_S as QUIET_S  # re-exported: the loop's rest
 from controller.sensing.backends import open_sensing
 from controller.sensing.frame import Frame
 from controller.sensing.sim.objects import supply_names
+from controller.sensing.watch import SensingWatch
 from controller.session import GameSession, JournalWriteError, Scorebook
 from controller.snapshot import BoardSnapshot, SimObjects
 
@@ -84,44 +96,6 @@ def _page_request(method: Callable[..., Any]) -> Callable[..., Any]:
         except JournalWriteError:
             raise ServiceFailed(f"{self.failure}; the service is stopping") from None
     return request
-
-
-class SensingWatch:
-    """When the sensing back end last delivered a scan, and what is wrong with it (for
-    ``/health`` and the page)."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self.last_raw_time: float | None = None
-        self.scans_seen = 0
-        self.problem = ""
-
-    def watch(self, sensing: Any, now: float) -> bool:
-        """One poll's look at the back end; True when its problem changed (logged)."""
-        pipeline = sensing.pipeline
-        if pipeline.scans != self.scans_seen or sensing.resting:
-            self.scans_seen = pipeline.scans
-            self.last_raw_time = now
-        problem = sensing.problem()
-        if problem == self.problem:
-            return False
-        self.problem = problem
-        (log.warning if problem else log.info)(
-            "sensing " + ("problem" if problem else "ok"),
-            extra={"backend": sensing.name, "problem": problem})
-        return True
-
-    def state(self, sensing: Any, now: float) -> tuple[str, float | None]:
-        """(the sensing state for /health, the age of the last frame)."""
-        age = (None if self.last_raw_time is None
-               else round(max(0.0, now - self.last_raw_time), 3))
-        if self.problem:
-            return self.problem, age
-        if age is None:
-            return "starting", age
-        if age > max(1.0, 10 * sensing.period):
-            return "stale", age
-        return "ok", age
 
 
 class BoardService:
@@ -164,10 +138,11 @@ class BoardService:
         self.clock_seat = ClockSeat(config.board.clock, config.board.on_flag)
         coach = Coach(margin=config.board.coach_margin)
         coach.on = config.board.coach
-        self.coach_seat = CoachSeat(coach, self._changed)
+        failures = Failures()  # the workers': logged once, counted, shown
+        self.coach_seat = CoachSeat(coach, self._changed, failures)
         opponent = Opponent(computer_from_config(config), seed=seed or 0,
                             engine=config.engine)
-        self.computer = ComputerSeat(opponent, None)
+        self.computer = ComputerSeat(opponent, None, failures)
         #: linked boards (their ``remote`` is None: this board plays alone)
         self.link = LinkSeat(open_remote(config), self.scorebook, self)
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
@@ -182,7 +157,8 @@ class BoardService:
         if self.sim is not None and config.board.simulated_hand_moves:
             from controller.sensing.sim.hand import perform
             self.computer = ComputerSeat(self.computer.opponent,
-                                         lambda action: perform(self, action))
+                                         lambda action: perform(self, action),
+                                         self.computer.failures)
         self.clock = self.sensing.clock
         self._previewed: Frame | None = None
         self.lighting.open(config, self.sensing.send_led_frame, self.clock)
@@ -292,13 +268,35 @@ class BoardService:
             session.link = Start(record.link["game_id"], record.game, dict(record.options),
                                  record.setup, tuple(record.link["seats"]), record.clock or "")
             self.link.attach(session, pos, resumed=True)
+        if record.seats is not None:  # the seats as the owner set the game up
+            self._restore_seats(game, record.seats)
         self.resume_offer = {"id": record.id, "title": game.title, "plies": len(plies),
                              "date": record.date.replace("T", " "),
-                             "dropped": record.damage}
+                             "dropped": record.damage,
+                             "summary": resume_summary(
+                                 self.opponent.computer, self.coach, session,
+                                 self._other_boards(session), self.clock())}
         log.info("resuming unfinished game", extra={
             "game_id": record.id, "game": record.game, "plies": len(plies),
             "torn_tail": record.torn_tail})
         self._install(session, pos)
+
+    def _seats_record(self) -> dict[str, Any]:
+        """Who plays the game and how, for its start record (a resume restores it)."""
+        computer = self.opponent.computer
+        return {"computer": sorted(computer.seats), "level": computer.level,
+                "coach": self.coach.on, "coach_margin": self.coach.margin}
+
+    def _restore_seats(self, game: Game, seats: dict[str, Any]) -> None:
+        players = frozenset(p for p in seats.get("computer", []) if p < game.players)
+        self.computer.new_game(Computer(players, seats.get("level", 6)))
+        self.coach.on = seats.get("coach", self.coach.on)
+        self.coach.margin = seats.get("coach_margin", self.coach.margin)
+
+    def _other_boards(self, session: GameSession) -> list[str]:
+        if session.link is None or self.remote is None:
+            return []
+        return sorted({b for b in session.link.seats if b != self.remote.board})
 
     def _resume_refereed(self, record: GameRecord) -> None:
         """A refereed game: the journal holds its first view only (the board never knows
@@ -330,7 +328,7 @@ class BoardService:
         """A new journal game, on the current time control's clock if there is one."""
         control = self.time_control if clock else ""
         session = self.scorebook.new(game, options, setup, self._player_names(game), control,
-                                     link)
+                                     link, self._seats_record())
         session.game_clock = self.clock_seat.new_clock(game) if clock else None
         return session
 
@@ -393,6 +391,9 @@ class BoardService:
         amend = self.board is not None and self.board.replacing is not None
         remaining = self.clock_seat.press(s, s.game.ply_mover(pos), self.clock())
         ply = self.scorebook.move(pos, move, amend, remaining)  # once it is on disk
+        if self.resume_offer is not None:  # a move made on the resumed game keeps it
+            self.resume_offer = None        # (a board without a screen): the clocks run
+            log.info("resumed game continued", extra={"game_id": s.game_id})
         assert self.board is not None
         self.coach_seat.moved(s, self.board, ply.player, ply.long,
                               by_person=ply.player not in self.computer.seats
@@ -681,7 +682,8 @@ class BoardService:
             glow=tuple(self.lighting.glow), led_roles=None if frame is None else tuple(frame.roles),
             clock=self.clock_json(), time_control=self.time_control, link=self.link_json(),
             advice=self.advice_json(), health=self.health(),
-            journal_problems=tuple(self.journal_problems), failure=self.failure,
+            journal_problems=tuple(self.journal_problems),
+            problems=tuple(self.computer.failures.lines()), failure=self.failure,
             ended=self.session.ended)
 
     def die_expected(self) -> bool:
@@ -693,7 +695,8 @@ class BoardService:
 
     def health(self) -> dict[str, Any]:
         state, age = self.watch.state(self.sensing, self.clock())
-        status = "ok" if state in ("ok", "starting") else "degraded"
+        problems = self.computer.failures.lines()
+        status = "ok" if state in ("ok", "starting") and not problems else "degraded"
         return {
             "status": "failed" if self.failure is not None else status,
             **({"failure": self.failure} if self.failure is not None else {}),
@@ -703,6 +706,9 @@ class BoardService:
             "journal": str(self.session.writer.path),
             # unreadable files quarantined, damage dropped on resuming (one line each)
             "journal_problems": list(self.journal_problems),
+            # a worker that failed (the computer, the coach): what the page says
+            **({"problems": problems, "failures": dict(self.computer.failures.counts)}
+               if problems else {}),
             "game": self.game.name,
             "game_id": self.game_id,
             "layout": self.layout.name,
@@ -877,23 +883,6 @@ class BoardService:
         with contextlib.suppress(Exception):  # the clocks as they stopped, for a restart
             remaining = ClockSeat.stopped(self.session, self.clock())
         self.scorebook.close(remaining)
-
-
-def computer_from_config(config: Config) -> Computer:
-    """``board.computer`` (player names) as player indices of the configured game."""
-    if not 1 <= config.board.computer_level <= 10:
-        raise ConfigError(f"board.computer_level must be 1..10, got {config.board.computer_level}")
-    if not config.board.computer:
-        return Computer(frozenset(), config.board.computer_level)
-    names = [n.lower() for n in get_game(config.board.game, **config.board.options).player_names]
-    seats = []
-    for name in config.board.computer:
-        if name.lower() not in names:
-            raise ConfigError(f"board.computer: no player {name!r} in {config.board.game} "
-                              f"(players: {', '.join(names)})")
-        seats.append(names.index(name.lower()))
-    return Computer(frozenset(seats), config.board.computer_level)
-
 
 
 __all__ = ["BoardService", "JournalWriteError", "ServiceError", "ServiceFailed",

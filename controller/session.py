@@ -80,6 +80,8 @@ class Scorebook:
         self.problems: list[str] = []
         #: set when a journal write failed: the service stops (exit status 1)
         self.failure: str | None = None
+        #: the number of the journal's newest game (see :meth:`resumable`)
+        self.last_seq = 0
 
     # -- writing ---------------------------------------------------------------------
     def write(self, record: Callable[..., Any], *args: Any) -> Any:
@@ -166,27 +168,35 @@ class Scorebook:
 
     # -- starting and resuming ---------------------------------------------------------
     def new(self, game: Game, options: dict[str, Any], setup: str, players: list[str],
-            control: str, link: Start | None = None) -> GameSession:
-        """A new journal game (not yet the current one: :meth:`install` makes it so)."""
+            control: str, link: Start | None = None,
+            seats: dict[str, Any] | None = None) -> GameSession:
+        """A new journal game (not yet the current one: :meth:`install` makes it so).
+        ``seats``: who plays and how (the computer, the coach), kept for a resume."""
         link_record = {"game_id": link.game_id, "seats": list(link.seats)} if link else None
         if link_record is not None and game.hidden_information:
             link_record["refereed"] = True  # the journal holds views, never the game
         writer = self.write(self.journal.new_game, game.name, options, setup, players, None,
-                            control or None, link_record)
+                            control or None, link_record, seats, self.last_seq + 1)
+        self.last_seq += 1
         return GameSession(game, setup, options, writer, link=link)
 
     def install(self, session: GameSession) -> None:
         self.session = session
 
     def resumable(self, games: tuple[str, ...] | list[str]) -> Iterator[GameRecord]:
-        """The games to try to resume, best first: the newest game if it is unfinished
-        and of one of ``games``; when it cannot be read, the one before it, and so on.
+        """The games to try to resume, best first: the most recent unfinished game of one
+        of ``games`` (the games this board can play), by the journal's own numbering of
+        its games — not by file name, which a clock that ran behind gets wrong — and
+        then by start date; when it cannot be read, the one before it, and so on.
         Unreadable files are quarantined first."""
         records, problems = self.journal.scan()
         for problem in problems:
             self.quarantine(problem.path, problem.problem)
-        while records and not records[-1].finished and records[-1].game in games:
-            yield records.pop()
+        self.last_seq = max((r.seq or 0 for r in records), default=0)
+        records.sort(key=recency)
+        for record in reversed(records):
+            if not record.finished and record.game in games:
+                yield record
 
     def unreadable(self, record: GameRecord, exc: BaseException) -> None:
         """``record`` could not be resumed (the file, not the board): set it aside."""
@@ -229,6 +239,14 @@ class Scorebook:
     def has_link_game(self, game_id: str) -> bool:
         """Whether this board's journal holds the linked game ``game_id``."""
         return any(r.link and r.link.get("game_id") == game_id for r in self.journal.games())
+
+
+def recency(record: GameRecord) -> tuple:
+    """Sorts a journal's games oldest first: numbered games (in their start order) after
+    the games written before they were numbered (by start date, then file name)."""
+    if record.seq is not None:
+        return (1, record.seq)
+    return (0, record.date, record.path.name)
 
 
 def plies_of(game: Game, record: GameRecord) -> list[tuple[int, str]]:

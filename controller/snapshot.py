@@ -70,6 +70,8 @@ class BoardSnapshot:
     advice: dict[str, Any]
     health: dict[str, Any]
     journal_problems: tuple[str, ...]
+    #: a worker that failed (the computer, the coach): what to say and what to do
+    problems: tuple[str, ...]
     #: why the service stops (a journal write failed), else None
     failure: str | None
     #: the game's end record is written

@@ -43,7 +43,8 @@ class Page:
         state = dict(cached, leds=visible_leds(snap, viewer), led_seq=snap.led_version,
                      clock=snap.clock, time_control=snap.time_control, link=snap.link,
                      advice=snap.advice, health=snap.health,
-                     journal_problems=list(snap.journal_problems))
+                     journal_problems=list(snap.journal_problems),
+                     problems=list(snap.problems))
         if snap.failure is not None:  # only what the journal holds: no unwritten result
             state.update(phase="failed", message=snap.failure, choice=[],
                          result=state["result"] if snap.ended else None)
