@@ -113,3 +113,19 @@ def test_the_board_service_only_wires() -> None:
     tree = ast.parse(text)
     (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "BoardService"]
     assert len(fields_of(cls)) <= MAX_FIELDS
+
+
+def test_a_page_does_not_keep_its_service_alive(tmp_path) -> None:
+    import gc
+    import weakref
+
+    from controller.web.page import page_state
+    from tests.support.service import make_service
+
+    svc = make_service(tmp_path)
+    assert page_state(svc)["game"]["name"] == svc.game.name
+    svc.close()
+    gone = weakref.ref(svc)
+    del svc
+    gc.collect()
+    assert gone() is None

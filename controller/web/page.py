@@ -24,10 +24,18 @@ class Page:
     ``page_viewer()`` and ``layout``)."""
 
     def __init__(self, service: Any) -> None:
-        self.service = service
+        # weakly: the registry below keys pages by their service, and a page must not
+        # keep its service (its simulator, its worker processes) alive
+        self._service = weakref.ref(service)
         self.layout_json = layout_json(service.layout)
         self.games = games_json(service.layout, _game_class)
         self._cache: dict[tuple[int, int | None], dict[str, Any]] = {}
+
+    @property
+    def service(self) -> Any:
+        service = self._service()
+        assert service is not None, "the page's service is gone"
+        return service
 
     def state(self, viewer: int | None = None) -> dict[str, Any]:
         """The page's state for ``viewer`` (None: as the board serves)."""
