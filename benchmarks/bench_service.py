@@ -24,6 +24,7 @@ from pathlib import Path
 from controller.config import Config
 from controller.journal import Journal
 from controller.service import BoardService
+from controller.web.page import page_for, page_state
 from controller.web.simulator import move_actions
 
 MATE_GAME = ["Ee2-d3", "Ec7-b6+cube", "Eg7-f6", "T6d1-f3", "Ef7-e6", "T6f3-h5", "Ef6-f7",
@@ -113,9 +114,9 @@ def main() -> None:
         s.step(0.2)
         times = []
         for _ in range(20):
-            s._state_cache.clear()
+            page_for(s).clear()
             t = time.perf_counter()
-            state = s.state_json(0)
+            state = page_state(s, 0)
             times.append(time.perf_counter() - t)
         size = len(json.dumps(state))
         print(f"page state {layout}/{game}: {ms(statistics.median(times))}, "

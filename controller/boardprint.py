@@ -15,6 +15,9 @@
 The PDFs are tiled onto A4 or Letter pages with overlap strips, cut lines and registration
 crosses when the board is larger than a page.  Everything is computed from the layout;
 nothing here knows a particular board.
+
+Long module: one drawing pipeline (cells, pads, labels, tiling, cut marks) whose parts
+share the page geometry; split by drawing step it would pass that geometry around.
 """
 
 from __future__ import annotations

@@ -428,7 +428,7 @@ def choose_board(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from controller.service import run_service  # lazy: pulls in the web stack
+    from controller.process import run_service  # lazy: pulls in the web stack
 
     choose_board(args)
     return run_service(args)
@@ -443,7 +443,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
     from controller.link.client import BrokerSettings
     from controller.link.messages import check_name
     from controller.link.referee import Referee, RefereeJournal, serve
-    from controller.service import setup_logging
+    from controller.process import setup_logging
 
     link = load_config(args.config).link
     broker = args.broker or link.broker

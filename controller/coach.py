@@ -195,8 +195,8 @@ class Coach:
         ``Advice.ply`` says which), else the hint or evaluation if still about ``key``."""
         if self._reviews and self._reviews[0][1].done():
             asked, future = self._reviews.pop(0)
-            got = self._result(future)
-            return None if got is None else ("review", replace(got, ply=asked[-1]))
+            # a failed worker raises here: the coach's seat shows it (controller/seats.py)
+            return "review", replace(future.result(), ply=asked[-1])
         q = self._question
         if q is None or not q[2].done():
             return None
@@ -204,16 +204,8 @@ class Coach:
         kind, asked, future = q
         if asked != key:
             return None
-        got = self._result(future)
-        return None if got is None else (kind, got)
-
-    @staticmethod
-    def _result(future: Future) -> Advice | None:
-        try:
-            return future.result()
-        except Exception as exc:  # a broken worker must not stop the board
-            log.error("coach failed", extra={"error": str(exc)})
-            return None
+        # a failed worker raises here: the coach's seat shows it (controller/seats.py)
+        return kind, future.result()
 
     def cancel(self) -> None:
         """Forget every question (a takeback, a new game: the moves they are about)."""

@@ -98,6 +98,12 @@ class GameRecord:
     remaining: list[float] | None = None
     #: a linked game (``controller/link``): its id and the board playing each seat
     link: dict[str, Any] | None = None
+    #: who plays and how, as the owner set the game up: the computer's players and level,
+    #: the coach (``{"computer": [1], "level": 6, "coach": true, "coach_margin": 150}``);
+    #: None in files written before it was kept
+    seats: dict[str, Any] | None = None
+    #: the game's number in this journal (start order, whatever the wall clock said)
+    seq: int | None = None
     #: the raw bytes of every record kept (to rewrite a damaged file without its damage)
     kept: list[bytes] = field(default_factory=list, repr=False)
 
@@ -233,7 +239,8 @@ class Journal:
 
     def new_game(self, game: str, options: dict[str, Any], setup: str, players: list[str],
                  now: float | None = None, clock: str | None = None,
-                 link: dict[str, Any] | None = None) -> GameWriter:
+                 link: dict[str, Any] | None = None, seats: dict[str, Any] | None = None,
+                 seq: int | None = None) -> GameWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         # File names sort in creation order (games() and unfinished() rely on it): a
@@ -254,6 +261,8 @@ class Journal:
                 "date": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now)),
                 **({"clock": clock} if clock else {}),
                 **({"link": link} if link else {}),
+                **({"seats": seats} if seats is not None else {}),
+                **({"seq": seq} if seq is not None else {}),
             })
         except OSError:  # a full disk: no empty file left behind
             writer.close()
@@ -418,7 +427,8 @@ def read_game(path: Path, strict: bool = True) -> GameRecord:
                             date=_text_field(start, "date", optional=True) or "",
                             torn_tail=torn, format=fmt,
                             clock=_text_field(start, "clock", optional=True) or None,
-                            link=_link_field(start))
+                            link=_link_field(start), seats=_seats_field(start),
+                            seq=_seq_field(start))
     except _Damaged as exc:
         raise JournalError(f"{path.name}: line 1 is not a start record ({exc})") from None
     record.kept.append(complete[0] + b"\n")
@@ -490,6 +500,30 @@ def _link_field(start: dict[str, Any]) -> dict[str, Any] | None:
             or not all(isinstance(s, str) for s in link["seats"])):
         raise _Damaged("'link' is not a game id and its seats")
     return link
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _seats_field(start: dict[str, Any]) -> dict[str, Any] | None:
+    seats = start.get("seats")
+    if seats is None:
+        return None
+    if (not isinstance(seats, dict) or not isinstance(seats.get("computer", []), list)
+            or not all(_whole(p, 0, 7) for p in seats.get("computer", []))
+            or not _whole(seats.get("level", 6), 1, 10)
+            or not isinstance(seats.get("coach", False), bool)
+            or not _whole(seats.get("coach_margin", 0), 0, 100_000)):
+        raise _Damaged("'seats' is not the computer's players and level and the coach")
+    return seats
+
+
+def _seq_field(start: dict[str, Any]) -> int | None:
+    seq = start.get("seq")
+    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
+        raise _Damaged(f"'seq' is not a game number: {seq!r}")
+    return seq
 
 
 def _seconds(entry: dict[str, Any], key: str) -> list[float]:

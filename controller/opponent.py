@@ -222,11 +222,9 @@ class Opponent:
         if not q.future.done():
             return None
         self._question = None
-        try:
-            text = q.future.result()
-        except Exception as exc:  # a broken worker must not stop the board
-            log.error("engine failed", extra={"error": str(exc)})
-            return None
+        # a failed search raises here: the computer's seat shows it and stops asking
+        # (controller/seats.py), so a broken worker neither stops the board nor floods
+        text = q.future.result()
         if isinstance(text, ExternalAnswer):
             if text.failure:
                 log.error("external engine failed", extra={"error": text.failure})

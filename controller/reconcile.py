@@ -33,6 +33,8 @@ qualifying move, the King joining a Rook-Camel that moved first in castling),
 ``mismatch`` (nothing explains the board: show what is missing and extra).
 
 Everything here is pure: no clock, no I/O; the caller (``controller/board/``) owns time.
+
+Long module: the explanation search and its index are one algorithm (docs/board.md).
 """
 
 from __future__ import annotations

@@ -13,8 +13,10 @@ import pytest
 
 from controller.cli import main as cli_main
 from controller.journal import Journal, JournalError, read_game
+from controller.process import _serve
 from controller.rules import get_game
-from controller.service import BoardService, ServiceError, _serve
+from controller.service import BoardService, ServiceError
+from controller.web.page import page_state
 from controller.web.simulator import move_actions
 from tests.support.service import make_config
 
@@ -123,7 +125,7 @@ def test_an_illegal_move_is_dropped_on_resuming_with_its_reason(tmp_path):
         # a record without its checksum in a format-2 file is damage
         assert [t for _, t in svc.plies] == OPENING[:3]
         assert "line 5 is damaged (no checksum)" in svc.resume_offer["dropped"]
-        state = svc.state_json()
+        state = page_state(svc)
         assert state["resume"]["dropped"] == svc.resume_offer["dropped"]
         assert state["journal_problems"] == [svc.resume_offer["dropped"]]
         assert svc.health()["journal_problems"] == state["journal_problems"]
@@ -163,7 +165,7 @@ def test_an_empty_file_is_quarantined_and_the_game_in_progress_resumed(tmp_path)
     problems = svc.health()["journal_problems"]
     assert len(problems) == 1 and "20000101-000000-luotuoqi.jsonl: empty" in problems[0]
     assert "quarantined as 20000101-000000-luotuoqi.jsonl.bad-" in problems[0]
-    assert svc.state_json()["journal_problems"] == problems
+    assert page_state(svc)["journal_problems"] == problems
     assert not (folder / "20000101-000000-luotuoqi.jsonl").exists()
     assert len(list(folder.glob("20000101-000000-luotuoqi.jsonl.bad-*"))) == 1
     _set_up(svc)
@@ -283,7 +285,7 @@ def test_disk_full_during_a_page_resign_stops_the_service_showing_nothing_unwrit
     assert record.result is None and record.moves == ["Mb1-c3"]
     health = svc.health()
     assert health["status"] == "failed" and "No space left" in health["failure"]
-    state = svc.state_json()
+    state = page_state(svc)
     assert state["result"] is None and state["phase"] == "failed"
     assert [m["text"] for m in state["moves"]] == ["Mb1-c3"]
     with pytest.raises(ServiceError, match="stopping"):
@@ -305,7 +307,7 @@ def test_disk_full_during_a_board_move_stops_the_service(tmp_path, monkeypatch):
     svc.sim_action({"action": "place", "spot": "c3"})
     assert asyncio.run(asyncio.wait_for(_serve(svc), 10)) == 1
     monkeypatch.setattr(os, "write", real_write)
-    assert svc.plies == [] and svc.state_json()["moves"] == []
+    assert svc.plies == [] and page_state(svc)["moves"] == []
     assert svc.health()["status"] == "failed"
     assert read_game(svc.session.writer.path).moves == []
     svc.close()
@@ -333,7 +335,7 @@ def test_disk_full_during_a_page_new_game_stops_the_service(tmp_path, monkeypatc
         svc.new_game("luotuoqi")
     monkeypatch.undo()
     assert svc.health()["status"] == "failed" and svc.game_id == first
-    assert svc.state_json()["result"] is None
+    assert page_state(svc)["result"] is None
     assert [g.id for g in Journal(tmp_path / "journal").games()] == [first]
     assert Journal(tmp_path / "journal").find(first).result is None
     svc.close()

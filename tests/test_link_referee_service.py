@@ -10,6 +10,7 @@ import json
 from controller.config import Config
 from controller.link.referee import Referee, RefereeJournal
 from controller.service import BoardService
+from controller.web.page import page_state
 from controller.web.simulator import move_actions
 from tests.support.linkplay import until as run_until
 from tests.support.refereed import CLUB, RefereeThread, documented_broker
@@ -91,11 +92,11 @@ def test_two_services_play_a_refereed_game_and_hold_only_their_views(tmp_path, c
                 _assert_holds_the_view(s, g)
         assert len(g.moves) == 8
         for seat, s in enumerate(services):  # the page shows its own player's view
-            assert s.state_json()["viewer"] == seat
+            assert page_state(s)["viewer"] == seat
         logged = "\n".join(f"{r.getMessage()} {vars(r)}" for r in caplog.records
                            if not r.name.endswith("referee"))
         for name, s in zip(SEATS, services, strict=True):
-            _assert_nothing_hidden(tmp_path / name, json.dumps(s.state_json()) + logged, g,
+            _assert_nothing_hidden(tmp_path / name, json.dumps(page_state(s)) + logged, g,
                                    SEATS.index(name))
     finally:
         for s in services:

@@ -14,6 +14,7 @@ import pytest
 from controller.opponent import Computer, Opponent, think
 from controller.rules import get_game
 from controller.service import BoardService, ServiceError
+from controller.web.page import page_state
 from tests.support.service import make_config, play, set_up, wait_for
 
 
@@ -30,7 +31,7 @@ def test_a_game_against_the_computer_on_the_simulated_board(tmp_path):
                                    computer=["Black"], computer_level=1))
     try:
         set_up(svc)
-        assert svc.state_json()["computer"]["names"] == ["Black"]
+        assert page_state(svc)["computer"]["names"] == ["Black"]
         for text in ("e4", "a4", "i4"):
             ply = len(svc.position.moves)
             play(svc, text)

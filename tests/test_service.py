@@ -16,6 +16,7 @@ from controller.cli import main as cli_main
 from controller.journal import Journal
 from controller.rules import get_game
 from controller.service import BoardService, ServiceError
+from controller.web.page import page_state
 from controller.web.simulator import SimActionError
 from tests.support.service import make_config, make_service, play, set_up
 
@@ -66,7 +67,7 @@ def test_move_is_on_disk_before_anything_shows_it(tmp_path):
     def spy(notation, long=None):
         # what the LEDs and the page show at the moment the record is written
         seen.append((len(svc.plies), svc.interaction.last_move, svc.led_frame.roles,
-                     svc.state_json()["moves"]))
+                     page_state(svc)["moves"]))
         original(notation, long)
         seen.append(json.loads(writer.path.read_text().splitlines()[-1]))
 
@@ -79,7 +80,7 @@ def test_move_is_on_disk_before_anything_shows_it(tmp_path):
     # afterwards the move shows
     c3, b1 = svc.layout.spot_index("c3"), svc.layout.spot_index("b1")
     assert svc.interaction.last_move == {b1, c3}
-    assert svc.state_json()["moves"] == [{"player": 0, "text": "Mb1-c3"}]
+    assert page_state(svc)["moves"] == [{"player": 0, "text": "Mb1-c3"}]
 
 
 def test_journal_failure_shows_nothing(tmp_path):
@@ -98,7 +99,7 @@ def test_journal_failure_shows_nothing(tmp_path):
         svc.step(0.3)
     assert svc.plies == []
     assert "last_move" not in svc.led_frame.roles or svc.led_frame.roles != roles
-    assert svc.state_json()["moves"] == []
+    assert page_state(svc)["moves"] == []
 
 
 def test_lift_lights_targets_within_one_debounce(tmp_path):
@@ -335,7 +336,7 @@ def test_new_game_from_the_board_starts_a_journal_game(tmp_path):
 def test_a_journal_that_cannot_be_written_stops_the_service_with_failure(tmp_path):
     import asyncio
 
-    from controller.service import _serve
+    from controller.process import _serve
 
     config = make_config(tmp_path)
     config.web.enabled = False

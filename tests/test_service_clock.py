@@ -9,6 +9,7 @@ import pytest
 
 from controller.journal import Journal
 from controller.service import BoardService, ServiceError
+from controller.web.page import page_state
 from tests.support.service import make_config, play, set_up
 
 
@@ -33,7 +34,7 @@ def test_the_movers_clock_runs_from_the_set_up_and_each_move_gets_its_increment(
         record = Journal(tmp_path / "journal").unfinished()
         assert record.clock == "1+2" and record.clocks[0] is not None
         assert record.clocks[0][0] == pytest.approx(c["remaining"][0], abs=0.3)
-        state = svc.state_json()
+        state = page_state(svc)
         assert state["clock"]["shown"][1].startswith("0:5") and state["time_control"] == "1+2"
     finally:
         svc.close()

@@ -9,6 +9,7 @@ from controller.board import HINT
 from controller.coach import advise_from_view
 from controller.rules import get_game
 from controller.service import BoardService
+from controller.web.page import page_state
 from tests.support.service import make_config, play, set_up
 
 HANGING = "4k3/8/8/4p3/n7/8/8/3QK3 w - - 0 1"  # Qd4?? loses the Queen; Qxa4 wins a Knight
@@ -75,7 +76,7 @@ def test_the_evaluation_on_request(tmp_path):
         evaluation = svc.advice_json()["evaluation"]
         assert evaluation["score"] > 200 and evaluation["best"] == "d1a4"
         svc.command("coach on")
-        assert svc.advice_json()["coach"] and svc.state_json()["advice"]["coach"]
+        assert svc.advice_json()["coach"] and page_state(svc)["advice"]["coach"]
     finally:
         svc.close()
 

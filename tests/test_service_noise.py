@@ -8,8 +8,8 @@ import json
 import logging
 import os
 
+from controller.process import setup_logging
 from controller.sensing.sim.board import LOG_KEEP
-from controller.service import setup_logging
 from tests.support.service import make_service, play, set_up
 
 

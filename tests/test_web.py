@@ -13,6 +13,7 @@ with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not h
 
 from controller.rules.laotzu import view
 from controller.web.app import STATIC
+from controller.web.page import page_state
 from tests.support.service import page_service as make_service
 
 
@@ -165,7 +166,7 @@ def test_laotzu_state_shows_one_view_only(tmp_path, player):
         for source in ("sim", "real"):
             if source == "real":
                 svc.sim, sim = None, svc.sim  # as a physical board: pieces from the game
-            state = svc.state_json(player)
+            state = page_state(svc, player)
             if source == "real":
                 svc.sim = sim
             assert state["viewer"] == player and state["viewers"] == ["White", "Black"]
@@ -198,13 +199,13 @@ def test_laotzu_board_output_only_for_the_player_it_serves(tmp_path):
         svc.step(0.1)
         svc.sim_action({"action": "lift", "spot": "g1"})
         svc.step(0.05)
-        white = svc.state_json(0)
-        black = svc.state_json(1)
+        white = page_state(svc, 0)
+        black = page_state(svc, 1)
         lit = {i for i, (_, op) in enumerate(white["leds"]) if op > 0}
         assert {svc.layout.spot_index("f3"), svc.layout.spot_index("h3")} <= lit
         assert all(op == 0 for _, op in black["leds"])  # White's LEDs are not Black's
         assert black["message"] == ""
-        assert svc.state_json(None)["viewer"] == 0  # default: the side to move
+        assert page_state(svc, None)["viewer"] == 0  # default: the side to move
     finally:
         svc.close()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from controller.opponent import Computer
 from controller.service import HAND_PAGE_WAIT_S, HAND_STEP_S
+from controller.web.page import page_state
 from controller.web.state import object_json
 from tests.support.service import make_service, wait_for
 
@@ -24,7 +25,7 @@ def test_every_action_of_the_simulated_hand_reaches_the_page(tmp_path, monkeypat
         checked = 0
         while svc.busy or not svc.plies:
             svc.step(0.02)
-            state = svc.state_json()
+            state = page_state(svc)
             assert state["held"] == [object_json(n) for n in svc.sim.held], checked
             assert state["pieces"] == {
                 i: [object_json(t.name, t.lying) for t in pile]

@@ -20,6 +20,7 @@ from pathlib import Path
 from controller.rules import get_game
 from controller.rules.core import Move
 from controller.rules.laotzu import view, view_move_text
+from controller.web.page import page_state
 from tests.support.laotzu import (
     CELL_NAME,
     CELLS,
@@ -64,7 +65,7 @@ def check_outputs(svc) -> None:
     for viewer in (0, 1):
         v = view(pos, viewer)
         hidden = set(range(CELLS)) - set(v.visible)
-        state = svc.state_json(viewer)
+        state = page_state(svc, viewer)
         assert state["viewer"] == viewer and state["viewers"] == ["White", "Black"]
         assert set(state["fog"]) == hidden
         assert not {int(k) for k in state["pieces"]} & hidden
@@ -193,7 +194,7 @@ def test_hands_are_public_and_moves_hidden_on_both_pages(tmp_path):
         human = LaoHuman(rig, random.Random(1))
         for text in ("e4", "d5", "exd5", "Qxd5", "P@d3"):
             human.play(GAME.parse_move(svc.position, text))
-        white, black = svc.state_json(0), svc.state_json(1)
+        white, black = page_state(svc, 0), page_state(svc, 1)
         pad = LAYOUT.spot_index("black-hand-P")
         for state in (white, black):  # hands lie on pads both players see
             assert [o["name"] for o in state["pieces"][pad]] == [obj(1, "P")]
@@ -214,7 +215,7 @@ def test_chess960_arrays_stay_hidden(tmp_path):
         for viewer in (0, 1):
             # the machine's counters and clocks (uptime 0.959 s, scan 1959) are no game
             # information: left out, so that a number of theirs cannot fail the test
-            state = {k: v for k, v in svc.state_json(viewer).items()
+            state = {k: v for k, v in page_state(svc, viewer).items()
                      if k not in ("health", "seq", "led_seq")}
             body = json.dumps(state)
             assert "959" not in body and "BBQNNRKR" not in body.upper().replace(" ", "")
@@ -234,8 +235,8 @@ def test_move_list_uses_the_players_notation_and_the_journal_the_referees(tmp_pa
         from controller.journal import Journal
 
         assert Journal(tmp_path / "journal").find(svc.game_id).moves == ["Nc4"]
-        assert [m["text"] for m in svc.state_json(1)["moves"]] == ["Nac4"]
-        assert [m["text"] for m in svc.state_json(0)["moves"]] == [None]
+        assert [m["text"] for m in page_state(svc, 1)["moves"]] == ["Nac4"]
+        assert [m["text"] for m in page_state(svc, 0)["moves"]] == [None]
     finally:
         svc.close()
 

@@ -223,7 +223,7 @@ def test_silent_connections_are_closed_and_cannot_lock_the_page_out(tmp_path):
     from urllib.error import HTTPError
     from urllib.parse import urlsplit
 
-    from controller.service import MAX_CONNECTIONS
+    from controller.process import MAX_CONNECTIONS
 
     with running_service(tmp_path) as url:
         where = urlsplit(url)

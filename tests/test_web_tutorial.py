@@ -12,6 +12,7 @@ import warnings
 
 import pytest
 
+from controller.web.page import page_state
 from tests.support.service import make_service, play, set_up
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
@@ -23,14 +24,14 @@ from controller.web.app import create_app
 
 
 def steps(svc) -> dict[str, bool]:
-    return {s["name"]: s["done"] for s in svc.state_json()["tutorial"]["steps"]}
+    return {s["name"]: s["done"] for s in page_state(svc)["tutorial"]["steps"]}
 
 
 def test_the_walkthrough_follows_the_board(tmp_path):
     svc = make_service(tmp_path)
     try:
         client = TestClient(create_app(svc))
-        assert svc.state_json()["tutorial"] is None
+        assert page_state(svc)["tutorial"] is None
         assert client.post("/api/tutorial", json={"on": True}).status_code == 200
         assert not any(steps(svc).values())
         set_up(svc)
@@ -47,12 +48,12 @@ def test_the_walkthrough_follows_the_board(tmp_path):
         play(svc, "Ee4xd5")  # a capture
         assert steps(svc)["capture"] and not steps(svc)["special"]
         play(svc, "Ea7-b6")
-        state = svc.state_json()["tutorial"]
+        state = page_state(svc)["tutorial"]
         assert state["current"] == 4 and "Split a Tower" in state["steps"][4]["text"]
         play(svc, "T1d1-e2", answer_on_pad=True)  # one stone of the Tower
-        assert all(steps(svc).values()) and svc.state_json()["tutorial"]["finished"]
+        assert all(steps(svc).values()) and page_state(svc)["tutorial"]["finished"]
         assert client.post("/api/tutorial", json={"on": False}).status_code == 200
-        assert svc.state_json()["tutorial"] is None
+        assert page_state(svc)["tutorial"] is None
         r = client.post("/api/tutorial", json={"on": "yes"})
         assert r.status_code == 400 and "tutorial: expected" in r.json()["error"]
     finally:

@@ -18,6 +18,8 @@ cell through which an enemy piece could reach the King.
 
 The set-ups are provisional data (DECISIONS.md): :attr:`Lotus39.white_array` and
 :attr:`Lotus39.white_reserve`; Black is the top↔bottom mirror.
+
+Long module: the rules of one game, as the spec lists them, kept together.
 """
 
 from __future__ import annotations

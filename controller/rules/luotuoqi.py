@@ -12,6 +12,9 @@ decided per piece from bitboards and robust witnesses, its variants taken from t
 kept tables (``_listing``).  ``tests/test_luotuoqi_speed_paths.py`` and
 ``tests/test_luotuoqi_fast_listing.py`` hold every shortcut against the literal rules;
 ``docs/performance.md`` has the figures.
+
+Long module: the literal rules and their fast paths side by side, so each shortcut is
+read next to the rule it must agree with.
 """
 
 from __future__ import annotations

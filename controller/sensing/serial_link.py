@@ -98,7 +98,10 @@ def _open_pyserial(path: str, config: SerialConfig) -> Any:
 
 
 class SerialLink:
-    """A microcontroller running ``firmware/`` as a sensing back end."""
+    """A microcontroller running ``firmware/`` as a sensing back end.
+
+    Many fields: the link's session, its frame counters and the scanner's state are one
+    protocol state machine (docs/sensing.md)."""
 
     def __init__(self, layout, config: SerialConfig = SerialConfig(), *,
                  calibration: Calibration | None = None, clock: Clock = DEFAULT_CLOCK,

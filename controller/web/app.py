@@ -46,6 +46,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from controller.web.page import page_for
+
 STATIC = Path(__file__).resolve().parent / "static"
 #: at most this many state pushes per second to one page
 MAX_PUSH_HZ = 30.0
@@ -148,7 +150,9 @@ def _computer(value: Any) -> Any:
 
 
 def create_app(service: Any) -> Starlette:
-    """The Starlette app serving ``service`` (a :class:`controller.service.BoardService`)."""
+    """The Starlette app serving ``service`` (a :class:`controller.service.BoardService`);
+    what the page is sent is built by its :class:`~controller.web.page.Page`."""
+    page = page_for(service)
 
     def guarded(handler):
         async def endpoint(request: Request) -> Response:
@@ -162,7 +166,8 @@ def create_app(service: Any) -> Starlette:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def layout(request: Request) -> Response:
-        return JSONResponse(service.layout_json)
+        page.follow_layout()
+        return JSONResponse(page.layout_json)
 
     async def club(request: Request) -> Response:
         return FileResponse(STATIC / "club.html", headers={"Cache-Control": "no-cache"})
@@ -171,13 +176,13 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse(service.club_json())
 
     async def state(request: Request) -> Response:
-        return JSONResponse(service.state_json(_viewer(request.query_params.get("viewer"))))
+        return JSONResponse(page.state(_viewer(request.query_params.get("viewer"))))
 
     async def sim(request: Request) -> Response:
         data = await _body(request, "sim")
         service.sim_action(data)
         # the new state at once, so the page decides its next gesture on fresh data
-        return JSONResponse({"ok": True, "state": service.state_json(_viewer(data.get("viewer")))})
+        return JSONResponse({"ok": True, "state": page.state(_viewer(data.get("viewer")))})
 
     async def choice(request: Request) -> Response:
         data = await _body(request, "choice")
@@ -305,12 +310,12 @@ def create_app(service: Any) -> Starlette:
                     force[0] = False
                     sent_state, sent_leds = service.version, service.led_version
                     await websocket.send_json({"type": "state",
-                                               "state": service.state_json(viewer[0])})
+                                               "state": page.state(viewer[0])})
                     service.pages_sent[changed] = sent_state
                 elif service.led_version != sent_leds:
                     sent_leds = service.led_version
                     await websocket.send_json({"type": "leds", "led_seq": sent_leds,
-                                               "leds": service.leds_json(viewer[0])})
+                                               "leds": page.leds(viewer[0])})
                 await asyncio.sleep(1.0 / MAX_PUSH_HZ)
         except (WebSocketDisconnect, RuntimeError):
             pass

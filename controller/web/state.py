@@ -1,8 +1,9 @@
 """What the companion page is sent: the layout drawing data and the live state as JSON.
 
-Everything the page shows is built here from the service's game position, the board state
-machine's :class:`~controller.interaction.Interaction`, the LED frame and (with the
-simulated board) the physical truth of the simulator.  What a viewer may see is decided
+Everything the page shows is built here from a :class:`~controller.snapshot.BoardSnapshot`
+(a frozen value the service takes): the game position, the board state machine's
+:class:`~controller.interaction.Interaction`, the LED frame and (with the simulated
+board) the physical truth of the simulator.  What a viewer may see is decided
 by :class:`controller.sight.Sight` (built from the game's ``player_view`` hook), as for
 the board and its LEDs: in a game with hidden information the page never shows more than
 the chosen player may know.
@@ -18,14 +19,21 @@ from controller.layout import Layout
 from controller.leds.palette import RGB, Palette
 from controller.leds.scene import dark_cells
 from controller.rules import GAMES, Game, Piece, PlayerView, Position
+from controller.sensing.sim.objects import (
+    CUBE,
+    object_name,
+    pad_index,
+    position_objects,
+    supply_names,
+)
 from controller.sight import Sight
+from controller.snapshot import BoardSnapshot
 from controller.web.tutorial import progress as tutorial_progress
 
 #: cell and pad colours of the drawing (those of the printed board pictures)
 LIGHT, DARK, PLAIN, PAD = "#c9bda8", "#8c7d6a", "#b9ad98", "#6b625a"
 TAG_FILLS = {"castle": "#b3a283", "town": "#a7b08f", "hexagon": "#c9bda8",
              "triangle": "#a99a84", "square": "#b9ad98"}
-CUBE = "cube"
 
 # ---------------------------------------------------------------------------------
 # hidden information
@@ -44,75 +52,12 @@ def has_hidden_information(game: Game) -> bool:
 # objects: what stands on a spot, by name ("white-K", "black-T", "cube")
 
 
-def object_name(game: Game, piece: Piece) -> str:
-    """Physical object for one piece (one stone of a Tower): owner colour + kind letter."""
-    return f"{game.player_names[piece.owner].lower()}-{piece.kind}"
-
-
 def object_json(name: str, lying: bool = False) -> dict[str, Any]:
     if name == CUBE:
         return {"name": name, "colour": "cube", "kind": "cube", "lying": lying}
     colour, _, kind = name.partition("-")
     return {"name": name, "colour": colour if kind else "other", "kind": kind or name[:2],
             "lying": lying}
-
-
-def position_objects(game: Game, pos: Position, layout: Layout) -> dict[int, list[str]]:
-    """Spot -> objects (bottom first) of a game position, on the layout's cells and pads:
-    a Tower of height n is n stones, hands and reserves lie on their pads, the Cube on
-    its holder's pad."""
-    out: dict[int, list[str]] = {}
-    for cell, piece in enumerate(pos.board):
-        if piece is not None:
-            out[cell] = [object_name(game, piece)] * max(1, piece.height)
-    for role, stores in (("hand", pos.hands), ("reserve", pos.reserves)):
-        for player, store in enumerate(stores):
-            for kind, count in store.items():
-                if count <= 0:
-                    continue
-                pad = _pad_index(layout, role, player, kind)
-                if pad is None:
-                    raise ValueError(f"layout {layout.name} has no {role} pad of "
-                                     f"{game.player_names[player]} for {kind}")
-                out.setdefault(pad, []).extend(
-                    [object_name(game, Piece(player, kind))] * count)
-    for token, holder in pos.tokens.items():
-        if token == CUBE and holder is not None:
-            pad = _pad_index(layout, "cube", holder, None)
-            if pad is None:
-                raise ValueError(f"layout {layout.name} has no Cube pad of "
-                                 f"{game.player_names[holder]}")
-            out.setdefault(pad, []).append(CUBE)
-    return out
-
-
-def _pad_index(layout: Layout, role: str, owner: int, piece: str | None) -> int | None:
-    for i in range(layout.cell_count, len(layout.spots)):
-        s = layout.spots[i]
-        if s.role == role and s.owner == owner and (piece is None or s.piece == piece):
-            return i
-    return None
-
-
-def supply_names(game: Game, pos: Position) -> list[str]:
-    """Objects a player may need from the box: every kind of every player in the game's
-    starting position, its reserves and hands (promotions, drops, reserve Knights), and
-    the kinds that appear only by promotion (the game's ``promotion_kinds``: Gnu Qi's
-    Wazir)."""
-    start = game.start()
-    extra = set(game.promotion_kinds)
-    kinds: dict[int, set[str]] = {p: set(extra) for p in range(game.players)}
-    for position in (start, pos):
-        for piece in position.board:
-            if piece is not None:
-                kinds[piece.owner].add(piece.kind)
-        for stores in (position.hands, position.reserves):
-            for player, store in enumerate(stores):
-                kinds[player].update(store)
-    names = [object_name(game, Piece(p, k)) for p in sorted(kinds) for k in sorted(kinds[p])]
-    if CUBE in start.tokens or CUBE in pos.tokens:
-        names.append(CUBE)
-    return names
 
 
 # ---------------------------------------------------------------------------------
@@ -217,10 +162,10 @@ class _Sight:
     (:class:`controller.sight.Sight`, plus: the board serves the side to move, so another
     viewer sees none of its output)."""
 
-    def __init__(self, svc: Any, viewer: int | None):
-        game: Game = svc.game
-        pos: Position = svc.position
-        it = svc.interaction
+    def __init__(self, snap: BoardSnapshot, viewer: int | None):
+        game: Game = snap.game
+        pos: Position = snap.position
+        it = snap.interaction
         self.view: Any = None
         self.viewer: int | None = None
         self.allowed: set[int] | None = None  # spots whose LEDs may show; None: all
@@ -231,7 +176,7 @@ class _Sight:
         self.sight = sight
         self.viewer = sight.viewer
         self.view = sight.view
-        layout: Layout = svc.layout
+        layout: Layout = snap.layout
         # the board serves the side to move (single board: its LEDs show that player's
         # view); another viewer sees none of it
         serves = it.viewer if it.viewer is not None else game.ply_mover(pos)
@@ -253,17 +198,17 @@ class _Sight:
 HIDDEN_ROLES = frozenset({"last_move"})
 
 
-def visible_leds(svc: Any, viewer: int | None = None) -> list[list[Any]]:
+def visible_leds(snap: BoardSnapshot, viewer: int | None = None) -> list[list[Any]]:
     """Per spot ``[colour, opacity]`` of the LEDs the viewer may see (dark otherwise)."""
-    sight = _Sight(svc, viewer)
-    leds = svc.led_glow()
+    sight = _Sight(snap, viewer)
+    leds = list(snap.glow)
     if sight.allowed is None:
         return leds
     allowed = set(sight.allowed)
-    frame = svc.led_frame
-    if frame is not None:
-        spot_at_led = svc.layout.led_spots()
-        allowed -= {spot_at_led[k] for k, role in enumerate(frame.roles) if role in HIDDEN_ROLES}
+    if snap.led_roles is not None:
+        spot_at_led = snap.layout.led_spots()
+        allowed -= {spot_at_led[k] for k, role in enumerate(snap.led_roles)
+                    if role in HIDDEN_ROLES}
     return [c if i in allowed else ["#000000", 0.0] for i, c in enumerate(leds)]
 
 
@@ -279,28 +224,29 @@ def _seen(pile: list[dict[str, Any]], visible: bool, colour: str) -> list[dict[s
     return pile[k:]
 
 
-def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
+def build_state(snap: BoardSnapshot, viewer: int | None = None) -> dict[str, Any]:
     """The page's state for one viewer (``None``: the side to move in a hidden-information
-    game, everything otherwise).  ``svc`` is the running :class:`BoardService`."""
-    game: Game = svc.game
-    pos: Position = svc.position
-    layout: Layout = svc.layout
-    it = svc.interaction
-    outcome = svc.outcome
-    sight = _Sight(svc, viewer)
+    game, everything otherwise), from the board's snapshot."""
+    game: Game = snap.game
+    pos: Position = snap.position
+    layout: Layout = snap.layout
+    it = snap.interaction
+    outcome = snap.outcome
+    sight = _Sight(snap, viewer)
     view = sight.view
     viewer = sight.viewer
     mover = game.ply_mover(pos) if outcome is None else None
 
     # pieces: the simulator's physical truth, or the game position for a real board
-    if svc.sim is not None:
-        pieces = {i: [object_json(t.name, t.lying) for t in pile]
-                  for i, pile in enumerate(svc.sim.piles) if pile}
-        held = [object_json(n) for n in svc.sim.held]
+    sim = snap.sim
+    if sim is not None:
+        pieces = {i: [object_json(name, lying) for name, lying in pile]
+                  for i, pile in enumerate(sim.piles) if pile}
+        held = [object_json(n) for n in sim.held]
         boxed: dict[str, int] = {}
-        for name in svc.sim.set_aside_objects:
+        for name in sim.set_aside:
             boxed[name] = boxed.get(name, 0) + 1
-        names = svc.supply + [n for n in boxed if n not in svc.supply]
+        names = list(snap.supply) + [n for n in boxed if n not in snap.supply]
         supply = [dict(object_json(n), in_box=boxed.get(n, 0)) for n in names]
     else:
         pieces = {i: [object_json(n) for n in objs]
@@ -314,13 +260,13 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         fog = sight.fog
         # a real board, or a viewer the board is not serving (the other player's moves
         # under way are not his to watch): only what the view knows
-        if svc.sim is None or not sight.show_board_output:
+        if sim is None or not sight.show_board_output:
             pieces = {}
             for cell, piece in (*view.own, *view.enemies):
                 pieces[cell] = [object_json(object_name(game, piece))] * max(1, piece.height)
             for player, hand in enumerate(view.hands):
                 for kind, count in hand:
-                    pad = _pad_index(layout, "hand", player, kind)
+                    pad = pad_index(layout, "hand", player, kind)
                     if pad is not None:
                         pieces[pad] = [object_json(object_name(game, Piece(player, kind)))
                                        ] * count
@@ -335,35 +281,34 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
             held = []                    # making its move) holds what he may not see
 
     moves = [{"player": player, "text": text if view is None or player == viewer else None}
-             for player, text in svc.plies]
+             for player, text in snap.plies]
 
     choice = []
     if sight.show_board_output:
         on_pads = {o.label: o for o in it.options}
-        for k, label in enumerate(svc.choice_labels()):
+        for k, label in enumerate(snap.choice_labels):
             o = on_pads.get(label)
             choice.append({"index": k, "label": label,
                            "spot": o.spot if o is not None else None,
-                           "colour": hex_colour(svc.palette.option(o.slot))
+                           "colour": hex_colour(snap.palette.option(o.slot))
                            if o is not None else "#777777"})
 
-    options, setup = svc.game_options, svc.setup
+    options, setup = snap.options, snap.setup
     if view is not None:  # the set-up and the array numbers show the hidden back ranks
         options = {k: v for k, v in options.items() if k not in game.hidden_options}
         setup = None
     return {
-        "seq": svc.version,
+        "seq": snap.version,
         "game": {"name": game.name, "title": game.title, "provisional": game.provisional,
                  "players": list(game.player_names), "options": options,
                  "pieces": dict(game.piece_names),
-                 "setup": setup, "id": svc.game_id},
-        "games": svc.games,
+                 "setup": setup, "id": snap.game_id},
         # the simulated board can be any printed board: the games of the other layouts
         "layout": layout.name,
-        "other_games": other_games(layout.name) if svc.sim is not None else [],
-        "tutorial": (None if svc.tutorial_since is None else
-                     tutorial_progress(game, pos, it.phase, svc.tutorial_since, viewer)),
-        "computer": dict(svc.opponent.computer.json(game), thinking=svc.opponent.thinking),
+        "other_games": other_games(layout.name) if snap.sim is not None else [],
+        "tutorial": (None if snap.tutorial_since is None else
+                     tutorial_progress(game, pos, it.phase, snap.tutorial_since, viewer)),
+        "computer": dict(snap.computer),
         "phase": it.phase,
         "message": sight.message(it.message),
         "mover": mover,
@@ -378,16 +323,15 @@ def build_state(svc: Any, viewer: int | None = None) -> dict[str, Any]:
         "viewers": list(game.player_names) if view is not None else None,
         "choice": choice,
         # what the open question is: "moves" (several fit), "confirm", "amend", "menu"
-        "choice_kind": (getattr(getattr(svc.board, "choice", None), "kind", None)
-                        if choice else None),
-        "die": bool(svc.die_expected()),
+        "choice_kind": snap.choice_kind if choice else None,
+        "die": snap.die_expected,
         # players already out of the game (KaleidoChess with three or four players)
         "out": [game.player_names[p] for p in game.out_players(pos)],
-        "sim": svc.sim is not None,
+        "sim": sim is not None,
         "held": held,
         "supply": supply,
-        "resume": svc.resume_offer,
-        "palette": palette_json(svc.palette),
+        "resume": snap.resume_offer,
+        "palette": palette_json(snap.palette),
     }
 
 

@@ -12,6 +12,7 @@ import controller.journal as journal_module
 from controller.config import Config
 from controller.journal import Journal
 from controller.service import BoardService
+from controller.web.page import page_state
 from controller.web.simulator import move_actions
 from tests.support.killpoints import SCRIPT_STATES
 
@@ -73,7 +74,7 @@ class Page:
         self.shown: list[tuple] = [STATES[0]]
 
     def look(self, svc: BoardService) -> None:
-        state = svc.state_json()
+        state = page_state(svc)
         if state["game"]["id"] not in self.ids:
             self.ids.append(state["game"]["id"])
         self.shown.append((len(self.ids), tuple(m["text"] for m in state["moves"]),

@@ -299,8 +299,9 @@ function renderState() {
   const res = $("resume");
   res.hidden = !S.resume;
   if (S.resume) {
-    $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game from ` +
-      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit to continue.` +
+    $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game ` +
+      (S.resume.summary ? `${S.resume.summary}, ` : "") + "from " +
+      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit and make a move to continue (the clocks start with it).` +
       (S.resume.dropped ? ` Its journal was damaged after that: ${S.resume.dropped}.` : "");
   }
   // the journal: files set aside or damage dropped (nothing lost that was shown), or a
@@ -310,6 +311,10 @@ function renderState() {
     "by itself (systemd) and resumes the game from its journal."] : (S.journal_problems || []);
   problems.hidden = !lines.length;
   problems.textContent = lines.length ? "Journal: " + lines.join(" · ") : "";
+  if (S.phase !== "failed" && S.problems && S.problems.length) {  // a worker failed
+    problems.hidden = false;
+    problems.textContent = [problems.textContent, ...S.problems].filter(Boolean).join(" · ");
+  }
   renderLink(S);
 
   // status
