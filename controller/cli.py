@@ -73,7 +73,7 @@ def _game_and_position(args: argparse.Namespace) -> tuple[Any, Position]:
 
 def cmd_moves(args: argparse.Namespace) -> int:
     game, pos = _game_and_position(args)
-    moves = game.legal_moves(pos)
+    moves = game.generate_moves(pos)  # a rules study: what the pieces may do (see ``show``)
     if args.json:
         print(json.dumps([game.move_json(pos, m) for m in moves], ensure_ascii=False, indent=1))
     else:
@@ -403,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--set", action="append", metavar="KEY=VALUE",
                        help="a game option, e.g. --set castling=chess480")
 
-    p = sub.add_parser("moves", help="list the legal moves")
+    p = sub.add_parser("moves", help="list the moves the rules allow from a position")
     game_args(p)
     p.add_argument("--json", action="store_true", help="JSON: from, to, captured, kind, notation")
     p.set_defaults(func=cmd_moves)

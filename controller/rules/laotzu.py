@@ -228,7 +228,7 @@ class LaoTzu(Game):
         return self.parse_position("/".join(rows) + f"[] w {rights} - 0 1")
 
     # -- move generation ---------------------------------------------------------------
-    def legal_moves(self, pos: Position) -> list[Move]:
+    def generate_moves(self, pos: Position) -> list[Move]:
         """All legal moves: piece moves, castling, and drops on empty visible cells."""
         state = pos.state
         bb = state["bb"]
@@ -738,7 +738,7 @@ class LaoTzu(Game):
         pos.push(move, record=False)
         try:
             if self.in_check(pos):
-                text += "#" if not self.legal_moves(pos) else "+"
+                text += "#" if not self.has_legal_move(pos) else "+"
         finally:
             pos.pop()
         return text
@@ -753,7 +753,7 @@ class LaoTzu(Game):
         if mover.kind == "P":
             text = (f"{FILE_NAMES[move.origin & 7]}x{target}" if move.captures else target)
             return text + (f"={move.promotion}" if move.promotion else "")
-        others = [m.origin for m in self.legal_moves(pos)
+        others = [m.origin for m in self.generate_moves(pos)
                   if m.kind == "move" and m.target == move.target and m.origin != move.origin
                   and pos.board[m.origin] == mover]
         return _piece_san(mover, move, target, others)
@@ -848,6 +848,11 @@ class LaoTzu(Game):
         """The template's, except on a view position: there the referee announces it."""
         return None if pos.state.get("view") else super().outcome(pos)
 
+    def rule_outcome(self, pos: Position) -> Outcome | None:
+        """The template's, except on a view position (its missing pieces are no dead
+        material: the referee announces the end)."""
+        return None if pos.state.get("view") else super().rule_outcome(pos)
+
     def board_moves(self, pos: Position) -> list[Move]:
         """The moves the side to move may try on the board: every move he cannot know to
         be illegal (:func:`view_moves`); the board refuses the illegal ones."""
@@ -860,7 +865,7 @@ class LaoTzu(Game):
         pos.push(move, record=False)
         try:
             if self.in_check(pos):
-                text += "#" if not self.legal_moves(pos) else "+"
+                text += "#" if not self.has_legal_move(pos) else "+"
         finally:
             pos.pop()
         return text

@@ -867,7 +867,7 @@ class Lotus39(Game):
         self._pawn_cache[key] = cached
         return cached
 
-    def legal_moves(self, pos: Position) -> list[Move]:
+    def generate_moves(self, pos: Position) -> list[Move]:
         """Pseudo-legal moves that keep the King safe; most need no trial on the board."""
         board = pos.board
         pseudo, king, kinds = self._generate(pos)
@@ -959,7 +959,7 @@ class Lotus39(Game):
 
     def move_text(self, pos: Position, move: Move) -> str:
         """Short algebraic: ``Le5``, ``Rdxe6``, ``exc4``, ``d3``, ``e7=L``, ``N@e2``, then +/#."""
-        return self._short_text(pos, move, self.legal_moves(pos)) + self._check_mark(pos, move)
+        return self._short_text(pos, move, self.generate_moves(pos)) + self._check_mark(pos, move)
 
     def _short_text(self, pos: Position, move: Move, legal: list[Move]) -> str:
         cells = self.geometry.cells
@@ -993,7 +993,7 @@ class Lotus39(Game):
         try:
             if not self.in_check(pos):
                 return ""
-            return "+" if self.legal_moves(pos) else "#"
+            return "+" if self.has_legal_move(pos) else "#"
         finally:
             pos.pop()
 
