@@ -449,6 +449,9 @@ class Game:
     #: full names of the piece letters ("M": "Mule"), for the page (a piece's name on
     #: hover) and the players' guides; a letter without a name is shown as the letter
     piece_names: ClassVar[Mapping[str, str]] = {}
+    #: the players' guide (``docs/rules/<guide>.md``) when it is not the game's own name:
+    #: a game sharing another's guide (Lotus-39 Modern, a test's variant of chess)
+    guide: ClassVar[str] = ""
     #: the guided first game's last step (the page's walkthrough): this game's special
     #: move; None: the walkthrough ends after a capture
     special_step: ClassVar[SpecialStep | None] = None

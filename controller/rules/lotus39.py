@@ -1060,6 +1060,7 @@ class ModernLotus39(Lotus39):
 
     name = "lotus39-modern"
     title = "Modern Lotus-39"
+    guide = "lotus39"  # one players' guide for both arrays
     provisional = "provisional set-up: the original Modern Lotus-39 array is not available"
     white_array = "e1=K,d1=C,f1=C,c1=Y,g1=Y,c2=U,g2=L,e2=P3,a3=P,c3=P,e3=P,g3=P,i3=P"
     white_reserve = "N"
