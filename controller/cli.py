@@ -383,13 +383,27 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (reading the package metadata costs more
+    CPU than a whole ``moves`` command)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"fairyboard {_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fairyboard",
         description="Electronic-board controller for Lùotuoqí, Lao Tzu Chess, Gnu Qi, "
         "KaleidoChess and Lotus-39.",
     )
-    parser.add_argument("--version", action="version", version=f"fairyboard {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_args(p: argparse.ArgumentParser, required: bool = True) -> None:

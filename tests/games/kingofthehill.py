@@ -23,6 +23,7 @@ class KingOfTheHill(Chess):
     name = "kingofthehill"
     title = "King of the Hill"
     endings = {KING_ON_THE_HILL: Termination.VARIANT_WIN}
+    uci_chess = False  # a UCI chess engine would play it as chess: the hill is unknown to it
     guide = "chess"  # a test's game: the players' guide of the game it is built on
 
     def special_outcome(self, pos: Position) -> Outcome | None:
