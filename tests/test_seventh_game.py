@@ -13,8 +13,8 @@ import pytest
 from controller import layout as layout_module
 from controller.cli import main as cli_main
 from controller.engine import Engine
-from controller.rules import GAME_CLASSES, GAMES, get_game
-from controller.rules.core import Termination
+from controller.rules import GAME_CLASSES, GAMES, get_game, register_game
+from controller.rules.core import RulesError, Termination
 from tests.games.kingofthehill import KingOfTheHill
 from tests.support.service import make_config
 
@@ -34,6 +34,8 @@ def test_the_registry_knows_the_game() -> None:
     outcome = game.outcome(pos)
     assert outcome == ((0,), "king on the hill") and game.legal_moves(pos) == []
     assert game.termination(outcome.reason) is Termination.VARIANT_WIN
+    with pytest.raises(RulesError, match="name is taken"):
+        register_game("tests.games.kingofthehill:KingOfTheHill")
 
 
 def test_the_command_line_plays_it(capsys) -> None:

@@ -178,12 +178,17 @@ class SensingBackend:
 
 @dataclass(frozen=True)
 class SimulatedCircuit:
-    """An emulated circuit: the configured back end it runs, the sensing it reads, and
-    (for the ``simulated`` back end) the settings that choose it."""
+    """An emulated circuit: the configured back end it runs, the sensing it reads, (for
+    the ``simulated`` back end) the settings that choose it, and how the simulator wires
+    it (``controller/sensing/sim/rig.py`` asks these, never the circuit's name)."""
 
     backend: str
     sensing: str
     chosen: Callable[[SensingSettings], bool] | None = None
+    #: a switch matrix's diodes ("row", or None: a matrix without diodes)
+    diodes: str | None = "row"
+    #: a shift-register chain read over SPI (else bit-banged)
+    spi: bool = False
 
 
 #: the simulator's names (``SimulatedSensing(board, name)``), in one place with the rest
@@ -191,11 +196,13 @@ SIMULATED_CIRCUITS: dict[str, SimulatedCircuit] = {
     "gpio-matrix": SimulatedCircuit("gpio-matrix", MATRIX.name,
                                     lambda s: not s.simulated_link and s.simulate_diodes),
     "gpio-matrix-no-diodes": SimulatedCircuit(
-        "gpio-matrix", MATRIX.name, lambda s: not s.simulated_link and not s.simulate_diodes),
+        "gpio-matrix", MATRIX.name, lambda s: not s.simulated_link and not s.simulate_diodes,
+        diodes=None),
     "gpio-shift-bitbang": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
                                            lambda s: not s.simulated_link and not s.use_spi),
     "gpio-shift-spi": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
-                                       lambda s: not s.simulated_link and s.use_spi),
+                                       lambda s: not s.simulated_link and s.use_spi,
+                                       spi=True),
     "gpio-analog": SimulatedCircuit("gpio-analog", ANALOG.name,
                                     lambda s: not s.simulated_link),
     "mcu-matrix": SimulatedCircuit("serial", MATRIX.name, lambda s: s.simulated_link),
