@@ -38,3 +38,14 @@ def test_moves_imports_only_its_game(game: str) -> None:
     # nothing of the board, the engine, the web page or the service either
     assert not {m for m in loaded if m.split(".")[1:2] in (["engine"], ["web"], ["board"],
                                                            ["service"])}
+
+
+def test_no_import_circle_between_configuration_back_ends_and_simulator() -> None:
+    """The simulator learns its circuits from ``controller.sensing.circuits``, not from the
+    back ends (which the configuration imports): importing it pulls in neither."""
+    probe = ("import sys; import controller.sensing.sim.rig; "
+             "print(sorted(m for m in ('controller.sensing.backends', 'controller.config') "
+             "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, check=True).stdout
+    assert out.strip() == "[]"

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.sensing.analog import AnalogPins, AnalogScanner
-from controller.sensing.backends import SIMULATED_CIRCUITS
 from controller.sensing.calibration import Calibration, calibrate
+from controller.sensing.circuits import SIMULATED_CIRCUITS
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame
 from controller.sensing.gpio import (
@@ -56,7 +56,7 @@ from controller.sensing.sim.mcu import LinkFaults, SimulatedMCU
 from controller.sensing.sim.wiring import as_sensing, wire_analog, wire_chain, wire_matrix
 
 #: the simulator's circuit names (one vocabulary with the configured back ends:
-#: ``controller.sensing.backends.SIMULATED_CIRCUITS``)
+#: ``controller.sensing.circuits.SIMULATED_CIRCUITS``)
 BACKENDS = tuple(SIMULATED_CIRCUITS)
 
 #: BCM pins free on a Pi header for a matrix (SPI0 and I²C1 left alone)
