@@ -555,8 +555,15 @@ class Game:
         if self.move_rule is not None and pos.halfmove >= self.move_rule:
             return self.ended((), Termination.FIFTY_MOVE)
         count = self.repetition_count
-        if count is not None and len(pos.keys) >= count and (
-                pos.keys.count(_current_key(self, pos)) >= count):
+        if count is None or len(pos.keys) < count:
+            return None
+        keys = pos.keys
+        if self.move_rule is not None and pos.halfmove + 1 < len(keys):
+            # only positions since the last capture or Pawn move can repeat
+            keys = keys[-(pos.halfmove + 1):]
+            if len(keys) < count:
+                return None
+        if keys.count(_current_key(self, pos)) >= count:
             return self.ended((), Termination.REPETITION)
         return None
 
