@@ -73,7 +73,7 @@ def _game_and_position(args: argparse.Namespace) -> tuple[Any, Position]:
 
 def cmd_moves(args: argparse.Namespace) -> int:
     game, pos = _game_and_position(args)
-    moves = game.legal_moves(pos)
+    moves = game.generate_moves(pos)  # a rules study: what the pieces may do (see ``show``)
     if args.json:
         print(json.dumps([game.move_json(pos, m) for m in moves], ensure_ascii=False, indent=1))
     else:
@@ -482,13 +482,27 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (reading the package metadata costs more
+    CPU than a whole ``moves`` command)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"fairyboard {_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fairyboard",
         description="Electronic-board controller for Lùotuoqí, Lao Tzu Chess, Gnu Qi, "
         "KaleidoChess and Lotus-39.",
     )
-    parser.add_argument("--version", action="version", version=f"fairyboard {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_args(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -502,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--set", action="append", metavar="KEY=VALUE",
                        help="a game option, e.g. --set castling=chess480")
 
-    p = sub.add_parser("moves", help="list the legal moves")
+    p = sub.add_parser("moves", help="list the moves the rules allow from a position")
     game_args(p)
     p.add_argument("--json", action="store_true", help="JSON: from, to, captured, kind, notation")
     p.set_defaults(func=cmd_moves)

@@ -25,12 +25,14 @@ from types import MappingProxyType
 from typing import Any
 
 from controller.geometry import BOARDS_DIR, Geometry, GeometryError, load_shape, read_toml
+from controller.sensing.kinds import SENSING_KINDS
 
 LAYOUTS_DIR = BOARDS_DIR / "layouts"
 
 Point = tuple[float, float]
 
-SENSINGS = ("matrix", "shift-register", "analog")
+#: the sensing kinds' names (one home: ``controller/sensing/kinds.py``)
+SENSINGS = tuple(SENSING_KINDS)
 SENSOR_KINDS = ("reed", "digital-hall", "linear-hall")
 PAD_ROLES = ("cube", "hand", "reserve", "option", "die")
 #: roles whose pad belongs to one player / holds one piece kind

@@ -11,6 +11,10 @@ built by :func:`tests.support.service.page_service` from the test's ``service`` 
 ``pytestmark = pytest.mark.service(game="gnuqi", layout="square9")``; ``client`` is a
 Starlette test client of the page's app over ``svc``.  Rigs and simulated humans live in
 ``tests/support/``.
+
+The test-only seventh game (``tests/games/kingofthehill.py``) is registered here, before
+any test module reads the registry, so every test that takes its games from the registry
+plays it too (``docs/adding-a-game.md``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ import os
 import pytest
 from hypothesis import settings
 
+from controller.rules import register_game
+from tests.games.kingofthehill import KingOfTheHill
 from tests.support.service import page_service
+
+register_game(KingOfTheHill)
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
                           database=None)

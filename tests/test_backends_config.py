@@ -141,3 +141,14 @@ def test_lgpio_that_cannot_start_anywhere_gives_one_line(monkeypatch, tmp_path):
     with pytest.raises(SensingError, match="needs a writable working directory") as error:
         load_rpi_gpio(importer)
     assert "\n" not in str(error.value)
+
+
+def test_the_sensing_kinds_are_named_in_one_place() -> None:
+    """The layout's kinds are the sensing kinds' own names; the link protocol numbers the
+    same names (its order is the wire's)."""
+    from controller import layout
+    from controller.sensing import protocol
+    from controller.sensing.kinds import SENSING_KINDS
+
+    assert tuple(SENSING_KINDS) == layout.SENSINGS
+    assert set(protocol.SENSINGS) - {""} == set(SENSING_KINDS)

@@ -120,11 +120,14 @@ def test_every_game_ends_with_a_declared_reason() -> None:
     spellings = set(Termination)
     for cls in GAME_CLASSES:
         assert set(cls.reason_text) <= spellings
-        spellings |= set(cls.reason_text.values())
+        assert set(cls.endings.values()) <= {Termination.VARIANT_WIN, Termination.VARIANT_LOSS,
+                                             Termination.VARIANT_DRAW}
+        spellings |= set(cls.reason_text.values()) | set(cls.endings)
     # mate, stalemate and the draw rules, through the shared template
     gnuqi = get_game("gnuqi")
     assert gnuqi.outcome(gnuqi.parse_position("4k4/9/9/9/9/9/9/9/4K4 w - - 0 1")).reason \
-        == Termination.BARE_KINGS
+        == "bare kings"
+    assert gnuqi.termination("bare kings") is Termination.VARIANT_DRAW
     lotus = get_game("lotus39")
     pos = lotus.parse_position("a4=K,i4=k,c2=R,c3=P w - 99 60")
     pos.push(lotus.parse_move(pos, "Ka3"))
@@ -196,3 +199,82 @@ def test_no_game_name_in_code_outside_the_rules() -> None:
     # the check sees a name in code (and not in a docstring)
     probe = CONTROLLER.parent / "tests" / "data" / "contract_probe.py"
     assert _game_names_in_code(probe, names) == ["contract_probe.py:5: \"gnuqi\""]
+
+
+# -- legal_moves is empty exactly where the game has ended ------------------------------
+
+
+def _variants(cls: type[Game]) -> list[dict]:
+    """The game's default and each other choice of an option with choices (3–4 players)."""
+    found: list[dict] = [{}]
+    for spec in cls.option_specs:
+        found += [{spec.name: c} for c in spec.choices if c != spec.default]
+    return found
+
+
+@pytest.mark.parametrize("cls", GAME_CLASSES, ids=lambda c: c.name)
+def test_legal_moves_are_empty_exactly_where_the_game_has_ended(cls: type[Game]) -> None:
+    """The contract the engine, the board and the command line rely on: on a position
+    reached by play, ``legal_moves`` is empty exactly where ``outcome`` is set — whatever
+    ended the game (no move, the game's own ending, the move rule, repetition)."""
+    import random
+
+    ends: set[str] = set()
+    for options in _variants(cls):
+        game = get_game(cls.name, **options)
+        for seed in range(3):
+            rng = random.Random(seed)
+            pos = game.start()
+            for ply in range(160):
+                moves, outcome = game.legal_moves(pos), game.outcome(pos)
+                assert (not moves) == (outcome is not None), (options, seed, ply, outcome)
+                if outcome is not None:
+                    ends.add(outcome.reason)
+                    assert game.termination(outcome.reason) is not None
+                    break
+                if game.move_rule is not None and ply % 20 == 5:  # the move rule, by data
+                    kept, pos.halfmove = pos.halfmove, game.move_rule
+                    assert game.legal_moves(pos) == [] and game.outcome(pos) is not None
+                    pos.halfmove = kept
+                pos.push(rng.choice(moves))
+    if cls.repetition_count is not None:  # two pieces stepping back and forth
+        game = get_game(cls.name)
+        pos = game.start()
+        line = _shuffle(game, pos)
+        assert line, "no two pieces can step back and forth from the start"
+        for ply in range(4 * game.repetition_count):
+            if game.outcome(pos) is not None:
+                break
+            pos.push(line[ply % 4])
+        outcome = game.outcome(pos)
+        assert outcome is not None and game.legal_moves(pos) == []
+        assert game.termination(outcome.reason) is Termination.REPETITION
+
+
+def _back(game: Game, pos, move) -> object:
+    """The legal move taking ``move``'s piece back where it came from, if any."""
+    return next((m for m in game.legal_moves(pos) if (m.origin, m.target) ==
+                 (move.target, move.origin) and not m.captures and m.kind == move.kind), None)
+
+
+def _shuffle(game: Game, pos) -> list:
+    """Four plies from ``pos`` that bring it back: each side steps a piece out and back."""
+    quiet = [m for m in game.legal_moves(pos) if m.kind == "move" and not m.captures]
+    for first in quiet:
+        pos.push(first)
+        try:
+            for reply in [m for m in game.legal_moves(pos)
+                          if m.kind == "move" and not m.captures]:
+                pos.push(reply)
+                back = _back(game, pos, first)
+                if back is not None:
+                    pos.push(back)
+                    back_reply = _back(game, pos, reply)
+                    pos.pop()
+                    if back_reply is not None:
+                        pos.pop()
+                        return [first, reply, back, back_reply]
+                pos.pop()
+        finally:
+            pos.pop()
+    return []

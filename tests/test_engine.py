@@ -170,7 +170,8 @@ def test_a_pass_hands_over_the_turn_and_is_undone_exactly():
     pos.pop()
     assert pos.snapshot() == before
     passing = [name for name in GAMES if get_game(name).pass_move(get_game(name).start())]
-    assert passing == ["chess"]  # the other games keep the default: no null move
+    # the other games keep the default, no null move (a game built on chess may inherit it)
+    assert passing[0] == "chess" and all(issubclass(GAMES[n], type(game)) for n in passing)
 
 
 def test_the_null_move_is_tried_but_never_in_a_pawn_ending():
@@ -242,9 +243,10 @@ def test_cell_attacked_says_who_could_take_there():
     assert game.cell_attacked(pos, cell("e4"), 1) is True  # the Pawn on d5
     assert game.cell_attacked(pos, cell("d4"), 1) is False  # a Pawn does not take ahead
     assert game.cell_attacked(pos, cell("d5"), 0) is False
-    others = {get_game(name).cell_attacked(get_game(name).start(), 0, 0)
-              for name in GAMES if name != "chess"}
-    assert others == {None}  # the default: the game does not say
+    saying = [name for name in GAMES
+              if get_game(name).cell_attacked(get_game(name).start(), 0, 0) is not None]
+    # the others keep the default, the game does not say (a game built on chess may say)
+    assert saying[0] == "chess" and all(issubclass(GAMES[n], type(game)) for n in saying)
 
 
 

@@ -651,7 +651,9 @@ def test_fifty_move_rule_and_counters() -> None:
     pos.push(GAME.parse_move(pos, "Ka3"))
     assert pos.halfmove == 100 and pos.fullmove == 60 and pos.turn == 1
     assert GAME.outcome(pos).reason == "fifty-move"
-    pos.push(GAME.parse_move(pos, "Ki3"))
+    assert GAME.legal_moves(pos) == []  # the game has ended: the counters, played on
+    (king,) = [m for m in GAME.generate_moves(pos) if GAME.long_move_text(pos, m) == "Ki4-i3"]
+    pos.push(king)
     assert pos.halfmove == 101 and pos.fullmove == 61 and pos.turn == 0
     pos.pop()
     pos.pop()
@@ -834,7 +836,8 @@ def _reference_legal(pos: Position) -> list[Move]:
 @settings(SETTINGS, max_examples=150)
 @given(st.one_of(positions(), positions(kings_too=True, size=22)))
 def test_legal_moves_match_brute_force(pos: Position) -> None:
-    assert GAME.legal_moves(pos) == _reference_legal(pos)
+    assert GAME.generate_moves(pos) == _reference_legal(pos)
+    assert GAME.legal_moves(pos) == ([] if GAME.rule_outcome(pos) else _reference_legal(pos))
     for player in (0, 1):
         king = next((c for c, p in enumerate(pos.board) if p == Piece(player, "K")), -1)
         assert GAME.in_check(pos, player) == (king >= 0 and _forward_attacked(pos, king, 1 - player))

@@ -37,7 +37,7 @@ def _positions(start: str | None, seed: int, plies: int):
         # the mover holds the Cube in every position looked at
         pos.tokens["cube"] = pos.turn
         pos.state.pop("cube_second", None)
-        if GAME.outcome_before_moves(pos):  # a draw by repetition lists nothing
+        if GAME.rule_outcome(pos) is not None:  # a draw by repetition lists nothing
             return
         yield pos
         moves = GAME.legal_moves(pos)

@@ -78,22 +78,22 @@ class Move(NamedTuple):
 
 
 class Termination(StrEnum):
-    """Why a game ended: the fixed set of reasons the journal and the page see.
+    """Why a game ended, in general terms: the reasons the journal and the page see.
 
-    The rules end games with the first group (:meth:`Game.outcome`); the board and the
-    service with the last (a player's or the owner's act)."""
+    The rules end games with the first group (:meth:`Game.outcome`); a game's own endings
+    are a variant win, loss or draw recorded in the game's own words
+    (:attr:`Game.endings`: "bare kings", "no castle left"), so a new ending is data on its
+    game and never an edit here.  The board and the service end games with the last group
+    (a player's or the owner's act)."""
 
     CHECKMATE = "checkmate"
     STALEMATE = "stalemate"
     FIFTY_MOVE = "fifty-move"  #: the move rule (:attr:`Game.move_rule` plies, no capture…)
     REPETITION = "repetition"  #: a position occurred :attr:`Game.repetition_count` times
-    INSUFFICIENT_MATERIAL = "insufficient-material"  #: no mate possible (Lao Tzu)
-    BARE_KINGS = "bare kings"  #: nothing but Kings left (Gnu Qi)
-    CAPITULATION = "capitulation"  #: KaleidoChess: a player gave up his last castle
-    NO_CASTLE = "no castle left"  #: KaleidoChess: a player's last castle was taken
-    LAST_PLAYER = "last player left"  #: KaleidoChess with 3–4 players
-    BLOCKED = "blocked"  #: KaleidoChess: the side to move cannot move and loses
-    MOVE_CAP = "move cap"  #: KaleidoChess's optional turn limit
+    INSUFFICIENT_MATERIAL = "insufficient-material"  #: no mate possible (FIDE's dead position)
+    VARIANT_WIN = "variant win"  #: the winners met a winning condition of their game
+    VARIANT_LOSS = "variant loss"  #: the others met a losing condition of their game
+    VARIANT_DRAW = "variant draw"  #: a drawing condition of the game
     RESIGNATION = "resignation"
     TIME_FORFEIT = "time forfeit"  #: a clock ran out (:meth:`Game.timeout_outcome`)
     TIMEOUT_DRAW = "timeout vs insufficient material"  #: ran out, but nobody could win
@@ -105,7 +105,7 @@ class Outcome(NamedTuple):
     """How a game ended: ``winners`` is empty for a draw."""
 
     winners: tuple[int, ...]
-    reason: str  #: a :class:`Termination` (or a game's own spelling of one, see reason_text)
+    reason: str  #: a :class:`Termination`, or the game's own words (:meth:`Game.ended`)
 
     @property
     def result(self) -> str:
@@ -452,6 +452,9 @@ class Game:
     #: a stack of ``count`` pieces named ``name`` in spoken words (``controller/speech/``):
     #: "Tower of 3"; a game whose stacks are of several pieces says "stack of 3 Pawns"
     stack_words: ClassVar[str] = "{name} of {count}"
+    #: the players' guide (``docs/rules/<guide>.md``) when it is not the game's own name:
+    #: a game sharing another's guide (Lotus-39 Modern, a test's variant of chess)
+    guide: ClassVar[str] = ""
     #: the guided first game's last step (the page's walkthrough): this game's special
     #: move; None: the walkthrough ends after a capture
     special_step: ClassVar[SpecialStep | None] = None
@@ -461,6 +464,9 @@ class Game:
     repetition_count: ClassVar[int | None] = 3
     #: the game's own words for some reasons (kept where recorded games and tests use them)
     reason_text: ClassVar[Mapping[Termination, str]] = {}
+    #: the game's own endings: its words for each (what the journal and the page show) and
+    #: the general kind it is (``{"bare kings": Termination.VARIANT_DRAW}``)
+    endings: ClassVar[Mapping[str, Termination]] = {}
 
     def __init__(self, **options: Any):
         self.geometry = load_shape(self.shape)
@@ -496,6 +502,22 @@ class Game:
         raise NotImplementedError
 
     def legal_moves(self, pos: Position) -> list[Move]:
+        """Every move the side to move may make — **empty once the game has ended**.
+
+        The contract every caller relies on: on a position reached by play (``push``),
+        ``legal_moves(pos)`` is empty exactly where :meth:`outcome` is set, whatever
+        ended the game — no move left, the game's own endings (:meth:`special_outcome`),
+        the move rule or repetition.  The engine ends a line where it is empty and scores
+        it by :meth:`outcome`; the board and the command line offer nothing more.  Games
+        do not override it: they list their moves in :meth:`generate_moves` and declare
+        their endings in :meth:`special_outcome` (or :meth:`rule_outcome`)."""
+        if self.rule_outcome(pos) is not None:
+            return []
+        return self.generate_moves(pos)
+
+    def generate_moves(self, pos: Position) -> list[Move]:
+        """Every move the rules allow the side to move, as if the game were still going
+        on (whether it has ended by a rule is :meth:`legal_moves`' question)."""
         raise NotImplementedError
 
     def make(self, pos: Position, move: Move) -> None:
@@ -524,19 +546,34 @@ class Game:
         A mating move that also completes the move rule stands."""
         if not self.has_legal_move(pos):
             return self.no_move_outcome(pos)
+        return self.rule_outcome(pos)
+
+    def rule_outcome(self, pos: Position) -> Outcome | None:
+        """The endings that do not wait for the side to move to run out of moves: the
+        game's own (:meth:`special_outcome`), the move rule, then repetition.  Where it is
+        set :meth:`legal_moves` is empty.  Cheap: :meth:`legal_moves` asks it each time."""
         special = self.special_outcome(pos)
         if special is not None:
             return special
         if self.move_rule is not None and pos.halfmove >= self.move_rule:
             return self.ended((), Termination.FIFTY_MOVE)
-        if self.repetition_count is not None and pos.keys and (
-                pos.keys.count(self.position_key(pos)) >= self.repetition_count):
+        count = self.repetition_count
+        if count is None or len(pos.keys) < count:
+            return None
+        keys = pos.keys
+        if self.move_rule is not None and pos.halfmove + 1 < len(keys):
+            # only positions since the last capture or Pawn move can repeat
+            keys = keys[-(pos.halfmove + 1):]
+            if len(keys) < count:
+                return None
+        if keys.count(_current_key(self, pos)) >= count:
             return self.ended((), Termination.REPETITION)
         return None
 
     def has_legal_move(self, pos: Position) -> bool:
-        """Whether the side to move has a legal move (for :meth:`outcome`)."""
-        return bool(self.legal_moves(pos))
+        """Whether the side to move could still move, whether or not a rule has ended the
+        game (for :meth:`outcome`'s mate and stalemate, and a notation's mate mark)."""
+        return bool(self.generate_moves(pos))
 
     def no_move_outcome(self, pos: Position) -> Outcome:
         """The end when the side to move cannot move: mated when in check (the previous
@@ -550,9 +587,28 @@ class Game:
         move rule and repetition (dead material, bare Kings); default none."""
         return None
 
-    def ended(self, winners: tuple[int, ...], reason: Termination) -> Outcome:
-        """An :class:`Outcome` with the game's words for ``reason``."""
-        return Outcome(winners, self.reason_text.get(reason, reason))
+    def ended(self, winners: tuple[int, ...], reason: Termination | str) -> Outcome:
+        """An :class:`Outcome` with the game's words for ``reason``: a :class:`Termination`
+        (in :attr:`reason_text`'s words when the game has its own) or one of the game's
+        own :attr:`endings`."""
+        if not isinstance(reason, Termination) and reason not in self.endings:
+            raise RulesError(f"{self.name}: {reason!r} is no Termination and not one of "
+                             "the game's endings")
+        return Outcome(winners, self.reason_text.get(reason, reason))  # type: ignore[call-overload]
+
+    @classmethod
+    def termination(cls, reason: str) -> Termination | None:
+        """The general kind of a recorded reason (an own ending's kind, a reason in the
+        game's words, or a :class:`Termination`); None for words the game never uses."""
+        if reason in cls.endings:
+            return cls.endings[reason]
+        for kind, words in cls.reason_text.items():
+            if words == reason:
+                return kind
+        try:
+            return Termination(reason)
+        except ValueError:
+            return None
 
     def position_key(self, pos: Position) -> Any:
         """What must be equal for two positions to count as a repetition."""
@@ -734,6 +790,15 @@ class Game:
             "promotion": move.promotion or None,
             "notation": self.move_text(pos, move),
         }
+
+
+def _current_key(game: Game, pos: Position) -> Any:
+    """The repetition key of ``pos`` as it stands: the one ``push`` recorded for it, if the
+    last move was recorded (or the position is a fresh :meth:`Position.copy`)."""
+    marks = pos._marks
+    if (marks[-1][4] if marks else len(pos.keys) == 1):
+        return pos.keys[-1]
+    return game.position_key(pos)
 
 
 def move_from_cells(game: Game, pos: Position, legal: Iterable[Move], text: str,

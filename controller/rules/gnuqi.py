@@ -55,6 +55,8 @@ PIECE_NAMES = {
     "C": "Camel", "G": "Gnu", "P": "Pawn", "W": "Wazir",
 }
 COLOUR_NAMES = ("White", "Black")
+#: Gnu Qi's own ending (its words, as recorded games keep them)
+BARE_KINGS = "bare kings"
 
 #: The River after this rank (1-based) is each colour's far River (gnuqi.md §1).
 FAR_RIVER = (6, 3)
@@ -406,7 +408,7 @@ class GnuQi(Game):
         return PIECE_NAMES[piece.kind]
 
     # -- moves -------------------------------------------------------------------------
-    def legal_moves(self, pos: Position) -> list[Move]:
+    def generate_moves(self, pos: Position) -> list[Move]:
         """All legal moves, from the tables, without making any of them.
 
         One pass over the board lists the pseudo-legal moves of every piece but the King;
@@ -559,10 +561,12 @@ class GnuQi(Game):
         t = self.tables
         return _attacked(pos.board, cell, by, t.rev_leaps[by], t.rev_rays[by])
 
+    endings = {BARE_KINGS: Termination.VARIANT_DRAW}
+
     def special_outcome(self, pos: Position) -> Outcome | None:
         """Bare Kings draw (after mate and stalemate: a mating 50th move stands)."""
         if all(p is None or p.kind == "K" for p in pos.board):
-            return self.ended((), Termination.BARE_KINGS)
+            return self.ended((), BARE_KINGS)
         return None
 
     # -- notation ----------------------------------------------------------------------
@@ -577,7 +581,7 @@ class GnuQi(Game):
         pos.push(move, record=False)
         try:
             if self.in_check(pos):
-                text += "#" if not self.legal_moves(pos) else "+"
+                text += "#" if not self.has_legal_move(pos) else "+"
         finally:
             pos.pop()
         return text
@@ -595,7 +599,7 @@ class GnuQi(Game):
             text = (cells[move.origin][0] + "x" + target) if move.captures else target
             return text + ("=" + move.promotion if move.promotion else "")
         if legal is None:
-            legal = self.legal_moves(pos)
+            legal = self.generate_moves(pos)
         rivals = [m.origin for m in legal
                   if m.target == move.target and m.origin != move.origin and m.kind == "move"
                   and pos.board[m.origin] == mover]

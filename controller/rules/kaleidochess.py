@@ -115,6 +115,12 @@ PROVISIONAL_BOARD = "provisional board model (rings 8/16/16/24/24)"
 PROVISIONAL_SETUP = "provisional 2-player set-up"
 PROVISIONAL_HOUSE = "house set-ups for 3/4 players"
 PROVISIONAL_DICE = "provisional dice table"
+#: KaleidoChess's own endings, in its words (as recorded games keep them)
+CAPITULATION = "capitulation"  #: a player gave up his last castle
+NO_CASTLE = "no castle left"  #: a player's last castle was taken
+LAST_PLAYER = "last player left"  #: with 3–4 players
+BLOCKED = "blocked"  #: the side to move cannot move and loses
+MOVE_CAP = "move cap"  #: the optional turn limit
 
 
 # --- geometry tables, built once ------------------------------------------------------
@@ -407,18 +413,8 @@ class KaleidoChess(Game):
         """Where the piece on ``origin`` may go, whoever is to move (no take-back rule)."""
         return destinations(pos.board, origin)
 
-    def _finished(self, pos: Position) -> bool:
-        if self.players == 2:
-            if len(self.castle_holders(pos.board)) < 2:
-                return True
-        elif self.players - len(pos.state.get("out", ())) <= 1:  # one player left
-            return True
-        return self.move_cap is not None and pos.halfmove >= self.move_cap
-
     # -- moves -------------------------------------------------------------------------
-    def legal_moves(self, pos: Position) -> list[Move]:
-        if self._finished(pos):
-            return []
+    def generate_moves(self, pos: Position) -> list[Move]:
         mover = pos.turn
         if self.dice:
             roll = pos.state.get("roll")
@@ -632,27 +628,38 @@ class KaleidoChess(Game):
 
     # -- game end ----------------------------------------------------------------------
     move_rule = None  # the optional move cap instead
+    endings = {CAPITULATION: Termination.VARIANT_LOSS, NO_CASTLE: Termination.VARIANT_LOSS,
+               LAST_PLAYER: Termination.VARIANT_WIN, BLOCKED: Termination.VARIANT_LOSS,
+               MOVE_CAP: Termination.VARIANT_DRAW}
     repetition_count = None  # the optional repetition ban instead
 
     def outcome(self, pos: Position) -> Outcome | None:
         """KaleidoChess ends only in its own ways (castles, players out, the move cap, a
         blocked side), in this order; no checkmate, no move rule, no repetition draw."""
+        ended = self.rule_outcome(pos)
+        if ended is not None:
+            return ended
+        if self.players == 2 and not self.dice and not self.generate_moves(pos):
+            return self.ended((1 - pos.turn,), BLOCKED)
+        return None
+
+    def rule_outcome(self, pos: Position) -> Outcome | None:
+        """The castles, the players left and the move cap (a blocked side is the one
+        ending that waits for the moves to run out)."""
         if self.players == 2:
             holders = self.castle_holders(pos.board)
             if len(holders) < 2:
                 loser = 0 if 0 not in holders else 1
                 winner = 1 - loser
                 # the loser moved last (capitulation) if the winner is now to move
-                return Outcome((winner,), Termination.CAPITULATION if pos.turn == winner
-                               else Termination.NO_CASTLE)
+                return self.ended((winner,), CAPITULATION if pos.turn == winner
+                                  else NO_CASTLE)
         else:
             active = self.active_players(pos)
             if len(active) == 1:
-                return Outcome((active[0],), Termination.LAST_PLAYER)
+                return self.ended((active[0],), LAST_PLAYER)
         if self.move_cap is not None and pos.halfmove >= self.move_cap:
-            return Outcome((), Termination.MOVE_CAP)
-        if self.players == 2 and not self.dice and not self.legal_moves(pos):
-            return Outcome((1 - pos.turn,), Termination.BLOCKED)
+            return self.ended((), MOVE_CAP)
         return None
 
     def position_key(self, pos: Position) -> Any:

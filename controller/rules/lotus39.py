@@ -869,7 +869,7 @@ class Lotus39(Game):
         self._pawn_cache[key] = cached
         return cached
 
-    def legal_moves(self, pos: Position) -> list[Move]:
+    def generate_moves(self, pos: Position) -> list[Move]:
         """Pseudo-legal moves that keep the King safe; most need no trial on the board."""
         board = pos.board
         pseudo, king, kinds = self._generate(pos)
@@ -961,7 +961,7 @@ class Lotus39(Game):
 
     def move_text(self, pos: Position, move: Move) -> str:
         """Short algebraic: ``Le5``, ``Rdxe6``, ``exc4``, ``d3``, ``e7=L``, ``N@e2``, then +/#."""
-        return self._short_text(pos, move, self.legal_moves(pos)) + self._check_mark(pos, move)
+        return self._short_text(pos, move, self.generate_moves(pos)) + self._check_mark(pos, move)
 
     def _short_text(self, pos: Position, move: Move, legal: list[Move]) -> str:
         cells = self.geometry.cells
@@ -995,7 +995,7 @@ class Lotus39(Game):
         try:
             if not self.in_check(pos):
                 return ""
-            return "+" if self.legal_moves(pos) else "#"
+            return "+" if self.has_legal_move(pos) else "#"
         finally:
             pos.pop()
 
@@ -1065,6 +1065,7 @@ class ModernLotus39(Lotus39):
 
     name = "lotus39-modern"
     title = "Modern Lotus-39"
+    guide = "lotus39"  # one players' guide for both arrays
     provisional = "provisional set-up: the original Modern Lotus-39 array is not available"
     white_array = "e1=K,d1=C,f1=C,c1=Y,g1=Y,c2=U,g2=L,e2=P3,a3=P,c3=P,e3=P,g3=P,i3=P"
     white_reserve = "N"

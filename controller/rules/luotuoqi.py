@@ -800,9 +800,7 @@ class Luotuoqi(Game):
             out.append(Move("castle", king, kt, board[king], None, (), ((ROOK_HOME[r], rt),)))
         return out
 
-    def legal_moves(self, pos: Position) -> list[Move]:
-        if self.outcome_before_moves(pos):
-            return []
+    def generate_moves(self, pos: Position) -> list[Move]:
         cube = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
         return self._listing(pos, cube)
 
@@ -1603,10 +1601,6 @@ class Luotuoqi(Game):
         out.sort(key=lambda w: not w[2])
         return out
 
-    def outcome_before_moves(self, pos: Position) -> bool:
-        """Repetition and the 50-move rule end the game before any move is listed."""
-        return pos.halfmove >= 100 or (len(pos.keys) > 0 and pos.keys.count(pos.keys[-1]) >= 3)
-
     # -- make -------------------------------------------------------------------------
     def make(self, pos: Position, move: Move) -> None:
         me = pos.turn
@@ -1644,8 +1638,7 @@ class Luotuoqi(Game):
 
     # -- end of game ------------------------------------------------------------------
     def has_legal_move(self, pos: Position) -> bool:
-        """A plain move (the Cube never saves a player; :meth:`legal_moves` is empty once
-        the draw rules have ended the game)."""
+        """A plain move (the Cube never saves a player)."""
         return bool(self._legal_plain(pos, first_only=True))
 
     # -- notation ---------------------------------------------------------------------

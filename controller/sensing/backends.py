@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from controller.sensing.circuits import SIMULATED_CIRCUITS, simulated_circuit
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame, SensingError
-from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER, sensing_kind
+from controller.sensing.kinds import sensing_kind
 
 if TYPE_CHECKING:
     from controller.config import Config, SensingSettings
@@ -171,45 +172,6 @@ class SensingBackend:
     help: str
     open: Callable[[Opening], Sensing]
     check: Callable[[SensingSettings], str] = lambda settings: ""
-
-
-# --- the simulator's circuits --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SimulatedCircuit:
-    """An emulated circuit: the configured back end it runs, the sensing it reads, and
-    (for the ``simulated`` back end) the settings that choose it."""
-
-    backend: str
-    sensing: str
-    chosen: Callable[[SensingSettings], bool] | None = None
-
-
-#: the simulator's names (``SimulatedSensing(board, name)``), in one place with the rest
-SIMULATED_CIRCUITS: dict[str, SimulatedCircuit] = {
-    "gpio-matrix": SimulatedCircuit("gpio-matrix", MATRIX.name,
-                                    lambda s: not s.simulated_link and s.simulate_diodes),
-    "gpio-matrix-no-diodes": SimulatedCircuit(
-        "gpio-matrix", MATRIX.name, lambda s: not s.simulated_link and not s.simulate_diodes),
-    "gpio-shift-bitbang": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
-                                           lambda s: not s.simulated_link and not s.use_spi),
-    "gpio-shift-spi": SimulatedCircuit("gpio-shift-register", SHIFT_REGISTER.name,
-                                       lambda s: not s.simulated_link and s.use_spi),
-    "gpio-analog": SimulatedCircuit("gpio-analog", ANALOG.name,
-                                    lambda s: not s.simulated_link),
-    "mcu-matrix": SimulatedCircuit("serial", MATRIX.name, lambda s: s.simulated_link),
-    "mcu-shift": SimulatedCircuit("serial", SHIFT_REGISTER.name, lambda s: s.simulated_link),
-    "mcu-analog": SimulatedCircuit("serial", ANALOG.name, lambda s: s.simulated_link),
-}
-
-
-def simulated_circuit(settings: SensingSettings, layout: Layout) -> str:
-    """The emulated circuit ``backend = "simulated"`` runs for the layout's own sensing."""
-    for name, circuit in SIMULATED_CIRCUITS.items():
-        if circuit.sensing == layout.sensing and circuit.chosen and circuit.chosen(settings):
-            return name
-    raise SensingError(f"no simulated circuit for {layout.sensing} sensing")
 
 
 # --- pins: the flat settings, overridden by a back end's table ------------------------

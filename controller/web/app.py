@@ -215,9 +215,8 @@ def create_app(service: Any) -> Starlette:
         from controller.web.guides import guide_html
 
         name = request.path_params["game"]
-        # Lotus-39 Modern shares the Lotus-39 guide
-        page = guide_html(name.removesuffix("-modern"),
-                          GAMES[name].title if name in GAMES else name)
+        cls = GAMES.get(name)  # a game may share another's guide
+        page = guide_html(cls.guide or name if cls else name, cls.title if cls else name)
         if page is None:
             return JSONResponse({"error": f"no guide for {name!r}"}, status_code=404)
         return HTMLResponse(page)

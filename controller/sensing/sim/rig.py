@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.sensing.analog import AnalogPins, AnalogScanner
-from controller.sensing.backends import SIMULATED_CIRCUITS
 from controller.sensing.calibration import Calibration, calibrate
+from controller.sensing.circuits import SIMULATED_CIRCUITS
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame
 from controller.sensing.gpio import (
@@ -41,7 +41,7 @@ from controller.sensing.gpio import (
     ShiftRegisterPins,
     ShiftRegisterScanner,
 )
-from controller.sensing.kinds import sensing_kind
+from controller.sensing.kinds import MATRIX, SHIFT_REGISTER, sensing_kind
 from controller.sensing.serial_link import SerialConfig, SerialLink
 from controller.sensing.sim.board import SimulatedBoard
 from controller.sensing.sim.electrical import (
@@ -56,7 +56,7 @@ from controller.sensing.sim.mcu import LinkFaults, SimulatedMCU
 from controller.sensing.sim.wiring import as_sensing, wire_analog, wire_chain, wire_matrix
 
 #: the simulator's circuit names (one vocabulary with the configured back ends:
-#: ``controller.sensing.backends.SIMULATED_CIRCUITS``)
+#: ``controller.sensing.circuits.SIMULATED_CIRCUITS``)
 BACKENDS = tuple(SIMULATED_CIRCUITS)
 
 #: BCM pins free on a Pi header for a matrix (SPI0 and I²C1 left alone)
@@ -96,7 +96,8 @@ class SimulatedSensing:
         self.link: SerialLink | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
         clock = board.clock
-        if SIMULATED_CIRCUITS[backend].backend == "serial":
+        circuit = SIMULATED_CIRCUITS[backend]
+        if circuit.backend == "serial":
             if link_dir is None:
                 self._tmp = tempfile.TemporaryDirectory(prefix="fairyboard-by-id-")
                 link_dir = self._tmp.name
@@ -111,15 +112,15 @@ class SimulatedSensing:
             self.bank = bank
             gpio = EmulatedGPIO(bank)
             self.gpio = gpio
-            if backend.startswith("gpio-matrix"):
-                diodes = None if backend.endswith("no-diodes") else "row"
+            if circuit.sensing == MATRIX.name:
+                diodes = circuit.diodes
                 pins = gpio_matrix_pins(self.layout, diodes)
                 self.matrix = wire_matrix(bank, board, self.layout, pins.rows, pins.columns,
                                           diodes)
                 self.backend = MatrixScanner(self.layout, pins, gpio=gpio, clock=clock)
                 period = period_s or 0.001
-            elif backend.startswith("gpio-shift"):
-                if backend.endswith("spi"):
+            elif circuit.sensing == SHIFT_REGISTER.name:
+                if circuit.spi:
                     pins = ShiftRegisterPins(load=25, spi_bus=0)
                     spi = EmulatedSpiDev(bank, SPI_SCLK, SPI_MISO)
                     wire_chain(bank, board, self.layout, 25, SPI_SCLK, SPI_MISO)
