@@ -245,3 +245,4 @@ def test_selftest_on_a_pi_asks_only_to_start_and_for_the_colours(monkeypatch):
         "Take every piece off the board and the pads",
         "Take every piece off the board and the pads", "Put pieces on a1",
         "Take the pieces off a1"]
+    assert pixel_order_fix("GRBW", "GRB") == "RGBW"  # the white byte stays last

@@ -129,14 +129,17 @@ def parse_colours(answer: str) -> str:
 
 def pixel_order_fix(configured: str, seen: str) -> str:
     """The ``pixel_order`` that shows red, green, blue right, given the one configured
-    and the colours seen for red, green, blue ("" when not a permutation)."""
+    and the colours seen for red, green, blue ("" when not a permutation); an RGBW order
+    keeps its white byte where it is."""
+    white = "W" if configured.endswith("W") else ""
+    configured = configured.removesuffix("W")
     if sorted(seen) != ["B", "G", "R"] or sorted(configured) != ["B", "G", "R"]:
         return ""
     # sent channel c goes out as byte configured.index(c); the chips show that byte as seen
     chip = [""] * 3
     for c, shown in zip("RGB", seen, strict=True):
         chip[configured.index(c)] = shown
-    return "".join(chip)
+    return "".join(chip) + white
 
 
 def rectangle_probe(layout) -> tuple[tuple[int, int, int], int] | None:
