@@ -54,6 +54,12 @@ CALIBRATION_TIMEOUT_S = 60.0
 CALIBRATION_COLOURS = {"white": (60, 60, 60), "black": (0, 0, 70), "white-2": (60, 40, 0),
                        "white-3": (70, 20, 0)}
 
+#: what pyserial says when another program holds the port (it opens it exclusively)
+PORT_BUSY = ("exclusively lock", "Resource temporarily unavailable", "Device or resource busy")
+#: the service's unit (deploy/fairyboard.service)
+SERVICE_STOP = "sudo systemctl stop fairyboard"
+SERVICE_START = "sudo systemctl start fairyboard"
+
 Say = Callable[[str], None]
 Ask = Callable[[str], str]
 Colour = tuple[int, int, int]
@@ -90,10 +96,16 @@ class _Bench:
             waited += 0.05
         if not link.connected:
             problem = link.problem or f"link {link.state}"
+            if any(sign in problem for sign in PORT_BUSY):
+                raise SensingError(
+                    f"the microcontroller is there but its port {link.path} is in use by "
+                    "another program — the fairyboard service holds it while it runs: stop "
+                    f"it with '{SERVICE_STOP}', run this again, then '{SERVICE_START}'")
             if not problem.startswith("no microcontroller found"):
                 problem = f"no microcontroller found: {problem}"
             raise SensingError(f"{problem}; plug in the board running firmware/ (or set "
-                               "[sensing] port)")
+                               "[sensing] port); with USB alone the Pico stays off: switch "
+                               "the board's 5 V supply on")
 
     def _open_leds(self) -> None:
         """The configured chain, throttled on the sensing clock (simulated time on the
