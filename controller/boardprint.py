@@ -585,6 +585,12 @@ def sensor_text(layout: Layout, spot: Spot) -> str:
     return sensing_kind(layout).sensor_text(spot.sensor)
 
 
+def chip_input(layout: Layout, spot: Spot) -> str:
+    """Chip and input of a chain bit or analog channel, named as in the schematic
+    ("U10 H", "U11 I5"); a matrix: empty."""
+    return _chip_input(layout, spot)
+
+
 def _chip_input(layout: Layout, spot: Spot) -> str:
     """Chip and pin of a chain bit or analog channel (matrix: empty)."""
     from controller.schematic import chip_ref

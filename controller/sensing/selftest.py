@@ -72,11 +72,17 @@ class SelfTestReport:
     #: what the walk covered and how long it took (for the summary)
     heading: list[str] = field(default_factory=list)
     walk_s: float = 0.0
+    #: linear halls mounted upside down: a White piece reads as Black
+    face_down: list[str] = field(default_factory=list)
+    #: two spots whose sensors sit on each other's inputs: (spot, spot, fix)
+    swapped: list[tuple[str, str, str]] = field(default_factory=list)
+    #: a closing remark (e.g. what to run next on a board not calibrated yet)
+    note: str = ""
 
     @property
     def ok(self) -> bool:
         return not (self.stuck or self.dead or self.crosstalk or self.ghosting
-                    or self.diode_ghosts or self.wiring
+                    or self.diode_ghosts or self.wiring or self.face_down or self.swapped
                     or (self.colours_seen and self.colours_seen != "RGB"))
 
     def text(self) -> str:
@@ -93,6 +99,12 @@ class SelfTestReport:
             lines.append("LED colour order: right")
         for fault in self.wiring:
             lines.append(f"wiring: {fault}")
+        for a, b, fix in self.swapped:
+            lines.append(f"wiring: the sensors of {a} and {b} are on each other's inputs: "
+                         f"{fix}")
+        if self.face_down:
+            lines.append("face down (a White piece reads as Black: turn the sensor over, "
+                         "marked face up toward the piece): " + ", ".join(self.face_down))
         if self.stuck:
             lines.append("stuck (occupied on an empty board): " + ", ".join(self.stuck))
         if self.dead:
@@ -107,6 +119,8 @@ class SelfTestReport:
             lines.append(f"ghosting: pieces on {', '.join(corners)} make {fake} read occupied "
                          "(missing diodes)")
         lines.append("all good" if self.ok else "faults found")
+        if self.note:
+            lines.append(self.note)
         return "\n".join(lines)
 
 
@@ -324,6 +338,7 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         instruct("clear", ())  # the anchors and the walking piece
         walker.step(settle_s)
     report.walk_s = walker.elapsed
+    extras = _swapped_inputs(layout, report, extras)
     shorts = shorted_lines(layout, [(on, also) for on, also, _ in extras])
     for on, also, middle in extras:
         if _explained_by_short(layout, on, also, shorts):
@@ -349,6 +364,29 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
     led_writer([OFF] * layout.led_count)
     report.wiring = wire_faults(layout, report, pins or {})
     return report
+
+
+def _swapped_inputs(layout, report: SelfTestReport,
+                    extras: list[tuple[int, int, int | None]]) -> list[tuple[int, int, int | None]]:
+    """A piece on a reads only on b, and one on b only on a: their sensors' wires sit on
+    each other's chip inputs (not two dead sensors and two crosstalks).  Named with the
+    schematic's chip inputs; the pair leaves the dead and crosstalk lists."""
+    if sensing_kind(layout).can_ghost:
+        return extras  # a matrix: crossed lines show as rows or columns, not spot pairs
+    from controller.boardprint import chip_input
+
+    names = [s.name for s in layout.spots]
+    reads = {(on, also) for on, also, _ in extras}
+    dead = set(report.dead)
+    pairs = {tuple(sorted((on, also))) for on, also in reads
+             if (also, on) in reads and {names[on], names[also]} <= dead}
+    for a, b in sorted(pairs):
+        sa, sb = layout.spots[a], layout.spots[b]
+        fix = (f"swap the wires at {chip_input(layout, sa)} and {chip_input(layout, sb)}")
+        report.swapped.append((names[a], names[b], fix))
+        report.dead = [n for n in report.dead if n not in (names[a], names[b])]
+    gone = {p for ab in pairs for p in (ab, ab[::-1])}
+    return [e for e in extras if (e[0], e[1]) not in gone]
 
 
 def _opposite_corner(layout, ghost: int, closed: set[int]) -> int | None:

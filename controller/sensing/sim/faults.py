@@ -62,3 +62,11 @@ def swap_led_colours(chain: Any, chip_order: str = "GRB") -> None:
     if sorted(chip_order) != ["B", "G", "R"]:
         raise ValueError(f"chip order must be a permutation of RGB, got {chip_order!r}")
     chain.chip_order = chip_order
+
+
+def swap_mux_inputs(board: Any, layout: Any, a: str, b: str) -> None:
+    """Wire the sensors of spots ``a`` and ``b`` to each other's multiplexer inputs."""
+    ca, cb = (layout.spots[layout.spot_index(s)].sensor.channel for s in (a, b))
+    swapped = dict(getattr(board, "swapped_inputs", {}))
+    swapped.update({ca: cb, cb: ca})
+    board.swapped_inputs = swapped
