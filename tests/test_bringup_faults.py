@@ -246,3 +246,19 @@ def test_selftest_on_a_pi_asks_only_to_start_and_for_the_colours(monkeypatch):
         "Take every piece off the board and the pads", "Put pieces on a1",
         "Take the pieces off a1"]
     assert pixel_order_fix("GRBW", "GRB") == "RGBW"  # the white byte stays last
+
+
+@pytest.mark.parametrize("faults, named", [
+    ({"swapped_rows": [(2, 3)]}, "rows 2 and 3 swapped at the controller: swap the wires on "),
+    ({"swapped_columns": [(0, 1)]}, "cols 0 and 1 swapped at the controller: swap the wires "
+     "on "),
+])
+def test_selftest_names_two_swapped_lines_as_the_builder_fixes_them(monkeypatch, faults,
+                                                                      named):
+    """It said "row 2 wire open", "rows 2 and 3 shorted", seven reversed diodes and 15
+    dead spots (rows), or 36 shorted row pairs (columns)."""
+    report, _ = selftest_with(monkeypatch, **faults)
+    text = report.text()
+    wiring = [line for line in text.splitlines() if line.startswith(("wiring", "dead",
+                                                                     "ghost", "crosstalk"))]
+    assert len(wiring) == 1 and named in wiring[0], text

@@ -38,7 +38,9 @@ def seed_matrix_faults(target: Any, *, open_rows: Iterable[int] = (),
                        open_columns: Iterable[int] = (),
                        shorted_rows: Iterable[tuple[int, int]] = (),
                        shorted_columns: Iterable[tuple[int, int]] = (),
-                       diodes: Mapping[str, str] | None = None) -> MatrixFaults:
+                       diodes: Mapping[str, str] | None = None,
+                       swapped_rows: Iterable[tuple[int, int]] = (),
+                       swapped_columns: Iterable[tuple[int, int]] = ()) -> MatrixFaults:
     """Wire the matrix of ``target`` (a :class:`SimulatedSensing` or the
     :class:`SwitchMatrix` itself) with these faults; ``diodes`` maps a spot name to
     ``"reversed"``, ``"bridged"`` or ``"open"``."""
@@ -52,7 +54,8 @@ def seed_matrix_faults(target: Any, *, open_rows: Iterable[int] = (),
             raise ValueError("name diodes by spot on a rig (it knows the layout)")
         cells[matrix_cell(layout, spot)] = fault
     faults = MatrixFaults(set(open_rows), set(open_columns), list(shorted_rows),
-                          list(shorted_columns), cells)
+                          list(shorted_columns), cells, list(swapped_rows),
+                          list(swapped_columns))
     matrix.inject(faults)
     return faults
 
