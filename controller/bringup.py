@@ -296,10 +296,19 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
             ask(f"Take the pieces off {names}, then press Enter ")
         # one piece at a time: the lit spot says where, the walk notices it
 
+    # LEDs on the emulated Pico: the simulated builder looks at its chips
+    mcu = getattr(getattr(bench.sensing, "rig", None), "mcu", None)
+
     def see(question: str) -> str:
         chain = bench.chain
         if board is not None:  # the simulated builder looks at the simulated chain
-            return " ".join(_colour_word(chain.seen(k)) for k in range(3)) if chain else ""
+            if chain is not None:
+                return " ".join(_colour_word(chain.seen(k)) for k in range(3))
+            if mcu is None:
+                return ""
+            bench.wait(0.1)  # the frame on its way over the link and out of the Pico
+            shown = mcu.leds
+            return " ".join(_colour_word(tuple(px[:3])) for px in shown[:3])
         return ask(question)
 
     order = config.leds.pixel_order if bench.chain is None else "RGB"
@@ -317,7 +326,8 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
             bench.wait, walk_s=walk,
             settle_s=settle, timeout_s=0.25 if simulated else SELFTEST_TIMEOUT_S,
             poll_s=0.02 if simulated else SELFTEST_POLL_S, diode_check=True,
-            see=see if (bench.leds is not None and (not simulated or bench.chain)) else None,
+            see=see if (bench.leds is not None and (not simulated or bench.chain or mcu))
+            else None,
             pixel_order=order, tell=(lambda text: None) if simulated else say,
             pins=bench.pins())
         report.heading = heading

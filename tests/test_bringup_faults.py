@@ -62,7 +62,8 @@ def test_selftest_names_an_open_row_shorted_columns_a_reversed_diode_and_swapped
                               shorted_columns=[(5, 6)], diodes={"e6": "reversed"})
     text = report.text()
     assert not report.ok
-    assert "wiring: row 3 (GPIO" in text and "wire open: a4, b4, c4, d4, e4, f4, g4, h4" in text
+    assert "wiring: row 3 (GPIO" in text
+    assert "wire open (or every diode on it reversed): a4, b4, c4, d4, e4, f4, g4, h4" in text
     assert "wiring: columns 5 and 6 shorted (GPIO" in text
     assert "wiring: diode at e6 reversed" in text
     assert "red, green, blue showed as green, red, blue" in text
@@ -117,7 +118,8 @@ def test_a_seeded_open_diode_and_an_open_column_on_the_pi_matrix():
         board.advance(0.05)
         seed_matrix_faults(rig, open_columns=[2], diodes={"f7": "open"})
         report = walk(rig, board, SQUARE8, spots=range(64))
-    assert report.wiring[0].startswith("col 2 wire open: c1, c2, c3, c4, c5, c6, c7, c8")
+    assert report.wiring[0].startswith(
+        "col 2 wire open (or every diode on it reversed): c1, c2, c3, c4, c5, c6, c7, c8")
     assert report.wiring[1].startswith("diode at f7 reversed or missing")
 
 

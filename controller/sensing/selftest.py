@@ -525,7 +525,8 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     faults: list[str] = []
     explained: set[int] = set()
     stuck = {index[n] for n in report.stuck}
-    wire = "wire open" if kind.can_ghost else "reads nothing (chip, its supply or its link)"
+    wire = ("wire open (or every diode on it reversed)" if kind.can_ghost
+            else "reads nothing (chip, its supply or its link)")
     for axis, labels in ((0, row_labels), (1, col_labels)):
         for k, label in enumerate(labels):
             line = [s for s in tested if place[s][axis] == k]

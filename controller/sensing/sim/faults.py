@@ -73,3 +73,10 @@ def swap_mux_inputs(board: Any, layout: Any, a: str, b: str) -> None:
     swapped = dict(getattr(board, "swapped_inputs", {}))
     swapped.update({ca: cb, cb: ca})
     board.swapped_inputs = swapped
+
+
+def set_led_chips(mcu: Any, chip_order: str) -> None:
+    """Give the emulated Pico's LED chain chips that take their bytes in ``chip_order``."""
+    mcu.led_chip_order = chip_order
+    for pixels in getattr(mcu.shims, "pixels", ()):
+        pixels.chip_order = chip_order
