@@ -198,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     print(summary)
     if args.write:
         table = "\n".join([BEGIN, "", f"`python -m benchmarks.bench_fault_catalogue`: "
-                           f"{summary}. Goal: ≥ 95 % named, no \"all good\".", "",
+                           f"{summary}. Goal: ≥ 95 % named, no \"all good\". Scope: one "
+                           "seed and one spot per fault, the self-test only (not "
+                           "`calibrate`), and only the faults the emulation can make "
+                           "(listed below the table).", "",
                            "| board | fault | self-test |", "|---|---|---|", *rows, "",
                            "Not made by the emulation yet (so not counted): "
                            + "; ".join(not_made) + ".", "", END])
