@@ -588,13 +588,21 @@ def sensor_text(layout: Layout, spot: Spot) -> str:
     return sensing_kind(layout).sensor_text(spot.sensor)
 
 
+def chip_input(layout: Layout, spot: Spot) -> str:
+    """Chip and input of a chain bit or analog channel, named as in the schematic
+    ("U10 H", "U11 I5"); a matrix: empty."""
+    return _chip_input(layout, spot)
+
+
 def _chip_input(layout: Layout, spot: Spot) -> str:
     """Chip and pin of a chain bit or analog channel (matrix: empty)."""
+    from controller.schematic import chip_ref
+
     w = spot.sensor
     if w.chain is not None:
-        return f"U{w.chain // 8 + 1} {'HGFEDCBA'[w.chain % 8]}"
+        return f"{chip_ref(w.chain // 8)} {'HGFEDCBA'[w.chain % 8]}"
     if w.channel is not None:
-        return f"MUX{w.channel // 16 + 1} C{w.channel % 16}"
+        return f"{chip_ref(w.channel // 16)} I{w.channel % 16}"
     return ""
 
 
@@ -695,9 +703,13 @@ def pico_pin_lines(layout: Layout) -> list[str]:
         rows.append("| sensors' 3.3 V rail (LM1117-3.3 output, from the 5 V rail) | — not the "
                     "3V3 pin (36) |")
         if not sensing_kind(layout).switches:
-            rows.append("| ADC_VREF: from the sensors' 3.3 V rail | pin 35 |")
+            rows.append("| ADC_VREF: leave open (the Pico filters its own 3V3 onto it through "
+                        "200 Ω; never join it to the sensors' rail) | pin 35 |")
     rows += ["| GND: the 5 V supply's ground, the sensors', the LEDs' | any GND pin (38) |",
-             "| power: over USB (VBUS); VSYS not joined to the 5 V rail | micro-USB |"]
+             "| VSYS: from the 5 V rail through the 1N5819 (D2, ring toward VSYS) | pin 39 |",
+             "| 3V3_EN: drain of the 2N7000 (Q2; gate to VSYS, source to the 5 V rail) | "
+             "pin 37 |",
+             "| USB: data to the computer; on USB alone the Pico stays off | micro-USB |"]
     return [*rows, "", note]
 
 
@@ -914,11 +926,19 @@ def fuse_rating_a(load_a: float) -> float:
     return next(r for r in ratings if load_a <= RAIL_LIMIT * r)
 
 
+#: the inlet and supply-domain parts every board has (schematic ``_power``): barrel jack,
+#: reverse-polarity P-MOSFET with its gate resistor, bleeder, the Pico's VSYS diode and the
+#: MOSFET that keeps the Pico off while the 5 V rail is
+POWER_INLET_PARTS = ("barrel-jack", "reverse-mosfet", "gate-resistor", "bleeder", "vsys-diode",
+                     "enable-fet")
+
+
 def rail_loads(layout: Layout) -> dict[str, float]:
     """Worst-case current (mA) each rail feeds besides the LEDs, from the parts' figures."""
     catalogue = parts_catalogue()["parts"]
     on: dict[str, float] = {"5v": 0.0, "sensor-3v3": 0.0, "pico-3v3": 0.0}
-    for key, qty in sensing_parts(layout) + [("level-shifter", 1), ("controller", 1)]:
+    for key, qty in (sensing_parts(layout) + [("level-shifter", 1), ("controller", 1)]
+                     + [(k, 1) for k in POWER_INLET_PARTS]):
         part = catalogue[key]
         if "rail" in part:
             on[part["rail"]] += qty * float(part.get("supply_ma", 0.0))
@@ -948,7 +968,9 @@ def rails(layout: Layout) -> list[Rail]:
     out = [Rail("5 V supply", five, power_budget(layout).supply_a * 1000),
            Rail("5 V fuse", five, fuse_rating_a(five / 1000) * 1000),
            Rail("Pico 3V3 pin (external load)", on["pico-3v3"],
-                float(catalogue["controller"]["pico_3v3_rating_ma"]))]
+                float(catalogue["controller"]["pico_3v3_rating_ma"])),
+           Rail("Pico VSYS diode (1N5819)", float(catalogue["controller"]["supply_ma"]),
+                float(catalogue["vsys-diode"]["rating_ma"]))]
     if on["sensor-3v3"]:
         out.append(Rail("3.3 V sensor regulator", on["sensor-3v3"],
                         float(catalogue["regulator"]["rating_ma"])))
@@ -990,13 +1012,14 @@ def bill_of_materials(layout: Layout) -> list[BomLine]:
     line = _part("fuse", "power", 1, item=f"Fuse 5 × 20 mm, slow-blow, {fuse:g} A")
     add(BomLine(line.group, line.item, 1, line.note, line.manufacturer,
                 line.mpn.format(code=code), line.grade, line.spares, line.unit_price))
-    add(_part("fuse-holder", "power", 1))
-    add(_part("power-terminal", "power", 1))
+    add(_part("fuse-holder", "power", 2))
+    for key in POWER_INLET_PARTS:
+        add(_part(key, "power", 1))
     pins, adc = gpio_needed(layout)
     add(_part("header", "controller", math.ceil((pins + 3) / 40)))
     add(_part("controller", "controller", 1,
               f"{pins} GPIO needed" + (f", {adc} of them ADC inputs" if adc else "")
-              + f" (the Pico has {PICO_GPIO} GPIO, {PICO_ADC} ADC); fed over USB"))
+              + f" (the Pico has {PICO_GPIO} GPIO, {PICO_ADC} ADC); VSYS from the 5 V rail"))
     add(_part("usb-cable", "controller", 1))
     w, h = layout.size_mm
     add(BomLine("board", f"Top plate, 3 mm plywood or MDF, {_n(w)} × {_n(h)} mm", 1,
@@ -1035,6 +1058,13 @@ def power_lines(layout: Layout) -> list[str]:
     lines.append(f"- the host's LED budget: {RAIL_LIMIT:.0%} of the supply minus the "
                  f"electronics ({electronics_ma(layout):.4g} mA) = {led_budget_ma(layout)} mA, "
                  f"above the capped scenes' {budget.led_a * 1000:.4g} mA")
+    fet = parts_catalogue()["parts"]["reverse-mosfet"]
+    amps = rails(layout)[0].load_ma / 1000
+    rds = 2 * float(fet["rds_on_ohm"])
+    lines.append(f"- reverse-polarity MOSFET ({fet['mpn']}): ({amps:.3g} A)² × {rds:g} Ω "
+                 f"(twice its typical {float(fet['rds_on_ohm']):g} Ω, for a gate at only "
+                 f"−5 V) = {amps * amps * rds:.2g} W, a drop of {amps * rds * 1000:.0f} mV; a "
+                 f"Schottky would drop about 0.5 V and burn {amps * 0.5:.2g} W")
     lines += ["", "| rail | worst-case load | rating | share |", "|---|---:|---:|---:|"]
     for rail in rails(layout):
         lines.append(f"| {rail.name} | {rail.load_ma:.0f} mA | {rail.rating_ma:.0f} mA | "
@@ -1043,8 +1073,15 @@ def power_lines(layout: Layout) -> list[str]:
         "",
         f"Every rail stays at or below {RAIL_LIMIT:.0%} of its rating. The hall sensors and "
         "their chips run from the 3.3 V regulator fed by the 5 V supply, never from the "
-        "Pico's 3V3 pin (the Pico datasheet keeps that pin's external load below 300 mA); "
-        "the Pico itself is fed over USB and shares only ground with the 5 V supply.",
+        "Pico's 3V3 pin (the Pico datasheet keeps that pin's external load below 300 mA).",
+        "",
+        "One supply domain: the 5 V comes in through a polarised barrel jack, the fuse and a "
+        "P-channel MOSFET that conducts only with the plug the right way round. The Pico's "
+        "VSYS is fed from the 5 V rail through a 1N5819 (ORed with USB by the Pico's own "
+        "Schottky), and a 2N7000 holds its 3V3_EN low while the 5 V rail is off, so with USB "
+        "alone the Pico stays off instead of driving unpowered chips through their clamp "
+        "diodes. `tests/test_supply.py` checks every way of powering the board on this "
+        "netlist.",
         "",
         f"Set `leds.current_budget_ma = {led_budget_ma(layout)}` (or lower) in `config.toml`: "
         "the supply then carries the LED budget plus the electronics with 25 % to spare, and "

@@ -54,6 +54,12 @@ CALIBRATION_TIMEOUT_S = 60.0
 CALIBRATION_COLOURS = {"white": (60, 60, 60), "black": (0, 0, 70), "white-2": (60, 40, 0),
                        "white-3": (70, 20, 0)}
 
+#: what pyserial says when another program holds the port (it opens it exclusively)
+PORT_BUSY = ("exclusively lock", "Resource temporarily unavailable", "Device or resource busy")
+#: the service's unit (deploy/fairyboard.service)
+SERVICE_STOP = "sudo systemctl stop fairyboard"
+SERVICE_START = "sudo systemctl start fairyboard"
+
 Say = Callable[[str], None]
 Ask = Callable[[str], str]
 Colour = tuple[int, int, int]
@@ -90,10 +96,16 @@ class _Bench:
             waited += 0.05
         if not link.connected:
             problem = link.problem or f"link {link.state}"
+            if any(sign in problem for sign in PORT_BUSY):
+                raise SensingError(
+                    f"the microcontroller is there but its port {link.path} is in use by "
+                    "another program — the fairyboard service holds it while it runs: stop "
+                    f"it with '{SERVICE_STOP}', run this again, then '{SERVICE_START}'")
             if not problem.startswith("no microcontroller found"):
                 problem = f"no microcontroller found: {problem}"
             raise SensingError(f"{problem}; plug in the board running firmware/ (or set "
-                               "[sensing] port)")
+                               "[sensing] port); with USB alone the Pico stays off: switch "
+                               "the board's 5 V supply on")
 
     def _open_leds(self) -> None:
         """The configured chain, throttled on the sensing clock (simulated time on the
@@ -201,6 +213,59 @@ class _Bench:
         self.sensing.close()
 
 
+#: DRV5055 output with no field: VCC/2 (ratiometric), on the 3.3 V sensors' rail
+HALL_QUIESCENT_V = 3.3 / 2
+#: a rest reading this far from VCC/2 is a sensor stuck, shorted or in a magnet's field
+HALL_REST_LIMIT_V = 0.35
+#: a piece changes its own sensor by about 0.5 V on lotus39 and its neighbours by < 10 mV
+HALL_PIECE_V = 0.15
+
+
+class RawHallFrames:
+    """Frames from raw hall voltages for a board not calibrated yet: a spot reads occupied
+    while its voltage is ``HALL_PIECE_V`` away from its rest reading (the first reading,
+    taken on the cleared board; a rest reading far from VCC/2 counts as occupied from the
+    start, so the self-test names it stuck).  The test piece is White, so a spot that
+    reads it with the Black sign has its sensor face down."""
+
+    def __init__(self, voltages: Callable[[], list[float]], clock: Callable[[], float]):
+        self.voltages, self.clock = voltages, clock
+        self.rest: list[float] | None = None
+        self.reversed: set[int] = set()
+        self.forward: set[int] = set()
+
+    def read(self) -> Frame:
+        volts = self.voltages()
+        if self.rest is None:
+            self.rest = [v if abs(v - HALL_QUIESCENT_V) <= HALL_REST_LIMIT_V
+                         else HALL_QUIESCENT_V for v in volts]
+        delta = [v - r for v, r in zip(volts, self.rest, strict=True)]
+        occupied = tuple(abs(d) > HALL_PIECE_V for d in delta)
+        polarity = tuple((1 if d > 0 else -1) if o else 0
+                         for d, o in zip(delta, occupied, strict=True))
+        for i, p in enumerate(polarity):
+            if p < 0:
+                self.reversed.add(i)
+            elif p > 0:
+                self.forward.add(i)
+        return Frame(self.clock(), occupied, (None,) * len(occupied), polarity)
+
+    def judge(self, report: SelfTestReport, layout: Layout) -> None:
+        """Face-down sensors, and what to run next."""
+        walked = {layout.spot_index(n) for n in report.walked} - {
+            layout.spot_index(n) for n in report.dead}
+        down = sorted(walked & (self.reversed - self.forward))
+        if down and len(down) == len(walked):
+            report.note = ("every sensor read the test piece as Black: its magnet is upside "
+                           "down (White pieces have the south pole down); turn it over")
+        else:
+            report.face_down = [layout.spots[i].name for i in down]
+        if not report.note:
+            report.note = ("not calibrated yet: the walk read raw voltages. Next: "
+                           "'fairyboard calibrate', then 'fairyboard selftest' again to "
+                           "check the calibrated board")
+
+
 def _colour_word(colour: Colour) -> str:
     if max(colour) == 0:
         return "none"
@@ -210,10 +275,13 @@ def _colour_word(colour: Colour) -> str:
 def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTestReport:
     """Walk the LEDs and check their colour order, walk every sensor (a piece is noticed
     as it is put down), check every diode of a matrix, group the faults by wire."""
-    bench = _Bench(config)
-    board = bench.sim
-    layout = bench.layout
+    layout = load_layout(config.board.layout)
     kind = sensing_kind(layout)
+    # a fresh linear-hall board: no calibration yet, so the walk reads raw voltages
+    uncalibrated = not kind.switches and not calibration_path(config, layout.name).exists()
+    bench = _Bench(config, calibrating=uncalibrated)
+    board = bench.sim
+    raw = RawHallFrames(bench.read_voltages, bench.sensing.clock) if uncalibrated else None
 
     def instruct(action: str, spots: tuple[int, ...]) -> None:
         if board is not None:  # the simulated builder does it at once
@@ -228,10 +296,19 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
             ask(f"Take the pieces off {names}, then press Enter ")
         # one piece at a time: the lit spot says where, the walk notices it
 
+    # LEDs on the emulated Pico: the simulated builder looks at its chips
+    mcu = getattr(getattr(bench.sensing, "rig", None), "mcu", None)
+
     def see(question: str) -> str:
         chain = bench.chain
         if board is not None:  # the simulated builder looks at the simulated chain
-            return " ".join(_colour_word(chain.seen(k)) for k in range(3)) if chain else ""
+            if chain is not None:
+                return " ".join(_colour_word(chain.seen(k)) for k in range(3))
+            if mcu is None:
+                return ""
+            bench.wait(0.1)  # the frame on its way over the link and out of the Pico
+            shown = mcu.leds
+            return " ".join(_colour_word(tuple(px[:3])) for px in shown[:3])
         return ask(question)
 
     order = config.leds.pixel_order if bench.chain is None else "RGB"
@@ -245,13 +322,17 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
         walk = max(0.001 if simulated else LED_WALK_S, bench.led_step_s)
         settle = 0.05 if simulated else SELFTEST_SETTLE_S
         report = self_test(
-            layout, bench.read, bench.show, instruct, bench.wait, walk_s=walk,
+            layout, bench.read if raw is None else raw.read, bench.show, instruct,
+            bench.wait, walk_s=walk,
             settle_s=settle, timeout_s=0.25 if simulated else SELFTEST_TIMEOUT_S,
             poll_s=0.02 if simulated else SELFTEST_POLL_S, diode_check=True,
-            see=see if (bench.leds is not None and (not simulated or bench.chain)) else None,
+            see=see if (bench.leds is not None and (not simulated or bench.chain or mcu))
+            else None,
             pixel_order=order, tell=(lambda text: None) if simulated else say,
             pins=bench.pins())
         report.heading = heading
+        if raw is not None:
+            raw.judge(report, layout)
     finally:
         bench.close()
     say("--- summary (paste it into a help request) ---")

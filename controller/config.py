@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from controller.leds.drivers import LED_DRIVER_NAMES
+from controller.leds.drivers import LED_DRIVER_NAMES, PIXEL_ORDERS
 from controller.rules import DEFAULT_GAME, GAME_CLASSES
 from controller.sensing.backends import SENSING_BACKENDS, check_pin_tables
 from controller.speech.lang import LANGUAGES
@@ -265,7 +265,7 @@ CHOICES = {
     "leds.driver": LED_DRIVER_NAMES,
     "log.level": ("debug", "info", "warning", "error"),
     "log.format": ("json", "text"),
-    "leds.pixel_order": ("GRB", "RGB", "BRG", "BGR", "GBR", "RBG"),
+    "leds.pixel_order": PIXEL_ORDERS,
     "speech.language": tuple(LANGUAGES),
 }
 RANGES = {

@@ -34,7 +34,8 @@ from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER, sensing_kin
 PICO_GP_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15,
                12: 16, 13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26,
                21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
-PICO_POWER_PINS = {"GND": 38, "ADC_VREF": 35, "3V3": 36, "VSYS": 39, "VBUS": 40, "AGND": 33}
+PICO_POWER_PINS = {"GND": 38, "ADC_VREF": 35, "3V3": 36, "3V3_EN": 37, "VSYS": 39, "VBUS": 40,
+                   "AGND": 33}
 #: 74HC165 (DIP-16): parallel input letter → pin
 HC165_INPUT_PIN = {"A": 11, "B": 12, "C": 13, "D": 14, "E": 3, "F": 4, "G": 5, "H": 6}
 #: CD74HC4067 (DIP-24): channel → pin
@@ -42,7 +43,17 @@ HC4067_INPUT_PIN = {0: 9, 1: 8, 2: 7, 3: 6, 4: 5, 5: 4, 6: 3, 7: 2, 8: 23, 9: 22
                     11: 20, 12: 19, 13: 18, 14: 17, 15: 16}
 HC4067_SELECT_PIN = (10, 11, 14, 13)  # S0..S3
 
-GND, V5_IN, V5, V3S = "GND", "+5V_IN", "+5V", "+3V3_SENSORS"
+GND, V5_IN, V5_FUSED, V5, V3S = "GND", "+5V_IN", "+5V_FUSED", "+5V", "+3V3_SENSORS"
+VSYS, PICO_EN = "VSYS", "PICO_3V3_EN"
+#: the first reference number of the shift registers / multiplexers (U1 is the Pico, U2 the
+#: level shifter, U3 the regulator): the one home of the chips' names in the schematic, the
+#: wiring tables and the guides
+CHIP_REF_BASE = 10
+
+
+def chip_ref(k: int) -> str:
+    """The reference of the ``k``-th read-out chip (0 = nearest the Pico)."""
+    return f"U{CHIP_REF_BASE + k}"
 
 
 @dataclass
@@ -90,9 +101,45 @@ def _pico(net: Netlist) -> Component:
     pins = {str(p): f"GP{gp}" for gp, p in PICO_GP_PIN.items()}
     pins.update({str(p): n for n, p in PICO_POWER_PINS.items()})
     pins.update({"3": "GND", "8": "GND", "13": "GND", "18": "GND", "23": "GND", "28": "GND"})
-    return net.add(Component("U1", "Raspberry Pi Pico", "RP2040 board, CircuitPython; fed "
-                             "over USB (VBUS), VSYS not connected to the 5 V supply", pins),
-                   p38=GND, p3=GND)
+    return net.add(Component("U1", "Raspberry Pi Pico", "RP2040 board, CircuitPython; VSYS "
+                             "from the 5 V rail through D2, on only while that rail is", pins,
+                             "Module:RaspberryPi_Pico_Common_THT"),
+                   p38=GND, p3=GND, p39=VSYS, p37=PICO_EN)
+
+
+def _power(net: Netlist) -> None:
+    """Barrel jack → fuse → reverse-polarity P-MOSFET → the 5 V rail; the Pico's VSYS from
+    that rail through a Schottky, and its 3V3 held off while the rail is off, so every
+    chip, sensor and the Pico's pins are powered together (one supply domain)."""
+    net.add(Component("J1", "barrel jack", "2.1 mm DC jack, centre positive: 5 V supply",
+                      {"1": "TIP", "2": "SLEEVE", "3": "SWITCH"},
+                      "Connector_BarrelJack:BarrelJack_CUI_PJ-102AH_Horizontal"),
+            p1=V5_IN, p2=GND, p3=GND)
+    net.add(Component("F1", "fuse", "5 × 20 mm slow-blow fuse in two PCB clips",
+                      {"1": "~", "2": "~"}, "Fuse:Fuseholder_Clip-5x20mm_Keystone_3517_Inline_"
+                      "P23.11x6.76mm_D1.70mm_Horizontal"),
+            p1=V5_IN, p2=V5_FUSED)
+    net.add(Component("Q1", "P-MOSFET STD36P4LLF6", "reverse-polarity protection (ideal "
+                      "diode): conducts only with the plug the right way round",
+                      {"1": "G", "2": "D", "3": "S"}, "Package_TO_SOT_SMD:TO-252-2"),
+            p1="Q1_GATE", p2=V5_FUSED, p3=V5)
+    net.add(Component("R3", "10k", "Q1 gate to ground", {"1": "~", "2": "~"},
+                      "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal"),
+            p1="Q1_GATE", p2=GND)
+    net.add(Component("C1", "1000uF", "bulk capacitor at the LED chain's input",
+                      {"1": "+", "2": "-"}, "Capacitor_THT:CP_Radial_D10.0mm_P5.00mm"),
+            p1=V5, p2=GND)
+    net.add(Component("R4", "1k", "bleeder: holds the 5 V rail at 0 V while the supply is off",
+                      {"1": "~", "2": "~"},
+                      "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal"),
+            p1=V5, p2=GND)
+    net.add(Component("D2", "Schottky 1N5819", "the Pico's VSYS from the 5 V rail",
+                      {"1": "K", "2": "A"}, "Diode_THT:D_DO-41_SOD81_P10.16mm_Horizontal"),
+            p1=VSYS, p2=V5)
+    net.add(Component("Q2", "N-MOSFET 2N7000", "holds the Pico's 3V3_EN low while the 5 V "
+                      "rail is off (USB alone): the Pico never drives unpowered chips",
+                      {"1": "S", "2": "G", "3": "D"}, "Package_TO_SOT_THT:TO-92_Inline"),
+            p1=V5, p2=VSYS, p3=PICO_EN)
 
 
 def board_netlist(layout: Layout) -> Netlist:
@@ -101,14 +148,8 @@ def board_netlist(layout: Layout) -> Netlist:
 
     fw = firmware_settings(layout)
     net = Netlist(layout.name)
-    # power: terminal → fuse → 5 V rail with its bulk capacitor
-    net.add(Component("J1", "5V in", "screw terminal, 2 poles: 5 V supply",
-                      {"1": "+5V", "2": "GND"}), p1=V5_IN, p2=GND)
-    net.add(Component("F1", "fuse", "5 × 20 mm slow-blow fuse", {"1": "~", "2": "~"}),
-            p1=V5_IN, p2=V5)
-    net.add(Component("C1", "1000uF", "bulk capacitor at the LED chain's input",
-                      {"1": "+", "2": "-"}), p1=V5, p2=GND)
     pico = _pico(net)
+    _power(net)
     # LED data: Pico → 74AHCT125 (5 V, pull-down on its input) → 330 Ω → LED 0
     data = _gp(fw["NEOPIXEL_PIN"])
     net.connect("LED_DATA_3V3", pico.ref, str(PICO_GP_PIN[data]))
@@ -181,18 +222,18 @@ def _shift_register(layout: Layout, net: Netlist, fw: dict, pico: Component) -> 
         pins = {"1": "SH/LD", "2": "CLK", "7": "~QH", "8": "GND", "9": "QH", "10": "SER",
                 "15": "CLK_INH", "16": "VCC"}
         pins.update({str(p): letter for letter, p in HC165_INPUT_PIN.items()})
-        net.add(Component(f"U{10 + k}", "74HC165", f"shift register {k + 1} of {chips} "
+        net.add(Component(chip_ref(k), "74HC165", f"shift register {k + 1} of {chips} "
                           "(1 = nearest the Pico)", pins, "Package_DIP:DIP-16_W7.62mm"),
                 p1="SR_PL", p2="SR_CLK", p8=GND, p9=f"SR_QH{k}", p15=GND, p16=V3S,
                 p10=f"SR_QH{k + 1}" if k + 1 < chips else GND)
-        net.add(Component(f"C{10 + k}", "100nF", f"bypass at U{10 + k}",
+        net.add(Component(f"C{10 + k}", "100nF", f"bypass at {chip_ref(k)}",
                           {"1": "~", "2": "~"}), p1=V3S, p2=GND)
-        net.add(Component(f"RN{k + 1}", "8x10k", f"bussed pull-ups of U{10 + k}",
+        net.add(Component(f"RN{k + 1}", "8x10k", f"bussed pull-ups of {chip_ref(k)}",
                           {str(p): "common" if p == 1 else f"R{p - 1}"
                            for p in range(1, 10)}), p1=V3S)
         for j, letter in enumerate("HGFEDCBA"):
             bit_net = f"BIT{8 * k + j}"
-            net.connect(bit_net, f"U{10 + k}", str(HC165_INPUT_PIN[letter]))
+            net.connect(bit_net, chip_ref(k), str(HC165_INPUT_PIN[letter]))
             net.connect(bit_net, f"RN{k + 1}", str(2 + j))
     for spot in layout.spots:
         _sensor(net, f"H_{spot.name}", "DRV5033", spot.name, f"BIT{spot.sensor.chain}")
@@ -201,9 +242,10 @@ def _shift_register(layout: Layout, net: Netlist, fw: dict, pico: Component) -> 
 def _analog(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
     """Linear halls through CD74HC4067 multiplexers, one ADC input each."""
     _regulator(net)
-    # analog: multiplexers on the sensors' rail, one ADC input each; ADC_VREF from that rail
+    # analog: multiplexers on the sensors' rail, one ADC input each.  ADC_VREF stays open:
+    # the Pico filters its own 3V3 onto it through 200 Ω (Pico datasheet), so joining it to
+    # the sensors' regulator would tie two regulators together
     muxes = -(-layout.channel_count // 16)
-    net.connect(V3S, pico.ref, str(PICO_POWER_PINS["ADC_VREF"]))
     net.connect(GND, pico.ref, str(PICO_POWER_PINS["AGND"]))
     for s, gp in enumerate(fw["MUX_SELECT"]):
         net.connect(f"MUX_S{s}", pico.ref, str(PICO_GP_PIN[_gp(gp)]))
@@ -211,7 +253,7 @@ def _analog(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
         pins = {"1": "SIG", "12": "GND", "15": "~E", "24": "VCC"}
         pins.update({str(p): f"I{ch}" for ch, p in HC4067_INPUT_PIN.items()})
         pins.update({str(p): f"S{s}" for s, p in enumerate(HC4067_SELECT_PIN)})
-        ref = f"U{10 + m}"
+        ref = chip_ref(m)
         net.add(Component(ref, "CD74HC4067", f"multiplexer {m + 1}: channels {16 * m}–"
                           f"{16 * m + 15}", pins, "Package_DIP:DIP-24_W15.24mm"),
                 p1=f"MUX{m + 1}_SIG", p12=GND, p15=GND, p24=V3S)
@@ -224,7 +266,7 @@ def _analog(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
         ch = spot.sensor.channel
         out = f"CH{ch}"
         _sensor(net, f"H_{spot.name}", "DRV5055A4", spot.name, out)
-        net.connect(out, f"U{10 + ch // 16}", str(HC4067_INPUT_PIN[ch % 16]))
+        net.connect(out, chip_ref(ch // 16), str(HC4067_INPUT_PIN[ch % 16]))
 
 
 #: how each sensing kind is drawn

@@ -102,3 +102,18 @@ def test_guide_agrees_with_the_bom(name: str) -> None:
         assert "fairyboard calibrate" in bringup and "DRV5055A4" in guide
         assert "ADS1115" in guide and 'backend = "gpio-analog"' in guide
     assert "/work/" not in guide and "shared/" not in guide
+
+
+@pytest.mark.parametrize("name", ["square8", "square9", "lotus39", "kaleido89"])
+def test_power_inlet_parts_are_ordered_as_sold(name: str) -> None:
+    """A Keystone 3517 is one clip: a fuse needs two.  The 5 V comes in on a polarised
+    barrel jack with a reverse-polarity MOSFET, not on a cut plug in a screw terminal."""
+    from controller.boardprint import bill_of_materials
+    from controller.layout import load_layout
+
+    lines = {line.mpn: line for line in bill_of_materials(load_layout(name))}
+    clip = lines["3517"]
+    assert clip.quantity == 2 and "single clip" in clip.grade and "pair" not in clip.grade
+    assert "1935161" not in lines  # the screw terminal is gone
+    for mpn in ("PJ-102AH", "STD36P4LLF6", "1N5819", "2N7000"):
+        assert lines[mpn].quantity == 1

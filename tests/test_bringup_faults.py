@@ -62,7 +62,8 @@ def test_selftest_names_an_open_row_shorted_columns_a_reversed_diode_and_swapped
                               shorted_columns=[(5, 6)], diodes={"e6": "reversed"})
     text = report.text()
     assert not report.ok
-    assert "wiring: row 3 (GPIO" in text and "wire open: a4, b4, c4, d4, e4, f4, g4, h4" in text
+    assert "wiring: row 3 (GPIO" in text
+    assert "wire open (or every diode on it reversed): a4, b4, c4, d4, e4, f4, g4, h4" in text
     assert "wiring: columns 5 and 6 shorted (GPIO" in text
     assert "wiring: diode at e6 reversed" in text
     assert "red, green, blue showed as green, red, blue" in text
@@ -117,7 +118,8 @@ def test_a_seeded_open_diode_and_an_open_column_on_the_pi_matrix():
         board.advance(0.05)
         seed_matrix_faults(rig, open_columns=[2], diodes={"f7": "open"})
         report = walk(rig, board, SQUARE8, spots=range(64))
-    assert report.wiring[0].startswith("col 2 wire open: c1, c2, c3, c4, c5, c6, c7, c8")
+    assert report.wiring[0].startswith(
+        "col 2 wire open (or every diode on it reversed): c1, c2, c3, c4, c5, c6, c7, c8")
     assert report.wiring[1].startswith("diode at f7 reversed or missing")
 
 
@@ -245,3 +247,20 @@ def test_selftest_on_a_pi_asks_only_to_start_and_for_the_colours(monkeypatch):
         "Take every piece off the board and the pads",
         "Take every piece off the board and the pads", "Put pieces on a1",
         "Take the pieces off a1"]
+    assert pixel_order_fix("GRBW", "GRB") == "RGBW"  # the white byte stays last
+
+
+@pytest.mark.parametrize("faults, named", [
+    ({"swapped_rows": [(2, 3)]}, "rows 2 and 3 swapped at the controller: swap the wires on "),
+    ({"swapped_columns": [(0, 1)]}, "cols 0 and 1 swapped at the controller: swap the wires "
+     "on "),
+])
+def test_selftest_names_two_swapped_lines_as_the_builder_fixes_them(monkeypatch, faults,
+                                                                      named):
+    """It said "row 2 wire open", "rows 2 and 3 shorted", seven reversed diodes and 15
+    dead spots (rows), or 36 shorted row pairs (columns)."""
+    report, _ = selftest_with(monkeypatch, **faults)
+    text = report.text()
+    wiring = [line for line in text.splitlines() if line.startswith(("wiring", "dead",
+                                                                     "ghost", "crosstalk"))]
+    assert len(wiring) == 1 and named in wiring[0], text

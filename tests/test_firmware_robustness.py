@@ -276,7 +276,9 @@ def test_an_led_frame_is_one_slice_of_bytes_into_the_pixels():
     finally:
         type(pixels).__setitem__ = real
     assert writes == [(slice(0, 82), bytes)]
-    assert pixels.shown[10] == (10, 20, 30) and pixels.shown[81] == (81, 162, 243)
+    assert pixels.wire[30:33] == bytes((10, 20, 30))  # passed through as the host sent them
+    # … and a WS2812B takes the first byte of each LED as green
+    assert pixels.shown[10] == (20, 10, 30) and pixels.shown[81] == (162, 81, 243)
 
 
 def test_after_a_write_cut_short_by_a_host_that_does_not_read_the_next_frame_is_intact(

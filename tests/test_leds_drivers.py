@@ -87,7 +87,7 @@ def test_neopixel_driver_refuses_bad_set_up():
         with pytest.raises(LedError, match="pin must be one of D18, D12, D21, D10"):
             NeoPixelLeds(N, pin="D4")
         with pytest.raises(LedError, match="pixel_order must be one of"):
-            NeoPixelLeds(N, pixel_order="GRBW")
+            NeoPixelLeds(N, pixel_order="GRBX")
         leds = NeoPixelLeds(3)
         with pytest.raises(LedError, match="frame has 4 colours, the chain has 3 LEDs"):
             leds.show(LedFrame.steady([(0, 0, 0)] * 4))
@@ -159,6 +159,7 @@ def test_emulation_behaves_like_the_library():
 # --- microcontroller link ------------------------------------------------------------
 
 def test_link_driver_sends_led_frame_payloads():
+    """The payload carries each LED's bytes in its chips' order (GRB for a WS2812B)."""
     sent: list[bytes] = []
     leds = LinkLeds(sent.append, N)
     frame = frame_of(N, seed=5)
@@ -166,7 +167,7 @@ def test_link_driver_sends_led_frame_payloads():
     assert len(sent) == 1
     payload = sent[0]
     assert payload[:5] == struct.pack("<HBH", 0, 255, N)
-    assert decode_led_frame(payload) == (0, 255, list(frame.pixels))
+    assert decode_led_frame(payload) == (0, 255, [(g, r, b) for r, g, b in frame.pixels])
 
 
 def test_link_payload_is_what_the_firmware_parses():
@@ -178,7 +179,7 @@ def test_link_payload_is_what_the_firmware_parses():
 
 def test_link_driver_splits_long_chains():
     sent: list[bytes] = []
-    leds = LinkLeds(sent.append, 700)
+    leds = LinkLeds(sent.append, 700, pixel_order="RGB")
     frame = frame_of(700)
     leds.show(frame)
     decoded = [decode_led_frame(p) for p in sent]
@@ -210,7 +211,8 @@ def test_unchanged_frames_are_not_sent():
 def test_rate_limit_holds_and_sends_the_newest_frame():
     sent: list[bytes] = []
     clock = Clock(0.0)
-    out = ThrottledLeds(LinkLeds(sent.append, 2), max_fps=10, clock=clock)  # 100 ms
+    out = ThrottledLeds(LinkLeds(sent.append, 2, pixel_order="RGB"), max_fps=10,
+                        clock=clock)  # 100 ms
     f = [LedFrame.steady([(k, 0, 0)] * 2) for k in range(5)]
     assert out.show(f[0])
     clock.t = 0.03

@@ -16,6 +16,7 @@ from controller.schematic import (
     PICO_POWER_PINS,
     V3S,
     board_netlist,
+    chip_ref,
     kicad_netlist,
 )
 from controller.sensing.fwconfig import firmware_settings
@@ -46,12 +47,12 @@ def test_nets_follow_the_layout(name: str) -> None:
             assert net.net_of(f"SW_{spot.name}", 1) == net.net_of(f"D_{spot.name}", 1)
         elif layout.sensing == "shift-register":
             out = net.nets[net.net_of(f"H_{spot.name}", 3)]
-            chip = f"U{10 + w.chain // 8}"
+            chip = chip_ref(w.chain // 8)
             assert (chip, str(HC165_INPUT_PIN["HGFEDCBA"[w.chain % 8]])) in out
             assert any(ref.startswith("RN") for ref, _ in out)  # pulled up
         else:
             out = net.nets[net.net_of(f"H_{spot.name}", 3)]
-            assert (f"U{10 + w.channel // 16}", str(HC4067_INPUT_PIN[w.channel % 16])) in out
+            assert (chip_ref(w.channel // 16), str(HC4067_INPUT_PIN[w.channel % 16])) in out
         if layout.sensor_kind != "reed":
             assert net.net_of(f"H_{spot.name}", 1) == V3S
     # the LED chain in index order, fed from the firmware's pin through the level shifter
@@ -68,11 +69,17 @@ def test_nets_follow_the_layout(name: str) -> None:
     assert net.net_of("R1", 2) == "GND" and net.net_of("U2", 14) == "+5V"
     # power: nothing on the Pico's 3V3 pin; sensors from the regulator
     assert net.net_of("U1", PICO_POWER_PINS["3V3"]) is None
-    assert net.net_of("F1", 2) == "+5V" and net.net_of("J1", 1) == net.net_of("F1", 1)
+    # the inlet: jack → fuse → reverse-polarity MOSFET (drain in, source out) → +5V
+    assert net.net_of("J1", 1) == net.net_of("F1", 1) and net.net_of("J1", 2) == "GND"
+    assert net.net_of("F1", 2) == net.net_of("Q1", 2) and net.net_of("Q1", 3) == "+5V"
+    assert net.net_of("Q1", 1) == net.net_of("R3", 1) and net.net_of("R3", 2) == "GND"
+    # the Pico in the same domain: VSYS from +5V through D2, 3V3_EN held by Q2
+    assert net.net_of("D2", 2) == "+5V" and net.net_of("D2", 1) == net.net_of(
+        "U1", PICO_POWER_PINS["VSYS"])
+    assert net.net_of("Q2", 3) == net.net_of("U1", PICO_POWER_PINS["3V3_EN"])
     if layout.sensor_kind != "reed":
         assert net.net_of("U3", 2) == V3S and net.net_of("U3", 3) == "+5V"
-    if layout.sensing == "analog":
-        assert net.net_of("U1", PICO_POWER_PINS["ADC_VREF"]) == V3S
+    assert net.net_of("U1", PICO_POWER_PINS["ADC_VREF"]) is None  # the Pico's own filter
 
 
 def _parse(text: str) -> list:
@@ -109,3 +116,31 @@ def test_board_print_schematic(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert {"lotus39-schematic.svg", "lotus39-schematic.pdf", "lotus39-netlist.net"} <= names
     assert (tmp_path / "lotus39-schematic.pdf").read_bytes().startswith(b"%PDF")
     assert "DRV5055A4" in (tmp_path / "lotus39-netlist.net").read_text()
+
+
+GUIDES = Path(__file__).resolve().parent.parent / "hardware"
+
+
+@pytest.mark.parametrize("name", ["square9", "lotus39"])
+def test_guides_name_the_chips_as_the_schematic_does(name: str) -> None:
+    """Every U-number in a guide is a part of that board's schematic with the value the
+    guide gives it, and the wiring table's chip inputs use the same references."""
+    from controller.boardprint import wiring_markdown
+
+    layout = load_layout(name)
+    net = board_netlist(layout)
+    text = (GUIDES / f"{name}.md").read_text(encoding="utf-8")
+    refs = set(re.findall(r"\bU(\d+)\b", text))
+    assert refs, "the guide names its chips"
+    chip = "74HC165" if layout.sensing == "shift-register" else "CD74HC4067"
+    for number in refs:
+        assert f"U{number}" in net.components, f"U{number} is not in the schematic"
+        if int(number) >= 10:
+            assert net.components[f"U{number}"].value == chip
+    chips = [ref for ref, comp in net.components.items() if comp.value == chip]
+    assert chips[0] == chip_ref(0) and chip_ref(0).removeprefix("U") in refs
+    if layout.sensing == "shift-register":
+        assert f"SER of {chips[-1]} to GND" in text
+    table = wiring_markdown(layout)
+    assert f"| {chip_ref(0)} " in table and all(
+        f"{c} " in table for c in chips)

@@ -193,9 +193,10 @@ def test_corrupt_and_unknown_requests_are_reported():
 def test_led_frames_drive_the_neopixels_with_a_brightness_cap():
     h = Harness(MAX_BRIGHTNESS=51)
     h.run(0.05)
-    h.send(P.LED_FRAME, P.led_frame([(255, 0, 100), (10, 20, 30)], first=80, brightness=255))
+    # the host sends each LED's bytes in the chips' order: GRB for the emulated WS2812B
+    h.send(P.LED_FRAME, P.led_frame([(0, 255, 100), (20, 10, 30)], first=80, brightness=255))
     h.run(0.03)
-    pixels = h.shims.pixels[0].shown
+    pixels = h.shims.pixels[-1].shown
     assert pixels[80] == (51, 0, 20) and pixels[81] == (2, 4, 6)
     assert pixels[0] == (0, 0, 0)
     h.take()

@@ -211,7 +211,8 @@ def test_led_frames_reach_the_pixels_at_a_limited_rate():
         for k in range(10):  # ten frames in one instant: only the first and the last go
             rig.link.send_leds([(k, 0, 0)] * SQUARE8.led_count)
         board.advance(0.1)
-        assert rig.mcu.leds[0] == (9, 0, 0) and len(rig.mcu.leds) == 82
+        # the link carries wire bytes: a WS2812B (GRB) takes the first byte as green
+        assert rig.mcu.leds[0] == (0, 9, 0) and len(rig.mcu.leds) == 82
         assert rig.link.stats["bytes_out"] < 3 * 400
         with pytest.raises(ValueError, match="0..255"):
             rig.link.send_leds([(300, 0, 0)])

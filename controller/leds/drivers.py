@@ -32,8 +32,17 @@ from controller.leds.scene import LedFrame
 from controller.leds.simulated import SimulatedChain
 
 PI_EXTRA = "pip install fairyboard[pi]"
-#: channel orders of 3-channel chips (WS2812B is GRB)
-PIXEL_ORDERS = tuple("".join(p) for p in itertools.permutations("RGB"))
+#: channel orders of 3-channel chips (WS2812B is GRB), then of RGBW chips (SK6812 RGBW is
+#: GRBW): the order in which a chip takes its bytes off the data line
+PIXEL_ORDERS3 = tuple("".join(p) for p in itertools.permutations("RGB"))
+PIXEL_ORDERS = (*PIXEL_ORDERS3, *(order + "W" for order in PIXEL_ORDERS3))
+
+
+def wire_bytes(colour: Sequence[int], order: str) -> tuple[int, ...]:
+    """One LED's levels in the order its chip takes them: ``(r, g, b)`` or ``(r, g, b, w)``
+    → e.g. ``(g, r, b)`` for ``"GRB"``; an RGB colour on an RGBW chip leaves white off."""
+    levels = dict(zip("RGBW", (*colour, 0) if len(colour) == 3 else colour, strict=True))
+    return tuple(levels[channel] for channel in order)
 #: GPIOs rpi_ws281x can drive: PWM0 (12, 18), PCM (21), SPI0 MOSI (10)
 NEOPIXEL_PINS = ("D18", "D12", "D21", "D10")
 
@@ -70,7 +79,8 @@ def _pixel_order(order: str, driver: str) -> str:
     order = str(order).upper()
     if order not in PIXEL_ORDERS:
         raise LedError(f"{driver} LED driver: pixel_order must be one of "
-                       f"{', '.join(PIXEL_ORDERS)} (WS2812B: GRB), got {order!r}")
+                       f"{', '.join(PIXEL_ORDERS)} (WS2812B: GRB; SK6812 RGBW: GRBW), "
+                       f"got {order!r}")
     return order
 
 
@@ -159,29 +169,36 @@ LED_FRAME_HEADER = struct.Struct("<HBH")
 LINK_CHUNK = 300
 
 
-def encode_led_frame(colours: Sequence[RGB], first: int = 0, brightness: int = 255) -> bytes:
-    """The LED_FRAME payload: header, then ``r g b`` per LED from ``first`` on.
+def encode_led_frame(colours: Sequence[Sequence[int]], first: int = 0,
+                     brightness: int = 255) -> bytes:
+    """The LED_FRAME payload: header, then 3 or 4 bytes per LED from ``first`` on, in the
+    order the chips take them off the wire (:func:`wire_bytes`: the host orders them, the
+    firmware passes them through; the payload's length tells 3 from 4 bytes per LED).
 
     ``brightness`` 255 = the firmware shows the levels as sent (the host already dimmed
     and capped them)."""
     if not 0 <= first <= 0xFFFF or not 0 <= brightness <= 255 or len(colours) > 0xFFFF:
         raise LedError(f"LED_FRAME out of range: first {first}, brightness {brightness}, "
                        f"{len(colours)} colours")
+    sizes = {len(c) for c in colours}
+    if sizes - {3, 4} or len(sizes) > 1:
+        raise LedError("LED_FRAME colours are all 3 or all 4 bytes long")
     out = bytearray(LED_FRAME_HEADER.pack(first, brightness, len(colours)))
-    for r, g, b in colours:
-        out += bytes((r, g, b))
+    for colour in colours:
+        out += bytes(colour)
     return bytes(out)
 
 
-def decode_led_frame(payload: bytes) -> tuple[int, int, list[RGB]]:
+def decode_led_frame(payload: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
     """Inverse of :func:`encode_led_frame`: ``(first, brightness, colours)``."""
     if len(payload) < LED_FRAME_HEADER.size:
         raise LedError("LED_FRAME payload shorter than its 5-byte header")
     first, brightness, count = LED_FRAME_HEADER.unpack_from(payload)
-    if len(payload) != LED_FRAME_HEADER.size + 3 * count:
-        raise LedError(f"LED_FRAME payload of {len(payload)} bytes does not hold {count} colours")
     body = payload[LED_FRAME_HEADER.size:]
-    return first, brightness, [tuple(body[i:i + 3]) for i in range(0, 3 * count, 3)]  # type: ignore[misc]
+    bpp = len(body) // count if count else 3
+    if bpp not in (3, 4) or len(body) != bpp * count:
+        raise LedError(f"LED_FRAME payload of {len(payload)} bytes does not hold {count} colours")
+    return first, brightness, [tuple(body[i:i + bpp]) for i in range(0, bpp * count, bpp)]
 
 
 class LinkLeds(ChainDriver):
@@ -193,8 +210,9 @@ class LinkLeds(ChainDriver):
     name = "link"
 
     def __init__(self, send_frame: Callable[[bytes], Any], led_count: int,
-                 chunk: int = LINK_CHUNK):
+                 chunk: int = LINK_CHUNK, pixel_order: str = "GRB"):
         super().__init__(led_count)
+        self.pixel_order = _pixel_order(pixel_order, self.name)
         if not callable(send_frame):
             raise LedError("link LED driver: send_frame must be a callable taking bytes")
         if not 1 <= chunk <= LINK_CHUNK:
@@ -203,8 +221,9 @@ class LinkLeds(ChainDriver):
         self.chunk = chunk
 
     def write(self, pixels: tuple[RGB, ...]) -> None:
-        for first in range(0, len(pixels), self.chunk):
-            self.send_frame(encode_led_frame(pixels[first:first + self.chunk], first))
+        wire = [wire_bytes(p, self.pixel_order) for p in pixels]
+        for first in range(0, len(wire), self.chunk):
+            self.send_frame(encode_led_frame(wire[first:first + self.chunk], first))
 
 
 # --- rate limit and change detection -----------------------------------------------
@@ -309,7 +328,7 @@ def _open_serial(config: Mapping[str, Any], led_count: int, layout: Any,
                  send_frame: Callable[[bytes], Any] | None) -> LedDriver:
     if send_frame is None:
         raise LedError("the link LED driver needs the microcontroller link (send_frame)")
-    return LinkLeds(send_frame, led_count)
+    return LinkLeds(send_frame, led_count, pixel_order=config.get("pixel_order", "GRB"))
 
 
 OpenDriver = Callable[[Mapping[str, Any], int, Any, "Callable[[bytes], Any] | None"], LedDriver]

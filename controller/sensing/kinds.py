@@ -172,7 +172,9 @@ class ShiftRegisterSensing(SensingKind):
     def grid(self, layout: Any) -> Grid:
         table = layout.chain_table()
         chips = layout.chain_length // 8
-        return ([f"U{k + 1} (bits {8 * k}–{8 * k + 7})" for k in range(chips)],
+        from controller.schematic import chip_ref
+
+        return ([f"{chip_ref(k)} (bits {8 * k}–{8 * k + 7})" for k in range(chips)],
                 list("HGFEDCBA"), [list(table[8 * k: 8 * k + 8]) for k in range(chips)])
 
     def summary(self, layout: Any) -> str:
@@ -238,8 +240,10 @@ class AnalogSensing(SensingKind):
         grid = [list(table[16 * k: 16 * k + 16]) for k in range(muxes)]
         for row in grid:
             row.extend([-1] * (16 - len(row)))
-        return ([f"MUX{k + 1} (ch {16 * k}–{16 * k + 15})" for k in range(muxes)],
-                [f"C{k}" for k in range(16)], grid)
+        from controller.schematic import chip_ref
+
+        return ([f"{chip_ref(k)} (ch {16 * k}–{16 * k + 15})" for k in range(muxes)],
+                [f"I{k}" for k in range(16)], grid)
 
     def summary(self, layout: Any) -> str:
         return (f"{self.muxes(layout)} × CD74HC4067 analog multiplexers "
@@ -270,7 +274,9 @@ class AnalogSensing(SensingKind):
     def pin_rows(self, fw: Mapping[str, Any]) -> tuple[list[str], str]:
         rows = [f"| CD74HC4067 S{k} (all multiplexers) | {pin} |"
                 for k, pin in enumerate(fw["MUX_SELECT"])]
-        rows += [f"| MUX{k + 1} SIG (common) | {pin} (ADC) |"
+        from controller.schematic import chip_ref
+
+        rows += [f"| {chip_ref(k)} SIG (common) | {pin} (ADC) |"
                  for k, pin in enumerate(fw["MUX_SIGNALS"])]
         return rows, "EN (pin 15) of every multiplexer to GND."
 

@@ -183,9 +183,10 @@ def led_frame(colours, first: int = 0, brightness: int = 255) -> bytes:
     if not 0 <= brightness <= 255:
         raise ValueError(f"brightness must be 0..255, got {brightness}")
     out = bytearray(struct.pack("<HBH", first, brightness, len(colours)))
-    for c in colours:
-        r, g, b = c
-        out += bytes((r, g, b))
+    for c in colours:  # 3 or 4 bytes per LED, in the chips' order (controller.leds.drivers)
+        if len(c) not in (3, 4):
+            raise ValueError(f"an LED takes 3 or 4 bytes, got {c!r}")
+        out += bytes(c)
     return bytes(out)
 
 

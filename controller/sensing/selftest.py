@@ -72,11 +72,20 @@ class SelfTestReport:
     #: what the walk covered and how long it took (for the summary)
     heading: list[str] = field(default_factory=list)
     walk_s: float = 0.0
+    #: linear halls mounted upside down: a White piece reads as Black
+    face_down: list[str] = field(default_factory=list)
+    #: two spots whose sensors sit on each other's inputs: (spot, spot, fix)
+    swapped: list[tuple[str, str, str]] = field(default_factory=list)
+    #: two row or column wires on each other's pins, with the fix
+    line_swaps: list[str] = field(default_factory=list)
+    #: a closing remark (e.g. what to run next on a board not calibrated yet)
+    note: str = ""
 
     @property
     def ok(self) -> bool:
         return not (self.stuck or self.dead or self.crosstalk or self.ghosting
-                    or self.diode_ghosts or self.wiring
+                    or self.diode_ghosts or self.wiring or self.face_down or self.swapped
+                    or self.line_swaps
                     or (self.colours_seen and self.colours_seen != "RGB"))
 
     def text(self) -> str:
@@ -93,6 +102,14 @@ class SelfTestReport:
             lines.append("LED colour order: right")
         for fault in self.wiring:
             lines.append(f"wiring: {fault}")
+        for fault in self.line_swaps:
+            lines.append(f"wiring: {fault}")
+        for a, b, fix in self.swapped:
+            lines.append(f"wiring: the sensors of {a} and {b} are on each other's inputs: "
+                         f"{fix}")
+        if self.face_down:
+            lines.append("face down (a White piece reads as Black: turn the sensor over, "
+                         "marked face up toward the piece): " + ", ".join(self.face_down))
         if self.stuck:
             lines.append("stuck (occupied on an empty board): " + ", ".join(self.stuck))
         if self.dead:
@@ -107,6 +124,8 @@ class SelfTestReport:
             lines.append(f"ghosting: pieces on {', '.join(corners)} make {fake} read occupied "
                          "(missing diodes)")
         lines.append("all good" if self.ok else "faults found")
+        if self.note:
+            lines.append(self.note)
         return "\n".join(lines)
 
 
@@ -129,14 +148,17 @@ def parse_colours(answer: str) -> str:
 
 def pixel_order_fix(configured: str, seen: str) -> str:
     """The ``pixel_order`` that shows red, green, blue right, given the one configured
-    and the colours seen for red, green, blue ("" when not a permutation)."""
+    and the colours seen for red, green, blue ("" when not a permutation); an RGBW order
+    keeps its white byte where it is."""
+    white = "W" if configured.endswith("W") else ""
+    configured = configured.removesuffix("W")
     if sorted(seen) != ["B", "G", "R"] or sorted(configured) != ["B", "G", "R"]:
         return ""
     # sent channel c goes out as byte configured.index(c); the chips show that byte as seen
     chip = [""] * 3
     for c, shown in zip("RGB", seen, strict=True):
         chip[configured.index(c)] = shown
-    return "".join(chip)
+    return "".join(chip) + white
 
 
 def rectangle_probe(layout) -> tuple[tuple[int, int, int], int] | None:
@@ -293,11 +315,13 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
     base = set(stuck)
     extras: list[tuple[int, int, int | None]] = []  # (piece on, also read, diode suspected)
     order = [i for i in order if i not in stuck]
+    moves: dict[int, frozenset[int]] = {}  # spot a piece was put on → the other spots read
     for k, i in enumerate(order):
         anchor = i in anchors
         _show(led_writer, layout, {a: SENSED for a in base - stuck} | {i: ASK})
         instruct("place", (i,))
         sensed = set(walker.next_piece(base))
+        moves[i] = frozenset(sensed - {i})
         # what was sensed, and already the next spot: the builder moves on meanwhile
         kept = {a: SENSED for a in base - stuck} | ({i: SENSED} if anchor else {})
         _show(led_writer, layout, kept | {j: SENSED for j in sensed} | (
@@ -321,6 +345,8 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         instruct("clear", ())  # the anchors and the walking piece
         walker.step(settle_s)
     report.walk_s = walker.elapsed
+    extras = _swapped_lines(layout, report, extras, moves, pins or {})
+    extras = _swapped_inputs(layout, report, extras)
     shorts = shorted_lines(layout, [(on, also) for on, also, _ in extras])
     for on, also, middle in extras:
         if _explained_by_short(layout, on, also, shorts):
@@ -331,7 +357,8 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         else:
             report.crosstalk.append((names[on], names[also]))
 
-    probe = rectangle_probe(layout) if check_ghosting else None
+    # a rectangle across swapped lines would only show the swap again
+    probe = rectangle_probe(layout) if check_ghosting and not report.line_swaps else None
     if probe is not None:
         corners, fourth = probe
         if not ({*corners, fourth} & stuck or {names[c] for c in corners} & set(report.dead)):
@@ -346,6 +373,73 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
     led_writer([OFF] * layout.led_count)
     report.wiring = wire_faults(layout, report, pins or {})
     return report
+
+
+def _swapped_lines(layout, report: SelfTestReport, extras: list[tuple[int, int, int | None]],
+                   moves: Mapping[int, frozenset[int]],
+                   pins: Mapping[str, str]) -> list[tuple[int, int, int | None]]:
+    """Two matrix rows (or columns) whose wires sit on each other's controller pins: a
+    piece on one line reads at the same place on the other, on several spots of both.
+    Named as the builder fixes it; the spots of both lines leave every other list."""
+    kind = sensing_kind(layout)
+    if not kind.can_ghost:
+        return extras
+    row_labels, col_labels, _table = kind.grid(layout)
+    place = _places(layout)
+    at = {v: k for k, v in place.items()}
+    names = [s.name for s in layout.spots]
+    dead = set(report.dead)
+    gone: set[int] = set()
+    for axis, labels in ((0, row_labels), (1, col_labels)):
+        for a in range(len(labels)):
+            for b in range(a + 1, len(labels)):
+                evidence = {a: 0, b: 0}  # pieces that read only on the other line
+                for s, moved in moves.items():
+                    line = place[s][axis]
+                    if line not in (a, b) or names[s] not in dead:
+                        continue
+                    other = list(place[s])
+                    other[axis] = b if line == a else a
+                    if at.get(tuple(other)) in moved:  # type: ignore[arg-type]
+                        evidence[line] += 1
+                if min(evidence.values()) >= 1 and sum(evidence.values()) >= 3 and not (
+                        {a, b} & {place[s][axis] for s in gone}):
+                    on_lines = {s for s in place if place[s][axis] in (a, b)}
+                    gone |= on_lines
+                    la, lb = labels[a], labels[b]
+                    word = la.split()[0] + "s"
+                    fix = (f"{word} {la.split()[-1]} and {lb.split()[-1]} swapped at the "
+                           f"controller: swap the wires on {pins.get(la, la)} and "
+                           f"{pins.get(lb, lb)}")
+                    report.line_swaps.append(fix)
+    if gone:
+        report.dead = [n for n in report.dead if names.index(n) not in gone]
+        report.diode_ghosts = [(d, g) for d, g in report.diode_ghosts
+                               if names.index(d) not in gone]
+    return [e for e in extras if e[0] not in gone and e[1] not in gone]
+
+
+def _swapped_inputs(layout, report: SelfTestReport,
+                    extras: list[tuple[int, int, int | None]]) -> list[tuple[int, int, int | None]]:
+    """A piece on a reads only on b, and one on b only on a: their sensors' wires sit on
+    each other's chip inputs (not two dead sensors and two crosstalks).  Named with the
+    schematic's chip inputs; the pair leaves the dead and crosstalk lists."""
+    if sensing_kind(layout).can_ghost:
+        return extras  # a matrix: crossed lines show as rows or columns, not spot pairs
+    from controller.boardprint import chip_input
+
+    names = [s.name for s in layout.spots]
+    reads = {(on, also) for on, also, _ in extras}
+    dead = set(report.dead)
+    pairs = {tuple(sorted((on, also))) for on, also in reads
+             if (also, on) in reads and {names[on], names[also]} <= dead}
+    for a, b in sorted(pairs):
+        sa, sb = layout.spots[a], layout.spots[b]
+        fix = (f"swap the wires at {chip_input(layout, sa)} and {chip_input(layout, sb)}")
+        report.swapped.append((names[a], names[b], fix))
+        report.dead = [n for n in report.dead if n not in (names[a], names[b])]
+    gone = {p for ab in pairs for p in (ab, ab[::-1])}
+    return [e for e in extras if (e[0], e[1]) not in gone]
 
 
 def _opposite_corner(layout, ghost: int, closed: set[int]) -> int | None:
@@ -431,7 +525,8 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     faults: list[str] = []
     explained: set[int] = set()
     stuck = {index[n] for n in report.stuck}
-    wire = "wire open" if kind.can_ghost else "reads nothing (chip, its supply or its link)"
+    wire = ("wire open (or every diode on it reversed)" if kind.can_ghost
+            else "reads nothing (chip, its supply or its link)")
     for axis, labels in ((0, row_labels), (1, col_labels)):
         for k, label in enumerate(labels):
             line = [s for s in tested if place[s][axis] == k]

@@ -580,9 +580,10 @@ class SerialLink:
                   brightness: int = 255) -> None:
         """Queue an LED frame; sent now or at the next update (at most one per
         ``led_min_interval_s``, the latest wins)."""
-        for c in colours:
-            if len(c) != 3 or not all(0 <= v <= 255 for v in c):
-                raise ValueError(f"LED colours are (r, g, b) with 0..255, got {c!r}")
+        for c in colours:  # 3 or 4 bytes per LED, in the chips' order
+            if len(c) not in (3, 4) or not all(0 <= v <= 255 for v in c):
+                raise ValueError(f"LED colours are (r, g, b) or (r, g, b, w) with 0..255, "
+                                 f"got {c!r}")
         self._led_pending = (list(colours), first, brightness)
         self._flush_leds(self.clock())
 

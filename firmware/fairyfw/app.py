@@ -62,14 +62,13 @@ class Firmware:
         self.scanner = SCANNERS[self.sensing](config, hw, self.ticks_ms)
         self.key_count = self.scanner.key_count
         led_count = _cfg(config, "LED_COUNT", 0)
-        self.pixels = None
-        if led_count:
-            pin = getattr(hw.board, _cfg(config, "NEOPIXEL_PIN", "NEOPIXEL"))
-            self.pixels = hw.neopixel.NeoPixel(pin, led_count, brightness=1.0,
-                                               auto_write=False)
-            self.pixels.fill((0, 0, 0))
-            self.pixels.show()
+        self.led_pin = getattr(hw.board, _cfg(config, "NEOPIXEL_PIN", "NEOPIXEL")) \
+            if led_count else None
         self.led_count = led_count
+        self.pixels = None
+        self.bpp = 0
+        if led_count:
+            self._open_pixels(3)
         self.session = int.from_bytes(hw.os.urandom(2), "little")
         self.seq = 0
         self.history = []
@@ -86,6 +85,19 @@ class Firmware:
         self.ready = False
         self.ready_at = (now + self.scanner.warmup_ms) % proto.TICKS_PERIOD
         self.snapshot_wanted = False
+
+    def _open_pixels(self, bpp):
+        """The chain with ``bpp`` bytes per LED, dark.  The host sends each LED's bytes in
+        the order its chips take them (``[leds] pixel_order``), so the buffer's order is
+        the identity: RGB (or RGBW) passes the bytes through as they come."""
+        if self.pixels is not None:
+            self.pixels.deinit()
+        self.pixels = self.hw.neopixel.NeoPixel(
+            self.led_pin, self.led_count, bpp=bpp, brightness=1.0, auto_write=False,
+            pixel_order="RGB" if bpp == 3 else "RGBW")
+        self.bpp = bpp
+        self.pixels.fill((0, 0, 0) if bpp == 3 else (0, 0, 0, 0))
+        self.pixels.show()
 
     # --- production loop -----------------------------------------------------------
     def start(self):
@@ -171,8 +183,8 @@ class Firmware:
                     self._resend(first)  # none kept by a readings stream: nothing resent
                 self.send_snapshot()
             elif kind == proto.LED_FRAME:
-                first, brightness, count = proto.unpack_led_header(payload)
-                self._leds(first, brightness, count, payload[5:])
+                first, brightness, count, bpp = proto.unpack_led_header(payload)
+                self._leds(first, brightness, count, bpp, payload[5:])
             else:
                 self.send_error(proto.ERR_UNKNOWN_TYPE, f"unknown message type {kind}")
         except ValueError as exc:
@@ -188,14 +200,17 @@ class Firmware:
         for seq, payload in self.history[len(self.history) - count:]:
             self._send(proto.CHANGE, payload, seq)
 
-    def _leds(self, first, brightness, count, rgb):
-        """``rgb``: r, g, b bytes per LED, sliced straight into the pixel buffer (the
-        C code of ``neopixel`` takes a flat sequence and orders the bytes for the chain);
-        only a brightness below 255 costs a pass per byte here."""
+    def _leds(self, first, brightness, count, bpp, rgb):
+        """``rgb``: ``bpp`` bytes per LED in the chips' order, sliced straight into the
+        pixel buffer (the C code of ``neopixel`` takes a flat sequence); only a brightness
+        below 255 costs a pass per byte here.  The first RGBW frame reopens the chain with
+        4 bytes per LED."""
         if self.pixels is None or first + count > self.led_count:
             last = first + count - 1
             self.send_error(proto.ERR_LED_RANGE, f"LEDs {first}..{last} beyond {self.led_count}")
             return
+        if bpp != self.bpp:
+            self._open_pixels(bpp)
         scale = min(brightness, self.max_brightness)
         if scale < 255:
             rgb = bytes([v * scale // 255 for v in rgb])

@@ -252,24 +252,27 @@ def unpack_snapshot_request(payload):
 
 
 def unpack_led_frame(payload):
-    """(first, brightness, colours) where colours is a list of (r, g, b)."""
-    first, brightness, count = unpack_led_header(payload)
+    """(first, brightness, colours) where colours is a list of 3- or 4-byte tuples."""
+    first, brightness, count, bpp = unpack_led_header(payload)
     colours = []
     for i in range(count):
-        j = 5 + 3 * i
-        colours.append((payload[j], payload[j + 1], payload[j + 2]))
+        j = 5 + bpp * i
+        colours.append(tuple(payload[j:j + bpp]))
     return first, brightness, colours
 
 
 def unpack_led_header(payload):
-    """(first, brightness, count) of an LED_FRAME whose length matches its count; the
-    colours are ``payload[5:]``, r g b per LED, handed to the pixels as they are."""
+    """(first, brightness, count, bytes per LED) of an LED_FRAME whose length matches its
+    count: 3 bytes per LED, or 4 for RGBW chips.  The bytes at ``payload[5:]`` are already
+    in the order the chips take them (the host orders them): the pixels get them as they
+    are."""
     if len(payload) < 5:
         raise ValueError("LED_FRAME header needs 5 bytes")
     first, brightness, count = struct.unpack("<HBH", payload[:5])
-    if len(payload) != 5 + 3 * count:
+    bpp = (len(payload) - 5) // count if count else 3
+    if bpp not in (3, 4) or len(payload) != 5 + bpp * count:
         raise ValueError("LED_FRAME length does not match its count")
-    return first, brightness, count
+    return first, brightness, count, bpp
 
 
 def unpack_ping(payload):

@@ -191,6 +191,8 @@ class SimulatedBoard:
             return 0.0
         if fault == "stuck":
             return 1.0
+        if fault == "face-down":
+            return -f  # the field enters the sensor from its back
         return f
 
     def switch_closed(self, spot: SpotRef, glitches: bool = True) -> bool:
@@ -419,14 +421,16 @@ class SimulatedBoard:
 
     def break_sensor(self, spot: SpotRef, fault: str | None) -> None:
         """Hardware fault for self-tests: ``"dead"`` (never senses), ``"stuck"`` (always
-        senses a magnet) or None (repaired)."""
+        senses a magnet), ``"face-down"`` (mounted upside down: the field reads reversed)
+        or None (repaired)."""
         i = self.index(spot)
         if fault is None:
             self.sensor_faults.pop(i, None)
-        elif fault in ("dead", "stuck"):
+        elif fault in ("dead", "stuck", "face-down"):
             self.sensor_faults[i] = fault
         else:
-            raise ValueError(f"sensor fault must be 'dead', 'stuck' or None, got {fault!r}")
+            raise ValueError(f"sensor fault must be 'dead', 'stuck', 'face-down' or None, "
+                             f"got {fault!r}")
         self._changed(f"sensor {self.name(i)}: {fault or 'repaired'}")
 
     # --- time -----------------------------------------------------------------------------

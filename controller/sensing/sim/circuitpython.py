@@ -390,49 +390,88 @@ def _keypad(dio: SimpleNamespace, ticks_ms: Callable[[], int], now_us: Callable[
 
 
 class _NeoPixel:
+    """CircuitPython's ``neopixel.NeoPixel`` feeding an emulated chain of chips.
+
+    Like ``adafruit_pixelbuf`` it keeps the colours as wire bytes in ``pixel_order`` (GRB,
+    or GRBW with ``bpp=4``, when none is given; ``bpp`` follows the order's length), takes
+    tuples of 3 or 4 levels or a flat sequence of ``bpp`` bytes per pixel, and on ``show``
+    puts ``int(level × brightness)`` on the wire.  The chips then take those bytes in their
+    own ``chip_order`` (a WS2812B: GRB): ``shown`` is what each LED lights, ``(r, g, b)``
+    or ``(r, g, b, w)`` — so a host or firmware that orders the bytes wrongly shows the
+    wrong colours here, as on a real chain."""
+
     def __init__(self, pin: Pin, n: int, *, bpp: int = 3, brightness: float = 1.0,
-                 auto_write: bool = True, pixel_order: Any = None) -> None:
+                 auto_write: bool = True, pixel_order: Any = None,
+                 chip_order: str = "GRB") -> None:
+        order = str(pixel_order) if pixel_order else ("GRB" if bpp == 3 else "GRBW")
+        if sorted(order) not in (sorted("RGB"), sorted("RGBW")):
+            raise ValueError("Invalid Byteorder string")
         self.pin = pin
         self.n = n
+        self.order = order
+        self.bpp = len(order)
         self.brightness = brightness
         self.auto_write = auto_write
-        self._buf: list[tuple[int, ...]] = [(0, 0, 0)] * n
-        self.shown: tuple[tuple[int, ...], ...] = tuple(self._buf)
+        self.chip_order = chip_order
+        self._wire = bytearray(self.bpp * n)
+        self.wire = bytes(self._wire)
+        self.shown: tuple[tuple[int, ...], ...] = self._lit(self.wire)
         self.shows = 0
 
     def __len__(self) -> int:
         return self.n
 
+    def _put(self, i: int, value: Any) -> None:
+        if isinstance(value, int):
+            value = (value >> 16 & 0xFF, value >> 8 & 0xFF, value & 0xFF)
+        if len(value) not in (3, 4) or not all(0 <= v <= 255 for v in value):
+            raise ValueError(f"Expected tuple of length {self.bpp}, got {value!r}")
+        levels = dict(zip("RGBW", (*value, 0) if len(value) == 3 else value, strict=True))
+        self._wire[self.bpp * i:self.bpp * (i + 1)] = bytes(levels[c] for c in self.order)
+
     def __setitem__(self, index: int | slice, value: Any) -> None:
         if isinstance(index, slice):
             places = range(*index.indices(self.n))
             items = list(value)
-            if len(items) == 3 * len(places) and len(items) != len(places):
-                # a flat sequence, r g b per pixel (adafruit_pixelbuf takes both forms)
-                items = [tuple(items[k:k + 3]) for k in range(0, len(items), 3)]
+            if len(items) == self.bpp * len(places) and len(items) != len(places):
+                # a flat sequence, bpp bytes per pixel (the C pixelbuf takes both forms)
+                items = [tuple(items[k:k + self.bpp]) for k in range(0, len(items), self.bpp)]
             if len(items) != len(places):
                 raise ValueError(f"Unmatched number of items on RHS (expected "
                                  f"{len(places)}, got {len(items)}).")
             for i, v in zip(places, items, strict=True):
-                self._buf[i] = tuple(v)
+                self._put(i, v)
         else:
             if not -self.n <= index < self.n:
                 raise IndexError("Index out of range")
-            self._buf[index] = tuple(value)
+            self._put(index % self.n, value)
         if self.auto_write:
             self.show()
 
     def __getitem__(self, index: int) -> tuple[int, ...]:
-        return self._buf[index]
+        px = self._wire[self.bpp * index:self.bpp * (index + 1)]
+        return tuple(px[self.order.index(c)] for c in "RGBW" if c in self.order)
 
-    def fill(self, colour: tuple[int, int, int]) -> None:
-        self._buf = [tuple(colour)] * self.n
+    def fill(self, colour: Any) -> None:
+        for i in range(self.n):
+            self._put(i, colour)
         if self.auto_write:
             self.show()
 
+    def _lit(self, wire: bytes) -> tuple[tuple[int, ...], ...]:
+        """What the chips light from these wire bytes: each takes len(chip_order) bytes."""
+        k = len(self.chip_order)
+        out = []
+        for i in range(0, min(len(wire), k * self.n) - k + 1, k):
+            px = wire[i:i + k]
+            out.append(tuple(px[self.chip_order.index(c)] for c in "RGBW"
+                             if c in self.chip_order))
+        return tuple(out)
+
     def show(self) -> None:
         b = self.brightness
-        self.shown = tuple(tuple(int(c * b) for c in px) for px in self._buf)
+        self.wire = bytes(int(v * b) for v in self._wire)
+        self.shown = self._lit(self.wire)
         self.shows += 1
 
     def deinit(self) -> None:
@@ -509,7 +548,8 @@ class CircuitPythonShims:
     def __init__(self, bank: PinBank, now_us: Callable[[], int], serial: Any,
                  pin_names: Sequence[str], *, seed: int = 0, ticks_offset_ms: int = 0,
                  advance_us: Callable[[int], None] | None = None,
-                 pin_aliases: dict[str, str] | None = None) -> None:
+                 pin_aliases: dict[str, str] | None = None,
+                 led_chip_order: str = "GRB") -> None:
         self.bank = bank
         self.now_us = now_us
         self.advance_us = advance_us
@@ -528,12 +568,16 @@ class CircuitPythonShims:
         pixels: list[_NeoPixel] = []
         self.pixels = pixels
 
+        #: the channel order of the emulated chain's chips (WS2812B: GRB)
+        self.led_chip_order = led_chip_order
+
         def make_pixels(*args: Any, **kw: Any) -> _NeoPixel:
-            p = _NeoPixel(*args, **kw)
+            p = _NeoPixel(*args, chip_order=self.led_chip_order, **kw)
             pixels.append(p)
             return p
 
-        self.neopixel = SimpleNamespace(NeoPixel=make_pixels, GRB="GRB", RGB="RGB")
+        self.neopixel = SimpleNamespace(NeoPixel=make_pixels, GRB="GRB", RGB="RGB",
+                                        RGBW="RGBW", GRBW="GRBW")
         self.usb_cdc = SimpleNamespace(data=serial, console=None)
         self.supervisor = SimpleNamespace(ticks_ms=self.ticks_ms, reload=self._reload,
                                           runtime=SimpleNamespace(autoreload=True))

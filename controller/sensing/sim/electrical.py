@@ -134,6 +134,16 @@ class SwitchMatrix:
     def inject(self, faults: MatrixFaults | None) -> None:
         """Wire the matrix with ``faults`` from now on (None: repaired)."""
         self.faults = faults
+        if not hasattr(self, "_pins"):
+            self._pins = (list(self.rows), list(self.columns))
+        rows, columns = list(self._pins[0]), list(self._pins[1])
+        for lines, pairs in ((rows, faults.swapped_rows if faults else ()),
+                             (columns, faults.swapped_columns if faults else ())):
+            for a, b in pairs:  # the two wires land on each other's pins
+                lines[a], lines[b] = lines[b], lines[a]
+        self.rows, self.columns = rows, columns
+        self.row_of = {p: i for i, p in enumerate(self.rows)}
+        self.col_of = {p: i for i, p in enumerate(self.columns)}
         self._cache_key = object()
 
     def _switches(self) -> Sequence[Sequence[bool]]:
@@ -279,6 +289,9 @@ class MatrixFaults:
     shorted_rows: list[tuple[int, int]] = field(default_factory=list)
     shorted_columns: list[tuple[int, int]] = field(default_factory=list)
     diodes: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: two row (column) wires each soldered to the other's controller pin
+    swapped_rows: list[tuple[int, int]] = field(default_factory=list)
+    swapped_columns: list[tuple[int, int]] = field(default_factory=list)
 
     DIODE_FAULTS = ("reversed", "bridged", "open")
 

@@ -38,7 +38,9 @@ def seed_matrix_faults(target: Any, *, open_rows: Iterable[int] = (),
                        open_columns: Iterable[int] = (),
                        shorted_rows: Iterable[tuple[int, int]] = (),
                        shorted_columns: Iterable[tuple[int, int]] = (),
-                       diodes: Mapping[str, str] | None = None) -> MatrixFaults:
+                       diodes: Mapping[str, str] | None = None,
+                       swapped_rows: Iterable[tuple[int, int]] = (),
+                       swapped_columns: Iterable[tuple[int, int]] = ()) -> MatrixFaults:
     """Wire the matrix of ``target`` (a :class:`SimulatedSensing` or the
     :class:`SwitchMatrix` itself) with these faults; ``diodes`` maps a spot name to
     ``"reversed"``, ``"bridged"`` or ``"open"``."""
@@ -52,7 +54,8 @@ def seed_matrix_faults(target: Any, *, open_rows: Iterable[int] = (),
             raise ValueError("name diodes by spot on a rig (it knows the layout)")
         cells[matrix_cell(layout, spot)] = fault
     faults = MatrixFaults(set(open_rows), set(open_columns), list(shorted_rows),
-                          list(shorted_columns), cells)
+                          list(shorted_columns), cells, list(swapped_rows),
+                          list(swapped_columns))
     matrix.inject(faults)
     return faults
 
@@ -62,3 +65,18 @@ def swap_led_colours(chain: Any, chip_order: str = "GRB") -> None:
     if sorted(chip_order) != ["B", "G", "R"]:
         raise ValueError(f"chip order must be a permutation of RGB, got {chip_order!r}")
     chain.chip_order = chip_order
+
+
+def swap_mux_inputs(board: Any, layout: Any, a: str, b: str) -> None:
+    """Wire the sensors of spots ``a`` and ``b`` to each other's multiplexer inputs."""
+    ca, cb = (layout.spots[layout.spot_index(s)].sensor.channel for s in (a, b))
+    swapped = dict(getattr(board, "swapped_inputs", {}))
+    swapped.update({ca: cb, cb: ca})
+    board.swapped_inputs = swapped
+
+
+def set_led_chips(mcu: Any, chip_order: str) -> None:
+    """Give the emulated Pico's LED chain chips that take their bytes in ``chip_order``."""
+    mcu.led_chip_order = chip_order
+    for pixels in getattr(mcu.shims, "pixels", ()):
+        pixels.chip_order = chip_order

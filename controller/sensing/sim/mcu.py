@@ -243,8 +243,12 @@ class SimulatedMCU:
     def __init__(self, board: SimulatedBoard, layout, link_dir: Path | str, *,
                  diodes: str = "rows", faults: LinkFaults | None = None,
                  tick_s: float = 0.001, seed: int = 0, ticks_offset_ms: int = 0,
-                 hall: HallModel = DEFAULT_HALL, **settings: Any) -> None:
+                 hall: HallModel = DEFAULT_HALL, led_chip_order: str = "GRB",
+                 **settings: Any) -> None:
         self.board = board
+        #: the channel order of the chain's chips (a WS2812B takes GRB); the host's
+        #: ``[leds] pixel_order`` must match it for the colours to come out right
+        self.led_chip_order = led_chip_order
         self.layout = layout
         self.link_dir = Path(link_dir)
         self.link_path = self.link_dir / f"usb-fairyboard_Simulated_RP2040_{seed:08X}-if02"
@@ -281,7 +285,8 @@ class SimulatedMCU:
         self.shims = CircuitPythonShims(bank, lambda: self.board.clock.us, self.serial,
                                         PIN_NAMES, seed=self.seed * 1000 + self.boots,
                                         ticks_offset_ms=self.ticks_offset_ms,
-                                        advance_us=self._advance_us)
+                                        advance_us=self._advance_us,
+                                        led_chip_order=self.led_chip_order)
         config = SimpleNamespace(**s)
         self.hung = False
         self.fw = app.Firmware(config, app.Hardware(**self.shims.modules()))

@@ -79,6 +79,8 @@ def wire_analog(bank: PinBank, board: SimulatedBoard, layout, select: Sequence[P
     muxes = (layout.channel_count + 15) // 16
 
     def source(channel: int) -> float | None:
+        # a builder's wiring fault: two sensors on each other's multiplexer inputs
+        channel = getattr(board, "swapped_inputs", {}).get(channel, channel)
         if channel >= len(table) or table[channel] < 0:
             return None
         return halls.voltage(table[channel])
