@@ -213,11 +213,11 @@ class EngineSettings:
 
 @dataclass
 class SpeechSettings:
-    #: short sounds for a move, a capture, check, a choice, an illegal or mismatched board,
-    #: a move to execute, the game's end and low time
+    #: the Pi's speaker plays short sounds for a move, a capture, check, a choice, an
+    #: illegal or mismatched board, a move to execute, the game's end and low time
     sounds: bool = True
-    #: moves and events said in words (on the Pi by espeak-ng, a separate program: sudo
-    #: apt install espeak-ng; on the page by the browser)
+    #: the Pi's speaker says moves and events in words too (espeak-ng, a separate
+    #: program: sudo apt install espeak-ng); the page has its own switch
     voice: bool = False
     #: the voice's language: en, de, fr, es, it or zh
     language: str = "en"

@@ -66,6 +66,9 @@ from controller.sensing.sim.objects import supply_names
 from controller.sensing.watch import SensingWatch
 from controller.session import GameSession, JournalWriteError, Scorebook
 from controller.snapshot import BoardSnapshot, SimObjects
+from controller.speech.announcer import Announcement, Announcer, Recent
+from controller.speech.speaker import Speaker
+from controller.speech.words import event_words
 
 log = logging.getLogger("fairyboard.service")
 
@@ -143,6 +146,14 @@ class BoardService:
         opponent = Opponent(computer_from_config(config), seed=seed or 0,
                             engine=config.engine)
         self.computer = ComputerSeat(opponent, None, failures)
+        #: the board's voice: each event said once, for the page and the Pi's speaker
+        self.voice = Recent()
+        speech = config.speech
+        self.speaker = (Speaker(volume=speech.volume, speed=speech.speed,
+                                device=speech.device, sounds=speech.sounds,
+                                words=speech.voice)
+                        if speech.speaker else None)
+        self.announcer: Announcer | None = None
         #: linked boards (their ``remote`` is None: this board plays alone)
         self.link = LinkSeat(open_remote(config), self.scorebook, self)
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
@@ -361,10 +372,39 @@ class BoardService:
                 on_command=self._on_command, on_game_over=self._on_game_over)
         else:
             self.board.new_game(game, pos)
+        if self.announcer is None:
+            speech = self.config.speech
+            # every event in words and sound: the page's live region always shows the
+            # words; the Pi's speaker and the page each say what their owner turned on
+            self.announcer = Announcer(
+                self.board, self._say, lang=speech.language,
+                listener=lambda: self.page_viewer(None), who=self._who,
+                remaining=self._remaining)
+        elif self.announcer.board is not self.board:  # a new board machine (layout)
+            self.announcer.attach(self.board)
         if self.link.linked(session):  # the others' moves come linked
             assert session.link is not None
             self.board.set_away(self.link.away(session.link))
         self._changed()
+
+    # -- the voice ----------------------------------------------------------------------
+    def _say(self, item: Announcement) -> None:
+        self.voice(item)
+        if self.speaker is not None:
+            self.speaker(item)
+
+    def _who(self, player: int) -> str:
+        """A seat's name when it is not the person at the board (in the voice's words)."""
+        if player in self.computer.seats:
+            return event_words("computer")
+        session = self.session
+        if self.link.linked(session) and not self.link.plays_here(session, player):
+            return event_words("opponent")
+        return ""
+
+    def _remaining(self, player: int) -> float | None:
+        clock = self.session.game_clock
+        return None if clock is None else clock.remaining(player, self.clock())
 
     def _dress(self, game: Game, pos: Position) -> None:
         """The game's colours on the LEDs and the objects it may need from the box."""
@@ -686,7 +726,8 @@ class BoardService:
             advice=self.advice_json(), health=self.health(),
             journal_problems=tuple(self.journal_problems),
             problems=tuple(self.computer.failures.lines()), failure=self.failure,
-            ended=self.session.ended)
+            ended=self.session.ended, announcements=tuple(self.voice.json()),
+            listener=self.page_viewer(None))
 
     def die_expected(self) -> bool:
         """Whether the player to move must roll the die now (KaleidoChess dice)."""
@@ -914,6 +955,8 @@ class BoardService:
     # -- shutdown ----------------------------------------------------------------------
     def close(self) -> None:
         self.stopping = True
+        if self.speaker is not None:
+            self.speaker.close(timeout=0.5)
         self.computer.close()
         self.coach_seat.close()
         self.link.close()

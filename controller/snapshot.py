@@ -78,6 +78,9 @@ class BoardSnapshot:
     failure: str | None
     #: the game's end record is written
     ended: bool
+    #: the voice's last announcements (``controller/speech/``), for ``listener``'s ears
+    announcements: tuple[dict[str, Any], ...] = ()
+    listener: int | None = None
 
 
 __all__ = ["BoardSnapshot", "SimObjects"]

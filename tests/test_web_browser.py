@@ -81,9 +81,13 @@ def test_play_on_the_simulated_board_in_chromium(page, service):
     # a move by drag, one by click-click
     drag(page, "d2", "e3")
     wait_moves(page, ["Ed2-e3"])
+    # the board's voice: the move in words in the live region a screen reader reads
+    expect(page.locator("#announcer")).to_have_text("Eaglet d2 to e3", timeout=5000)
+    assert page.get_attribute("#announcer", "aria-live") == "polite"
     click(page, "d7")
     click(page, "e6")
     wait_moves(page, ["Ed2-e3", "Ed7-e6"])
+    expect(page.locator("#announcer")).to_have_text("Eaglet d7 to e6", timeout=5000)
 
     # lift three stones of the Tower (the cell stays occupied: the sensors see nothing
     # yet) and put them down on d4: five splits fit, the board asks

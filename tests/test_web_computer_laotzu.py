@@ -82,6 +82,13 @@ def check_state(state: dict, game: Game, positions: list[Position], cells: list[
     named = {cells.index(w) for w in state["message"].replace(",", " ").split()
              if w in cells}
     assert not named & hidden, state["message"]
+    # the voice names only cells the person has seen (a phrase may be about the ply just
+    # made, whose cells he saw before it)
+    ever = set().union(*(game.player_view(p, PERSON).visible for p in positions[:n + 1]))
+    for said in state["announcements"]:
+        words = said["text"].replace(",", " ").replace(";", " ").replace(".", " ").split()
+        named = {cells.index(w) for w in words if w in cells}
+        assert named <= ever, (said, [cells[c] for c in named - ever])
 
 
 def check_leds(leds: list, state: dict, game: Game, positions: list[Position],

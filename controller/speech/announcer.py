@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from controller.interaction import Interaction
 from controller.rules.core import Game, Move, Outcome, Position
@@ -38,36 +39,47 @@ class Announcement:
 
 
 class Announcer:
-    """Says the board's events once each, through ``say``.
+    """Says the events of ``board`` (a :class:`~controller.board.machine.Board`) once each,
+    through ``say``.
 
-    ``position`` returns the board's position now (after a committed move); ``listener``
-    the player whose ears these are (None: everyone may know everything); ``who`` names a
-    seat that is not the person at the board ("The computer"), or returns "".
+    ``listener`` returns the player whose ears these are (None: everyone may know
+    everything); ``who`` names a seat that is not the person at the board ("The
+    computer"), or returns ""; ``remaining`` a player's seconds on the clock (None: no
+    clock).  Both are called while the words are built, in the announcer's language.
     """
 
-    def __init__(self, game: Game, position: Callable[[], Position],
-                 say: Callable[[Announcement], None], *, lang: str = "en",
-                 voice: bool = True, sounds: bool = True,
+    def __init__(self, board: Any, say: Callable[[Announcement], None], *,
+                 lang: str = "en", voice: bool = True, sounds: bool = True,
                  listener: Callable[[], int | None] = lambda: None,
-                 who: Callable[[int], str] = lambda player: "") -> None:
-        self.game = game
-        self._position = position
+                 who: Callable[[int], str] = lambda player: "",
+                 remaining: Callable[[int], float | None] = lambda player: None) -> None:
         self._say = say
         self.lang = lang
         self.voice = voice
         self.sounds = sounds
         self._listener = listener
         self._who = who
+        self._remaining = remaining
         self.seq = 0
         self._executing: Move | None = None  # announced to execute, not yet made
         self._phase: str | None = None
-        self._message = ""
+        self._low = False
         self._ended = False
+        self.board = board
+        self.attach(board)
+
+    @property
+    def game(self) -> Game:
+        return self.board.game
+
+    def _position(self) -> Position:
+        return self.board.position
 
     # -- the board's events ---------------------------------------------------------------
-    def attach(self, board: object) -> None:
-        """Listen to ``board`` (a :class:`~controller.board.machine.Board`)."""
-        subscribe = board.subscribe  # type: ignore[attr-defined]
+    def attach(self, board: Any) -> None:
+        """Listen to ``board`` (again after the service built a new one)."""
+        self.board = board
+        subscribe = board.subscribe
         subscribe("move", self.on_move)
         subscribe("game_over", self.on_game_over)
         subscribe("takeback", self.on_takeback)
@@ -91,7 +103,7 @@ class Announcer:
         self._executing = None
         mover = self.game.ply_mover(before)
         with speaking(self.lang):
-            text = announce_move(self.game, before, move, after, self._listener(),
+            text = announce_move(self.game, before, move, after, self._ears(after),
                                  self._who(mover))
         self._ended = self.game.outcome(after) is not None
         self._emit("move", "game_end" if self._ended else sound, text)
@@ -110,10 +122,21 @@ class Announcer:
         self._emit("game_over", "game_end", text)
 
     def on_interaction(self, it: Interaction) -> None:
-        """A choice to make, or a board that does not match: said when it begins."""
-        phase, message = it.phase, getattr(it, "message", "") or ""
+        """A choice to make, a board that does not match, a move to execute, low time:
+        each said when it begins."""
+        phase, message = it.phase, it.message or ""
+        low = bool(it.low_time)
+        if low and not self._low and it.mover is not None:
+            seconds = self._remaining(it.mover)
+            if seconds is not None:
+                self.low_time(it.mover, seconds)
+        self._low = low
         if phase != self._phase:
-            if phase == "choice":
+            if phase == "execute":
+                move = self.board.progress.execute
+                if move is not None and move != self._executing:
+                    self.execute(move, self.game.ply_mover(self._position()))
+            elif phase == "choice":
                 self._emit("choice", "choice", self._words("choice"))
             elif phase == "correction" and self._phase not in ("correction", "setup"):
                 illegal = "illegal" in message.lower()
@@ -121,17 +144,18 @@ class Announcer:
                            "illegal" if illegal else "mismatch",
                            self._words("illegal" if illegal else "mismatch"))
         self._phase = phase
-        self._message = message
 
     # -- the seats' events ----------------------------------------------------------------
     def execute(self, move: Move, player: int) -> None:
-        """A seat (the computer, a remote player) hands the board ``move`` to make."""
+        """A seat (the computer, a remote player) handed the board ``move`` to make."""
+        if move == self._executing:
+            return  # said already
         before = self._position()
         after = before.copy()
         after.push(move)
         self._executing = move
         with speaking(self.lang):
-            text = announce_move(self.game, before, move, after, self._listener(),
+            text = announce_move(self.game, before, move, after, self._ears(after),
                                  self._who(player))
             text = f"{text}. {event_words('execute')}"
         self._emit("execute", "execute", text)
@@ -143,10 +167,17 @@ class Announcer:
         self._emit("low_time", "low_time", text)
 
     # -- helpers --------------------------------------------------------------------------
+    def _ears(self, after: Position) -> int | None:
+        """Who hears a move: the listener; in a game with hidden information shared at
+        one board (nobody named), the player to move next — never the whole truth."""
+        listener = self._listener()
+        if listener is None and self.game.hidden_information:
+            return self.game.ply_mover(after)
+        return listener
+
     def _checks(self, after: Position) -> bool:
         if self.game.hidden_information:
-            listener = self._listener()
-            view = self.game.player_view(after, listener if listener is not None else 0)
+            view = self.game.player_view(after, self._ears(after))
             return bool(view is not None and view.in_check)
         return self.game.in_check(after)
 
@@ -164,3 +195,19 @@ class Announcer:
             self._say(Announcement(self.seq, event, sound, text, self.lang))
         except Exception:  # a failing speaker must never stop the board
             log.exception("announcement failed", extra={"event": event})
+
+
+class Recent:
+    """The last announcements, for the page (which says what it has not said yet)."""
+
+    KEEP = 12
+
+    def __init__(self) -> None:
+        self.items: list[Announcement] = []
+
+    def __call__(self, item: Announcement) -> None:
+        self.items = [*self.items[-(self.KEEP - 1):], item]
+
+    def json(self) -> list[dict[str, Any]]:
+        return [{"seq": a.seq, "event": a.event, "sound": a.sound, "text": a.text,
+                 "lang": a.lang} for a in self.items]

@@ -26,9 +26,12 @@ class Speaker:
     """Plays announcements through ALSA ``device`` (sounds at ``volume``) and espeak-ng."""
 
     def __init__(self, *, volume: float = 0.6, speed: int = 160, device: str = "default",
+                 sounds: bool = True, words: bool = True,
                  play: Callable[[bytes, str], None] = voice.play_wav,
                  speak: Callable[[str, str, int], None] = voice.speak) -> None:
         self.volume = volume
+        self.sounds = sounds
+        self.words = words
         self.speed = speed
         self.device = device
         self._play = play
@@ -65,10 +68,10 @@ class Speaker:
             self._say(item)
 
     def _say(self, item: Announcement) -> None:
-        if item.sound:
+        if item.sound and self.sounds:
             self._guard("sound", lambda: self._play(
                 sounds.wav_bytes(item.sound, self.volume), self.device))
-        if item.text:
+        if item.text and self.words:
             self._guard("voice", lambda: self._speak(item.text, item.lang, self.speed))
 
     def _guard(self, what: str, action: Callable[[], None]) -> None:

@@ -165,6 +165,17 @@ def create_app(service: Any) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    async def sound(request: Request) -> Response:
+        """An event's sound (``controller/speech/sounds.py``), generated, at the owner's
+        volume."""
+        from controller.speech.sounds import SOUNDS, wav_bytes
+
+        name = request.path_params["name"]
+        if name not in SOUNDS:
+            return JSONResponse({"error": f"no sound {name[:30]!r}"}, status_code=404)
+        return Response(wav_bytes(name, service.config.speech.volume), media_type="audio/wav",
+                        headers={"Cache-Control": "max-age=3600"})
+
     async def layout(request: Request) -> Response:
         page.follow_layout()
         return JSONResponse(page.layout_json)
@@ -336,6 +347,7 @@ def create_app(service: Any) -> Starlette:
         Route("/api/sim", guarded(sim), methods=["POST"]),
         Route("/api/tutorial", guarded(tutorial), methods=["POST"]),
         Route("/guide/images/{name}", guide_picture),
+        Route("/sound/{name}", sound),
         Route("/guide/{game}", guide),
         Route("/api/choice", guarded(choice), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),

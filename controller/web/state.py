@@ -325,6 +325,10 @@ def build_state(snap: BoardSnapshot, viewer: int | None = None) -> dict[str, Any
         # what the open question is: "moves" (several fit), "confirm", "amend", "menu"
         "choice_kind": snap.choice_kind if choice else None,
         "die": snap.die_expected,
+        # the voice's last words, for the ears they were said for (nothing in fog of war
+        # to a page that shows another player)
+        "announcements": (list(snap.announcements)
+                          if not game.hidden_information or viewer == snap.listener else []),
         # players already out of the game (KaleidoChess with three or four players)
         "out": [game.player_names[p] for p in game.out_players(pos)],
         "sim": sim is not None,

@@ -770,6 +770,7 @@ function acceptState(state) {
   ui.state = state;
   renderState();
   acceptLeds(state.leds, state.led_seq);
+  if (window.fairyboardVoice) window.fairyboardVoice(state);
 }
 let ledSeq = -1;
 function acceptLeds(leds, seq) {
