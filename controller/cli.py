@@ -207,6 +207,9 @@ def cmd_diagram(args: argparse.Namespace) -> int:
     from controller.diagram import diagram_svg, draw_figures  # lazy: only this command
 
     if args.batch:
+        batch = Path(args.batch)
+        if batch.exists() and not batch.is_file():  # a FIFO or /dev/zero never ends
+            raise CommandError(f"diagram: --batch {args.batch}: not a regular file")
         for path in draw_figures(args.batch, args.out):
             print(path)
         return 0
@@ -355,8 +358,17 @@ def cmd_referee(args: argparse.Namespace) -> int:
     broker = args.broker or link.broker
     if not broker:
         raise CommandError("referee: no broker: give --broker or set link.broker")
+    port = link.port if args.port is None else args.port
+    club = link.club if args.club is None else args.club
+    if not 1 <= port <= 65535:
+        raise CommandError(f"referee: --port must be 1..65535, got {port}")
+    from controller.config import check_host
+    from controller.link.messages import check_name
+
+    check_host("referee: --broker", broker)
+    check_name("referee: --club", club)
     settings = BrokerSettings(
-        host=broker, port=args.port or link.port, club=args.club or link.club,
+        host=broker, port=port, club=club,
         board=args.name, username=args.username or link.username,
         password=args.password if args.password is not None else link.password,
         tls_ca=args.tls_ca or link.tls_ca)
