@@ -270,3 +270,18 @@ def test_every_subcommand_fuzzed_ends_with_a_status_and_no_traceback(tmp_path, m
 
 class _NullHandler:
     """What ``setup_logging`` returns, so ``run`` in the fuzz leaves the root logger be."""
+
+
+@pytest.mark.parametrize("extra, says", [(["--port", "0"], "--port"),
+                                         (["--port", "70000"], "--port"),
+                                         (["--club", ""], "--club"),
+                                         (["--broker", "local..host"], "not a host name")])
+def test_the_referee_refuses_a_port_a_club_and_a_broker_it_cannot_use(tmp_path, capsys,
+                                                                     monkeypatch, extra,
+                                                                     says):
+    import controller.link.referee as referee
+
+    monkeypatch.setattr(referee, "serve", lambda *args, **kwargs: None)
+    argv = ["referee", "--broker", "localhost", "--journal", str(tmp_path / "r.json")]
+    assert cli.main(argv + extra) == 2  # accepted before (port 0, 70000, club "")
+    assert says in capsys.readouterr().err
