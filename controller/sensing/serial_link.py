@@ -13,7 +13,16 @@ The microcontroller scans and debounces; this end turns its messages into frames
   adopted and emitted only if it differs from what the pipeline already has;
 * **integrity** — frames failing COBS or CRC are dropped and counted, never parsed;
 * **watchdog** — PING every second; after ``silence_s`` without a packet a snapshot is
-  requested, after ``dead_s`` the port is closed and reopened with exponential back-off.
+  requested, after ``dead_s`` the port is closed and reopened with exponential back-off;
+* **audit** — a sequence number alone is not trusted: every ``audit_s`` of a quiet link a
+  snapshot is asked for and compared; the firmware's snapshot number is the truth, so a
+  change applied or queued beyond it (one CRC-valid CHANGE numbered ahead, forged or
+  garbled into validity) is undone, and the firmware's real change with that number is
+  applied, not dropped as a duplicate;
+* **time** — a frame's time is the firmware's event time on the host clock, but never in
+  the future nor older than ``max_event_age_s``, and a jump of the firmware's clock beyond
+  the host's elapsed time moves neither the clock nor its offset (forged ticks gave
+  frames times of −34,458 s and +99,707 s).
 
 Frame times are the microcontroller's event times mapped onto the host clock (offset
 estimated from packet arrival, minimum over a window), so resent changes keep their
@@ -68,6 +77,8 @@ class SerialConfig:
     backoff_max_s: float = 8.0
     recovery_s: float = 0.2                 # answer time for a snapshot/resend request
     max_retries: int = 3                    # resend requests before adopting a snapshot
+    audit_s: float = 2.0                    # a quiet link compares a snapshot this often
+    max_event_age_s: float = 5.0            # a frame is never older than this on arrival
     led_min_interval_s: float = 0.02        # LED frames are coalesced to at most 50/s
     adc_reference_v: float = 3.3            # analogio full scale
 
@@ -151,7 +162,11 @@ class SerialLink:
         self.stats = {"bytes_in": 0, "bytes_out": 0, "packets": 0, "duplicates": 0,
                       "gaps": 0, "resyncs": 0, "reconnects": 0, "sessions": 0,
                       "history_lost": 0, "errors_from_mcu": 0, "stale_session": 0,
-                      "far_ahead": 0}
+                      "far_ahead": 0, "audits": 0, "unsent_changes": 0, "bad_ticks": 0}
+        self.last_change_rx = 0.0
+        self.last_audit = 0.0
+        self._ticks_at: float | None = None
+        self._ticks_bad = False
         self._asked_hello_at = -1e9
 
     # --- counters the simulator uses to wait for the pseudo-terminal ----------------------
@@ -323,6 +338,11 @@ class SerialLink:
             self._request_snapshot(now, resend=self.synced)
         if self.recover_deadline is not None and now >= self.recover_deadline:
             self._deadline_passed(now, frames)
+        if (self.synced and self.awaiting is None and not self.analog
+                and now - max(self.last_change_rx, self.last_audit) >= c.audit_s):
+            self.last_audit = now  # the audit: the firmware's picture, not our count
+            self.stats["audits"] += 1
+            self._request_snapshot(now, resend=False)
 
     # --- messages ---------------------------------------------------------------------------
     def _handle(self, packet: P.Packet, now: float, frames: list[Frame]) -> None:
@@ -343,6 +363,7 @@ class SerialLink:
             return
         if isinstance(m, P.Change):
             self._unwrap(m.ticks)  # a resent change is late: no clock-offset sample
+            self.last_change_rx = now
             if not self.analog:
                 self._change(packet.seq, m, now, frames)
             return
@@ -468,9 +489,19 @@ class SerialLink:
             self._adopt(seq, m, frames)
             return
         ahead = P.seq_after(seq, self.last_seq)
+        if ahead < 0 and self.awaiting == "snapshot" and not self.pending:
+            # the firmware has not sent the changes we applied after its number: they were
+            # never its own (serial keeps order) — its picture is the truth
+            self.stats["unsent_changes"] += -ahead
+            self._adopt(seq, m, frames)
+            return
         if ahead < 0:
             return  # older than what we have applied
         if ahead == 0:
+            if self.pending and self.awaiting == "snapshot":
+                # queued changes numbered beyond the firmware's own count: never sent by it
+                self.stats["unsent_changes"] += len(self.pending)
+                self.pending.clear()
             self._check_snapshot(m, frames)
             if not self.pending:
                 self.held_snapshot = None
@@ -498,7 +529,12 @@ class SerialLink:
         self.last_seq = seq
         self.synced = True
         self.held_snapshot = None
+        answered = self.awaiting == "snapshot"
         self._settled()
+        if answered:  # the answer to a plain request: nothing queued beyond it is real
+            self.stats["unsent_changes"] += sum(1 for s in self.pending
+                                                if P.seq_after(s, seq) > 0)
+            self.pending.clear()
         self.pending = {s: v for s, v in self.pending.items() if P.seq_after(s, seq) > 0}
         self._emit(self._host_time(m.ticks), frames)
         self._drain(frames)
@@ -549,28 +585,45 @@ class SerialLink:
 
     # --- time ---------------------------------------------------------------------------------
     def _unwrap(self, ticks: int) -> int:
+        now = self.clock()
+        self._ticks_bad = False
         if self._ticks_raw is None:
-            self._ticks_raw, self._ticks_ms = ticks, ticks
+            self._ticks_raw, self._ticks_ms, self._ticks_at = ticks, ticks, now
             return ticks
         d = (ticks - self._ticks_raw) % P.TICKS_PERIOD
         if d >= P.TICKS_PERIOD // 2:
             d -= P.TICKS_PERIOD
+        elapsed_ms = (now - (self._ticks_at if self._ticks_at is not None else now)) * 1000
+        if d > elapsed_ms + 1000 * self.config.max_event_age_s or \
+                d < -1000 * (self.config.max_event_age_s + 60):
+            # further than the host's own clock moved: a forged or garbled time stamp
+            self._ticks_bad = True
+            self.stats["bad_ticks"] += 1
+            return self._ticks_ms + d
         if d > 0:
             self._ticks_raw = ticks
             self._ticks_ms += d
+            self._ticks_at = now
             return self._ticks_ms
         return self._ticks_ms + d
 
     def _observe_ticks(self, ticks: int, now: float, replayed: bool = False) -> None:
         ms = self._unwrap(ticks)
-        if not replayed:
+        if not replayed and not self._ticks_bad:
             self._offsets.append(now - ms / 1000)
 
     def _host_time(self, ticks: int) -> float:
+        """The event's time on the host clock: never in the future, never older than
+        ``max_event_age_s`` (a time stamp out of that range is the arrival time)."""
         ms = self._unwrap(ticks)
-        if not self._offsets:
-            return self.clock()
-        return ms / 1000 + min(self._offsets)
+        now = self.clock()
+        if not self._offsets or self._ticks_bad:
+            return now
+        t = ms / 1000 + min(self._offsets)
+        if not now - self.config.max_event_age_s <= t <= now + 0.001:
+            self.stats["bad_ticks"] += 1
+            return now
+        return t
 
     # --- LEDs -----------------------------------------------------------------------------------
     def send_leds(self, colours: Sequence[tuple[int, int, int]], first: int = 0,
