@@ -36,6 +36,7 @@ class AnsweringFirmware:
     def __init__(self, port: ScriptedPort, session: int, now: list[float]) -> None:
         self.port, self.session, self.now = port, session, now
         self.seq = 0
+        self.wire = session  # the frames' session: the host's nonce once it sent one
         self.state = [False] * KEYS
         self.history: list[tuple[int, bytes]] = []
         self.read = 0
@@ -46,7 +47,7 @@ class AnsweringFirmware:
 
     def _send(self, kind: int, payload: bytes, seq: int | None = None) -> None:
         self.port.incoming += FP.encode_packet(kind, self.seq if seq is None else seq,
-                                               payload, self.session)
+                                               payload, self.wire)
 
     def hello(self) -> None:
         self._send(FP.HELLO, FP.pack_hello(self.session, "matrix", "reed", KEYS,
@@ -67,7 +68,10 @@ class AnsweringFirmware:
         """What the host sent since the last call, answered."""
         for kind, _, payload in self.port.sent[self.read:]:
             if kind == P.HELLO_REQUEST:
+                nonce = FP.unpack_hello_request(payload)
+                self.wire = self.wire if nonce is None else nonce
                 self.hello()
+                self.snapshot()
             elif kind == P.SNAPSHOT_REQUEST:
                 flags, first = FP.unpack_snapshot_request(payload)
                 if flags & FP.RESEND_CHANGES:
@@ -111,7 +115,7 @@ def running(session: int = 1):
 def test_a_forged_change_numbered_ahead_is_undone_by_the_idle_audit(ahead):
     link, fw, run, now, _ = running()
     forged = FP.pack_change(fw.ticks, [(20, True)])  # a piece on input 20: never there
-    fw.port.incoming += FP.encode_packet(FP.CHANGE, fw.seq + ahead, forged, fw.session)
+    fw.port.incoming += FP.encode_packet(FP.CHANGE, fw.seq + ahead, forged, fw.wire)
     run(0.05)
     started = now[0]
     while link.keys[20] or link.pending:
@@ -135,7 +139,7 @@ def test_forged_ticks_never_give_a_frame_a_time_outside_the_host_clock():
         ticks %= P.TICKS_PERIOD
         for kind, payload in ((FP.PONG, FP.pack_pong(1, ticks)),
                               (FP.SNAPSHOT, FP.pack_bits_snapshot(ticks, fw.state))):
-            fw.port.incoming += FP.encode_packet(kind, fw.seq, payload, fw.session)
+            fw.port.incoming += FP.encode_packet(kind, fw.seq, payload, fw.wire)
         run(0.05)
         fw.change(40, not fw.state[40])  # a real change after the forged times
         got = run(0.05)

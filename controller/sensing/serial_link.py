@@ -4,8 +4,12 @@ The microcontroller scans and debounces; this end turns its messages into frames
 
 * **discovery** — a configured port, else ``/dev/serial/by-id/<pattern>`` (CircuitPython's
   data channel is interface 2: ``usb-…-if02``), tried in turn;
-* **handshake** — HELLO_REQUEST, then a HELLO naming the layout, sensing and sensor
-  counts, checked against the layout the service runs;
+* **handshake** — HELLO_REQUEST with a nonce the host draws for it, then a HELLO naming
+  the layout, sensing and sensor counts, checked against the layout the service runs;
+  the firmware puts the nonce in every frame's session field from then on, so frames of
+  an older handshake (an old session's HELLO and SNAPSHOT replayed after a restart) are
+  never taken, and a HELLO the host did not ask for (a new boot's greeting) starts a new
+  handshake with a new nonce;
 * **exactly-once state changes** — every CHANGE carries a sequence number; duplicates
   (from a resend) are ignored, a gap asks the firmware to resend from the first missing
   number, and changes after the gap wait until it is filled.  If the firmware no longer
@@ -162,12 +166,27 @@ class SerialLink:
         self.stats = {"bytes_in": 0, "bytes_out": 0, "packets": 0, "duplicates": 0,
                       "gaps": 0, "resyncs": 0, "reconnects": 0, "sessions": 0,
                       "history_lost": 0, "errors_from_mcu": 0, "stale_session": 0,
-                      "far_ahead": 0, "audits": 0, "unsent_changes": 0, "bad_ticks": 0}
+                      "far_ahead": 0, "audits": 0, "unsent_changes": 0, "bad_ticks": 0,
+                      "unasked_hello": 0}
         self.last_change_rx = 0.0
         self.last_audit = 0.0
         self._ticks_at: float | None = None
         self._ticks_bad = False
+        self.nonce = self._new_nonce()
         self._asked_hello_at = -1e9
+
+    def _new_nonce(self) -> int:
+        """A session number for the next handshake, unlike the last one and the boot's."""
+        while True:
+            nonce = int.from_bytes(os.urandom(2), "little")
+            if nonce not in (getattr(self, "nonce", None), self.session):
+                return nonce
+
+    def _ask_hello(self, now: float, fresh: bool) -> None:
+        if fresh:
+            self.nonce = self._new_nonce()
+        self._asked_hello_at = now
+        self._send(P.HELLO_REQUEST, P.hello_request(self.nonce), now)
 
     # --- counters the simulator uses to wait for the pseudo-terminal ----------------------
     @property
@@ -259,7 +278,7 @@ class SerialLink:
         self.hello_deadline = now + self.config.hello_timeout_s
         self.hello_retry_at = now + self.config.recovery_s / 2
         self.last_rx = now
-        self._send(P.HELLO_REQUEST, P.hello_request(), now)
+        self._ask_hello(now, fresh=True)
 
     def _send(self, kind: int, payload: bytes, now: float) -> bool:
         if self.port is None:
@@ -323,7 +342,7 @@ class SerialLink:
                 self._drop("no HELLO from the firmware", now)
             elif now >= self.hello_retry_at:  # the request or the reply may have been hit
                 self.hello_retry_at = now + c.recovery_s / 2
-                self._send(P.HELLO_REQUEST, P.hello_request(), now)
+                self._ask_hello(now, fresh=False)
             return
         if now - self.last_ping >= c.ping_interval_s:
             self.last_ping = now
@@ -349,17 +368,23 @@ class SerialLink:
         m = packet.message
         ticks = getattr(m, "ticks", None)
         if isinstance(m, P.Hello):
+            if packet.session != self.nonce:
+                # not the answer to our request: a new boot's greeting, or an older
+                # handshake's HELLO replayed — a new handshake, with a new nonce
+                self.stats["unasked_hello"] += 1
+                if now - self._asked_hello_at > self.config.recovery_s:
+                    self._ask_hello(now, fresh=True)
+                return
             self._hello(m, packet.seq, now)
             return
         if self.state != "live":
             return  # nothing counts before the handshake
-        if packet.session != self.session:
-            # a frame from before the firmware restarted (in flight, or resent), or from a
-            # new boot whose HELLO was lost: never applied; a new boot says hello again
+        if packet.session != self.nonce:
+            # a frame of an older handshake (in flight, resent or replayed), or from a new
+            # boot whose HELLO was lost: never applied; a new handshake
             self.stats["stale_session"] += 1
             if now - self._asked_hello_at > self.config.recovery_s:
-                self._asked_hello_at = now
-                self._send(P.HELLO_REQUEST, P.hello_request(), now)
+                self._ask_hello(now, fresh=True)
             return
         if isinstance(m, P.Change):
             self._unwrap(m.ticks)  # a resent change is late: no clock-offset sample
