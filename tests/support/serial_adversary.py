@@ -139,11 +139,11 @@ class AdversaryRun:
 
 
 def run_adversary(seconds: float, seed: int = 0, rate: float = 0.05,
-                  quiet_s: float = 4.0) -> AdversaryRun:
+                  quiet_s: float = 3.0) -> AdversaryRun:
     """A scripted human moving pieces on square8 through the real firmware over a real
     pseudo-terminal, with the adversary on the line for ``seconds`` of simulated time;
-    after each burst of moves a quiet period of ``quiet_s`` (the board untouched) whose
-    end is checked against the board."""
+    after each burst of moves ``quiet_s`` of an idle board under attack, then ``quiet_s``
+    of a quiet line, whose end is checked against the board."""
     from controller.layout import load_layout
     from controller.sensing.frame import address_count
     from controller.sensing.sim import SimulatedBoard, SimulatedSensing
@@ -198,9 +198,14 @@ def run_adversary(seconds: float, seed: int = 0, rate: float = 0.05,
             adversary.new_boot()
             rig.mcu.restart()
             out.restarts += 1
+        for _ in range(int(quiet_s / 0.25)):  # the board idle, the line still attacked
+            board.advance(0.25)
+            watch()
+        adversary.active = False  # then a quiet line: the host's picture must be right
         for _ in range(int(quiet_s / 0.25)):
             board.advance(0.25)
             watch()
+        adversary.active = True
         out.quiet_periods += 1
         truth = board.expected_frame().occupied
         host = rig.pipeline.stable
