@@ -18,11 +18,12 @@ The microcontroller scans and debounces; this end turns its messages into frames
 * **integrity** — frames failing COBS or CRC are dropped and counted, never parsed;
 * **watchdog** — PING every second; after ``silence_s`` without a packet a snapshot is
   requested, after ``dead_s`` the port is closed and reopened with exponential back-off;
-* **audit** — a sequence number alone is not trusted: every ``audit_s`` of a quiet link a
-  snapshot is asked for and compared; the firmware's snapshot number is the truth, so a
-  change applied or queued beyond it (one CRC-valid CHANGE numbered ahead, forged or
-  garbled into validity) is undone, and the firmware's real change with that number is
-  applied, not dropped as a duplicate;
+* **audit** — a sequence number alone is not trusted: every ``audit_s`` a snapshot is
+  asked for and compared, and at once when two different changes carry one number; the
+  firmware's snapshot number is the truth, so a change applied or queued beyond it
+  (one CRC-valid CHANGE numbered ahead, forged or garbled into validity) is undone,
+  and the firmware's real change with that number is applied, not dropped as a
+  duplicate;
 * **time** — a frame's time is the firmware's event time on the host clock, but never in
   the future nor older than ``max_event_age_s``, and a jump of the firmware's clock beyond
   the host's elapsed time moves neither the clock nor its offset (forged ticks gave
@@ -167,7 +168,8 @@ class SerialLink:
                       "gaps": 0, "resyncs": 0, "reconnects": 0, "sessions": 0,
                       "history_lost": 0, "errors_from_mcu": 0, "stale_session": 0,
                       "far_ahead": 0, "audits": 0, "unsent_changes": 0, "bad_ticks": 0,
-                      "unasked_hello": 0}
+                      "unasked_hello": 0, "conflicts": 0}
+        self._applied: dict[int, tuple] = {}  # the entries of recently applied changes
         self.last_change_rx = 0.0
         self.last_audit = 0.0
         self._ticks_at: float | None = None
@@ -358,7 +360,7 @@ class SerialLink:
         if self.recover_deadline is not None and now >= self.recover_deadline:
             self._deadline_passed(now, frames)
         if (self.synced and self.awaiting is None and not self.analog
-                and now - max(self.last_change_rx, self.last_audit) >= c.audit_s):
+                and now - self.last_audit >= c.audit_s):
             self.last_audit = now  # the audit: the firmware's picture, not our count
             self.stats["audits"] += 1
             self._request_snapshot(now, resend=False)
@@ -438,6 +440,7 @@ class SerialLink:
             self.session = h.session
             self.synced = False
             self.pending.clear()
+            self._applied.clear()
             self.held_snapshot = None
             self._offsets.clear()
             self._ticks_raw = None
@@ -468,6 +471,12 @@ class SerialLink:
         ahead = P.seq_after(seq, self.last_seq)
         if ahead <= 0 or seq in self.pending:
             self.stats["duplicates"] += 1
+            known = self._applied.get(seq) if ahead <= 0 else self.pending[seq][1]
+            if known is not None and known != m.entries and self.awaiting is None:
+                # two different changes with one number: one of them was never the
+                # firmware's — its picture decides, now
+                self.stats["conflicts"] += 1
+                self._request_snapshot(now, resend=False)
             return
         if ahead > MAX_PENDING:
             # further ahead than the firmware keeps for resending: the gap cannot be
@@ -491,6 +500,9 @@ class SerialLink:
                 break
             ticks, entries = self.pending.pop(nxt)
             self.last_seq = nxt
+            self._applied[nxt] = entries
+            if len(self._applied) > 2 * MAX_PENDING:
+                del self._applied[next(iter(self._applied))]
             for key, pressed in entries:
                 if 0 <= key < self.key_count:
                     self.keys[key] = pressed
@@ -550,6 +562,7 @@ class SerialLink:
             self._emit(self._host_time(m.ticks), frames)
 
     def _adopt(self, seq: int, m: P.Snapshot, frames: list[Frame]) -> None:
+        self._applied.clear()  # numbers up to the snapshot's are its, whatever we had
         self.keys = list(m.states or ())
         self.last_seq = seq
         self.synced = True
