@@ -269,6 +269,9 @@ def cmd_diagram(args: argparse.Namespace) -> int:
     from controller.diagram import diagram_svg, draw_figures  # lazy: only this command
 
     if args.batch:
+        batch = Path(args.batch)
+        if batch.exists() and not batch.is_file():  # a FIFO or /dev/zero never ends
+            raise CommandError(f"diagram: --batch {args.batch}: not a regular file")
         for path in draw_figures(args.batch, args.out):
             print(path)
         return 0
@@ -453,6 +456,9 @@ def cmd_referee(args: argparse.Namespace) -> int:
     if not 1 <= port <= 65535:
         raise CommandError(f"referee: --port must be 1-65535, got {port}")
     club = link.club if args.club is None else args.club
+    from controller.config import check_host
+
+    check_host("referee: --broker", broker)
     check_name("--club", club)  # (an empty --club is refused, not the configured one)
     settings = BrokerSettings(
         host=broker, port=port, club=club,

@@ -9,6 +9,8 @@ to 1, got 3``).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -327,6 +329,40 @@ def _check_value(where: str, value: Any, typ: Any) -> Any:
     return value
 
 
+#: tables and lists in a setting nest at most this deep (game and engine options are flat)
+MAX_DEPTH = 8
+#: a configuration file is a page of settings, never this big
+MAX_BYTES = 1 << 20
+HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
+
+
+def check_host(where: str, host: str) -> str:
+    """A broker's address: an IP address or a DNS name (ASCII labels of letters, digits
+    and '-'), so a typo is one line at start, not a crash of the link's thread later."""
+    if not host:
+        return host
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if len(host) > 253 or not all(HOST_LABEL.match(label) for label in labels):
+        raise ConfigError(f"{where}: {host[:80]!r} is not a host name or an IP address "
+                          "(letters, digits, '-' and single dots, e.g. 'broker.local')")
+    return host
+
+
 def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Config:
     """Build a :class:`Config` from parsed TOML, refusing unknown or invalid settings."""
     config = Config()
@@ -343,6 +379,8 @@ def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Con
             if key not in hints:
                 raise ConfigError(f"{source}: unknown setting {name}.{key} "
                                   f"(known: {', '.join(hints)})")
+            if _depth(value) > MAX_DEPTH:
+                raise ConfigError(f"{source}: {name}.{key}: nested deeper than {MAX_DEPTH}")
             setattr(section, key, _check_value(f"{source}: {name}.{key}", value, hints[key]))
     _check_consistency(config, source)
     return config
@@ -352,7 +390,7 @@ def calibration_path(config: Config, layout: str) -> Path:
     """``sensing.calibration`` for ``layout``: ``{layout}`` is the only placeholder."""
     try:
         return Path(config.sensing.calibration.format(layout=layout)).expanduser()
-    except (IndexError, KeyError, ValueError) as exc:
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"sensing.calibration: {config.sensing.calibration!r} may use only "
                           f"{{layout}} as a placeholder ({type(exc).__name__}: {exc})"
                           ) from None
@@ -386,6 +424,7 @@ def _check_consistency(config: Config, source: str) -> None:
             raise ConfigError(f"{source}: board.clock: {exc}") from None
     from controller.link.messages import LinkError, check_name
 
+    check_host(f"{source}: link.broker", config.link.broker)
     try:
         check_name("link.club", config.link.club)
         check_name("link.board", config.link.board)
@@ -429,12 +468,26 @@ def load_config(path: str | Path | None) -> Config:
     if path is None:
         return Config()
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # a FIFO or a device (/dev/zero) would never end
+        raise ConfigError(f"{path}: not a regular file, not a configuration file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise ConfigError(f"{path.name}: over {MAX_BYTES // 1024} KiB: not a "
+                              "configuration file")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: configuration file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a configuration file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path.name}: not valid TOML: nested too deeply") from None
     return config_from_dict(data, path.name)
 
 

@@ -148,8 +148,10 @@ def load_figures(path: Path | str) -> list[Figure]:
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise DiagramError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise DiagramError(f"{path}: not valid TOML: nested too deeply") from None
     figures = []
     for i, entry in enumerate(data.get("figure", []), start=1):
         try:

@@ -19,7 +19,15 @@ checksums) are still read.
 Damage never stops anything: reading keeps every record before the first damaged one and
 says what was dropped (:attr:`GameRecord.damage`); a file without a readable start record is
 :class:`JournalError` for that file only — :meth:`Journal.scan` lists it among the problems
-and :meth:`Journal.quarantine` renames it aside (``NAME.jsonl.bad-<time>``).
+and :meth:`Journal.quarantine` renames it aside (``NAME.jsonl.bad-<time>``).  A torn or
+damaged tail (a last line without its newline: a write cut by a power cut, or a block of
+NULs a file system left) is damage like any other: reported, the original kept beside the
+file as ``.bad-<time>`` when the game goes on.
+
+Only regular files are read (a FIFO, a device or a symbolic link named ``*.jsonl`` is a
+problem of that file, never a hang), line by line, at most ``MAX_LINE_BYTES`` a line and
+``MAX_FILE_BYTES`` a file: what lies beyond is reported as dropped, so a 2 GB file costs
+no more memory than a game.
 """
 
 from __future__ import annotations
@@ -27,11 +35,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from controller.rules import Game, Position, get_game
 
@@ -42,6 +52,10 @@ FORMAT = 2
 #: fault-injection tests use it to stop the service at every durable point of a game
 KILL_AT_FSYNC_ENV = "FAIRYBOARD_KILL_AT_FSYNC"
 _fsyncs = 0
+#: a record is a few hundred bytes; a longer "line" is damage (a block of NULs, junk)
+MAX_LINE_BYTES = 64 * 1024
+#: a game of thousands of moves is well under a megabyte; a bigger file is read this far
+MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
 class JournalError(ValueError):
@@ -276,16 +290,8 @@ class Journal:
         start on a line of its own.  A damaged file is first rewritten with the records
         kept (the original stays beside it as ``NAME.jsonl.bad-<time>``), so the moves
         appended from now on are never hidden behind the damage."""
-        if record.damage is not None:
+        if record.damage is not None:  # a torn tail is damage too (read_game)
             self._rewrite(record)
-        elif record.torn_tail:
-            keep = record.path.read_bytes().rfind(b"\n") + 1
-            fd = os.open(record.path, os.O_WRONLY)
-            try:
-                os.ftruncate(fd, keep)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
         record.torn_tail = False
         return GameWriter(record.path)
 
@@ -352,8 +358,8 @@ class Journal:
 
     def find(self, game_id: str) -> GameRecord:
         path = self.folder / f"{game_id}.jsonl"
-        if not path.exists():
-            raise JournalError(f"no game {game_id!r} in {self.folder}")
+        if "/" in game_id or game_id.startswith(".") or not path.exists():
+            raise JournalError(f"no game {game_id[:80]!r} in {self.folder}")
         return read_game(path, strict=False)
 
     def unfinished(self) -> GameRecord | None:
@@ -397,25 +403,105 @@ def _decode(raw: bytes, checksummed: bool) -> dict[str, Any]:
     return entry
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file (not through a symbolic link:
+    one to ``/dev/zero`` never ends; a FIFO would wait for a writer for ever)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        raise JournalError(f"{path.name}: no such journal file") from None
+    if stat.S_ISLNK(mode):
+        raise JournalError(f"{path.name}: a symbolic link, not a journal file")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode)
+                else "a device or socket")
+        raise JournalError(f"{path.name}: {kind}, not a journal file")
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the lstat
+        os.close(fd)
+        raise JournalError(f"{path.name}: not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def _lines(file: BinaryIO) -> Iterator[tuple[bytes, str | None]]:
+    """The file's lines without their newline, each with what is wrong with it as a line:
+    None, ``"torn"`` (the end of the file without a newline), ``"too long"``, or
+    ``"beyond"`` (past ``MAX_FILE_BYTES``); nothing is read after a line that is wrong."""
+    budget = MAX_FILE_BYTES
+    while True:
+        if budget <= 0:
+            if file.read(1):
+                yield b"", "beyond"
+            return
+        limit = min(MAX_LINE_BYTES, budget) + 1
+        raw = file.readline(limit)
+        if not raw:
+            return
+        budget -= len(raw)
+        if raw.endswith(b"\n"):
+            yield raw[:-1], None
+            continue
+        if len(raw) < limit:
+            yield raw, "torn"
+        else:
+            yield raw[:64], "too long" if limit == MAX_LINE_BYTES + 1 else "beyond"
+        return
+
+
+def _tail_problem(raw: bytes, why: str) -> str:
+    if why == "beyond":
+        return f"the file is over {MAX_FILE_BYTES >> 20} MiB, the rest is not read"
+    if why == "too long":
+        return f"a line over {MAX_LINE_BYTES >> 10} KiB"
+    if b"\0" in raw:
+        return "torn, with NUL bytes (a block the file system never wrote)"
+    return "torn: no end of line (a write cut off, a move never shown as done)"
+
+
 def read_game(path: Path, strict: bool = True) -> GameRecord:
     """The game in ``path``.  A file without a readable start record is a JournalError.
     A damaged later record is a JournalError too when ``strict``; otherwise reading stops
-    there and :attr:`GameRecord.damage` says what was dropped."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    torn = bool(lines and lines[-1])  # a last line without its newline was cut off
-    complete = lines[:-1]
-    if not complete:
-        raise JournalError(f"{path.name}: empty journal file")
+    there and :attr:`GameRecord.damage` says what was dropped.  A torn tail (the last line
+    without its newline) is never an error: it is dropped and :attr:`damage` says so."""
+    with _open_regular(path) as file:
+        lines = _lines(file)
+        first = next(lines, None)
+        if first is None or first[1] == "torn" and b"\0" not in first[0]:
+            raise JournalError(f"{path.name}: empty journal file"
+                               + (" (its start record torn)" if first else ""))
+        if first[1] is not None:
+            raise JournalError(f"{path.name}: line 1 is not a start record "
+                               f"({_tail_problem(*first)})")
+        record = _read_start(path, first[0])
+        fmt = record.format
+        for no, (raw, why) in enumerate(lines, start=2):
+            try:
+                if why is not None:
+                    record.torn_tail = why == "torn"
+                    raise _Damaged(_tail_problem(raw, why))
+                _apply(record, _decode(raw, checksummed=fmt >= 2), no)
+            except _Damaged as exc:
+                if strict and why is None:
+                    raise JournalError(f"{path.name}: line {no} is corrupt ({exc})") from None
+                rest = sum(1 for _ in lines)
+                record.damage = (f"{path.name}: line {no} is damaged ({exc}); dropped it"
+                                 + (f" and {rest} later record(s)" if rest else ""))
+                record.result = record.reason = None  # an end after the damage is not read
+                break
+            record.kept.append(raw + b"\n")
+    return record
+
+
+def _read_start(path: Path, line: bytes) -> GameRecord:
     try:
-        start = _decode(complete[0], checksummed=False)
+        start = _decode(line, checksummed=False)
         if start.get("type") != "start":
             raise _Damaged("no start record")
         fmt = start.get("format", 1)
         if not isinstance(fmt, int) or isinstance(fmt, bool) or not 1 <= fmt <= FORMAT:
             raise _Damaged(f"unknown format {fmt!r}")
         if fmt >= 2:
-            _decode(complete[0], checksummed=True)
+            _decode(line, checksummed=True)
         options = start.get("options") or {}
         players = start.get("players") or []
         if not isinstance(options, dict):
@@ -425,25 +511,13 @@ def read_game(path: Path, strict: bool = True) -> GameRecord:
         record = GameRecord(path=path, game=_text_field(start, "game"), options=options,
                             setup=_text_field(start, "setup"), players=players,
                             date=_text_field(start, "date", optional=True) or "",
-                            torn_tail=torn, format=fmt,
+                            format=fmt,
                             clock=_text_field(start, "clock", optional=True) or None,
                             link=_link_field(start), seats=_seats_field(start),
                             seq=_seq_field(start))
     except _Damaged as exc:
         raise JournalError(f"{path.name}: line 1 is not a start record ({exc})") from None
-    record.kept.append(complete[0] + b"\n")
-    for no, raw in enumerate(complete[1:], start=2):
-        try:
-            _apply(record, _decode(raw, checksummed=fmt >= 2), no)
-        except _Damaged as exc:
-            rest = len(complete) - no
-            if strict:
-                raise JournalError(f"{path.name}: line {no} is corrupt ({exc})") from None
-            record.damage = (f"{path.name}: line {no} is damaged ({exc}); dropped it"
-                             + (f" and {rest} later record(s)" if rest else ""))
-            record.result = record.reason = None  # an end after the damage is not read
-            break
-        record.kept.append(raw + b"\n")
+    record.kept.append(line + b"\n")
     return record
 
 

@@ -644,7 +644,10 @@ class Reconciler:
             return []
         e = prev.effects[i]
         if e.key == prev.expected:
-            return []
+            # a silent move (confirmed on a choice: a stone onto its own Tower) changes no
+            # sensor, so only the same move with the Cube handed over can extend it
+            return [k for k, m in enumerate(prev.moves)
+                    if m.token == CUBE != move.token and m._replace(token=move.token) == move]
         out = []
         for k, f in enumerate(prev.effects):
             if k == i or k in prev.landing:  # a vanishing piece is told by where it landed

@@ -52,12 +52,19 @@ class Firmware:
 
     def __init__(self, port: ScriptedPort, session: int) -> None:
         self.port, self.session, self.seq, self.ticks = port, session, 0, 1000
+        self.wire = session  # the frames' session: the host's nonce once it asked
+        self.seen = len(port.sent)  # what the host sent before this boot is not ours
 
     def send(self, kind: int, payload: bytes, seq: int | None = None) -> None:
         self.port.incoming += FP.encode_packet(kind, self.seq if seq is None else seq,
-                                               payload, self.session)
+                                               payload, self.wire)
 
     def hello(self) -> None:
+        """HELLO: the answer to the host's latest HELLO_REQUEST since this boot (its
+        nonce becomes the frames' session), else the boot's greeting."""
+        asked = [p for kind, _, p in self.port.sent[self.seen:] if kind == P.HELLO_REQUEST]
+        if asked and FP.unpack_hello_request(asked[-1]) is not None:
+            self.wire = FP.unpack_hello_request(asked[-1])
         self.send(FP.HELLO, FP.pack_hello(self.session, "matrix", "reed", KEYS,
                                           LAYOUT.matrix_rows, LAYOUT.matrix_columns,
                                           LAYOUT.led_count, self.ticks, "test", "square8"))
@@ -93,12 +100,13 @@ def occupied(frame) -> set[int]:
 
 def start(session: int = 1):
     link, port, now = make_link()
+    fw = Firmware(port, session)  # booted before the host opens the port
     step(link, now)  # opens the port, asks for HELLO
-    fw = Firmware(port, session)
     fw.hello()
     fw.snapshot({5})
     frames = step(link, now) + step(link, now)
     assert link.connected and link.session == session
+    frames += step(link, now, 0.3)  # a while later (the host asks for HELLO at most 5/s)
     return link, port, now, fw, frames
 
 
@@ -111,6 +119,8 @@ def test_frames_carry_the_session_and_older_packets_still_decode():
     packet, = P.Decoder().feed(data)
     assert (packet.session, packet.seq) == (0xBEEF, 7)
     assert P.PROTOCOL_VERSION == FP.PROTOCOL_VERSION == 2
+    assert FP.unpack_hello_request(P.hello_request(0xBEEF)) == 0xBEEF
+    assert FP.unpack_hello_request(P.hello_request()) is None
 
 
 def test_a_change_from_before_the_restart_is_never_applied():
@@ -121,9 +131,12 @@ def test_a_change_from_before_the_restart_is_never_applied():
     # the firmware restarts (new session) and says hello; a CHANGE of the old session,
     # resent or held up on the way, arrives after that HELLO
     new = Firmware(port, session=2)
-    new.hello()
+    new.hello()  # its greeting: the host answers with a new handshake (a new nonce)
     old.change(9, True)  # stale: input 9 was never occupied in the new session
+    step(link, now)
+    new.hello()  # the answer, in the new nonce
     new.snapshot({5})
+    old.change(9, True)  # still stale
     frames = step(link, now) + step(link, now)
     assert link.session == 2 and link.stats["stale_session"] >= 1
     assert not link.keys[9], "a frame from before the restart was applied"
@@ -143,11 +156,35 @@ def test_a_new_session_without_its_hello_makes_the_host_ask_for_it():
     step(link, now)
     assert not link.keys[12]
     assert any(kind == P.HELLO_REQUEST for kind, _, _ in port.sent)
-    new.hello()
+    new.hello()  # the answer to that request
     new.snapshot({5, 12})
     step(link, now)
     step(link, now)
     assert link.session == 7 and link.keys[12]
+
+
+def test_an_old_handshake_replayed_after_a_restart_is_never_adopted():
+    """Issue 37: the old session's HELLO + SNAPSHOT replayed after a firmware restart
+    re-adopted the old picture (26 stale frames in 6 runs)."""
+    link, port, now, old, _ = start(session=1)
+    old.hello()
+    old.snapshot({5, 33})  # the old picture: a piece on 33
+    recorded = bytes(port.incoming)
+    port.incoming.clear()
+    new = Firmware(port, session=2)  # restarted: greets, the host asks anew
+    new.hello()
+    step(link, now)
+    new.hello()
+    new.snapshot({5})
+    step(link, now)
+    step(link, now)
+    assert link.session == 2 and not link.keys[33]
+    for _ in range(6):  # the replay, again and again
+        port.incoming += recorded
+        step(link, now)
+        step(link, now)
+        assert not link.keys[33], "the old session's picture was adopted"
+    assert link.session == 2 and link.stats["unasked_hello"] >= 6
 
 
 def test_a_change_far_ahead_does_not_wait_for_ever():

@@ -168,8 +168,10 @@ def decode_message(kind: int, payload: bytes) -> object:
 # host → MCU payloads
 
 
-def hello_request() -> bytes:
-    return b""
+def hello_request(nonce: int | None = None) -> bytes:
+    """HELLO_REQUEST with the host's nonce: the firmware puts it in every frame's session
+    field from then on, so frames of an older handshake (a replay) are never taken."""
+    return b"" if nonce is None else struct.pack("<H", nonce & 0xFFFF)
 
 
 def snapshot_request(resend_from: int | None = None) -> bytes:

@@ -4,8 +4,12 @@ The microcontroller scans and debounces; this end turns its messages into frames
 
 * **discovery** — a configured port, else ``/dev/serial/by-id/<pattern>`` (CircuitPython's
   data channel is interface 2: ``usb-…-if02``), tried in turn;
-* **handshake** — HELLO_REQUEST, then a HELLO naming the layout, sensing and sensor
-  counts, checked against the layout the service runs;
+* **handshake** — HELLO_REQUEST with a nonce the host draws for it, then a HELLO naming
+  the layout, sensing and sensor counts, checked against the layout the service runs;
+  the firmware puts the nonce in every frame's session field from then on, so frames of
+  an older handshake (an old session's HELLO and SNAPSHOT replayed after a restart) are
+  never taken, and a HELLO the host did not ask for (a new boot's greeting) starts a new
+  handshake with a new nonce;
 * **exactly-once state changes** — every CHANGE carries a sequence number; duplicates
   (from a resend) are ignored, a gap asks the firmware to resend from the first missing
   number, and changes after the gap wait until it is filled.  If the firmware no longer
@@ -13,7 +17,17 @@ The microcontroller scans and debounces; this end turns its messages into frames
   adopted and emitted only if it differs from what the pipeline already has;
 * **integrity** — frames failing COBS or CRC are dropped and counted, never parsed;
 * **watchdog** — PING every second; after ``silence_s`` without a packet a snapshot is
-  requested, after ``dead_s`` the port is closed and reopened with exponential back-off.
+  requested, after ``dead_s`` the port is closed and reopened with exponential back-off;
+* **audit** — a sequence number alone is not trusted: every ``audit_s`` a snapshot is
+  asked for and compared, and at once when two different changes carry one number; the
+  firmware's snapshot number is the truth, so a change applied or queued beyond it
+  (one CRC-valid CHANGE numbered ahead, forged or garbled into validity) is undone,
+  and the firmware's real change with that number is applied, not dropped as a
+  duplicate;
+* **time** — a frame's time is the firmware's event time on the host clock, but never in
+  the future nor older than ``max_event_age_s``, and a jump of the firmware's clock beyond
+  the host's elapsed time moves neither the clock nor its offset (forged ticks gave
+  frames times of −34,458 s and +99,707 s).
 
 Frame times are the microcontroller's event times mapped onto the host clock (offset
 estimated from packet arrival, minimum over a window), so resent changes keep their
@@ -68,6 +82,8 @@ class SerialConfig:
     backoff_max_s: float = 8.0
     recovery_s: float = 0.2                 # answer time for a snapshot/resend request
     max_retries: int = 3                    # resend requests before adopting a snapshot
+    audit_s: float = 2.0                    # a quiet link compares a snapshot this often
+    max_event_age_s: float = 5.0            # a frame is never older than this on arrival
     led_min_interval_s: float = 0.02        # LED frames are coalesced to at most 50/s
     adc_reference_v: float = 3.3            # analogio full scale
 
@@ -154,8 +170,28 @@ class SerialLink:
         self.stats = {"bytes_in": 0, "bytes_out": 0, "packets": 0, "duplicates": 0,
                       "gaps": 0, "resyncs": 0, "reconnects": 0, "sessions": 0,
                       "history_lost": 0, "errors_from_mcu": 0, "stale_session": 0,
-                      "far_ahead": 0}
+                      "far_ahead": 0, "audits": 0, "unsent_changes": 0, "bad_ticks": 0,
+                      "unasked_hello": 0, "conflicts": 0}
+        self._applied: dict[int, tuple] = {}  # the entries of recently applied changes
+        self.last_change_rx = 0.0
+        self.last_audit = 0.0
+        self._ticks_at: float | None = None
+        self._ticks_bad = False
+        self.nonce = self._new_nonce()
         self._asked_hello_at = -1e9
+
+    def _new_nonce(self) -> int:
+        """A session number for the next handshake, unlike the last one and the boot's."""
+        while True:
+            nonce = int.from_bytes(os.urandom(2), "little")
+            if nonce not in (getattr(self, "nonce", None), self.session):
+                return nonce
+
+    def _ask_hello(self, now: float, fresh: bool) -> None:
+        if fresh:
+            self.nonce = self._new_nonce()
+        self._asked_hello_at = now
+        self._send(P.HELLO_REQUEST, P.hello_request(self.nonce), now)
 
     # --- counters the simulator uses to wait for the pseudo-terminal ----------------------
     @property
@@ -247,7 +283,7 @@ class SerialLink:
         self.hello_deadline = now + self.config.hello_timeout_s
         self.hello_retry_at = now + self.config.recovery_s / 2
         self.last_rx = now
-        self._send(P.HELLO_REQUEST, P.hello_request(), now)
+        self._ask_hello(now, fresh=True)
 
     def _send(self, kind: int, payload: bytes, now: float) -> bool:
         if self.port is None:
@@ -311,7 +347,7 @@ class SerialLink:
                 self._drop("no HELLO from the firmware", now)
             elif now >= self.hello_retry_at:  # the request or the reply may have been hit
                 self.hello_retry_at = now + c.recovery_s / 2
-                self._send(P.HELLO_REQUEST, P.hello_request(), now)
+                self._ask_hello(now, fresh=False)
             return
         if now - self.last_ping >= c.ping_interval_s:
             self.last_ping = now
@@ -326,26 +362,38 @@ class SerialLink:
             self._request_snapshot(now, resend=self.synced)
         if self.recover_deadline is not None and now >= self.recover_deadline:
             self._deadline_passed(now, frames)
+        if (self.synced and self.awaiting is None and not self.analog
+                and now - self.last_audit >= c.audit_s):
+            self.last_audit = now  # the audit: the firmware's picture, not our count
+            self.stats["audits"] += 1
+            self._request_snapshot(now, resend=False)
 
     # --- messages ---------------------------------------------------------------------------
     def _handle(self, packet: P.Packet, now: float, frames: list[Frame]) -> None:
         m = packet.message
         ticks = getattr(m, "ticks", None)
         if isinstance(m, P.Hello):
+            if packet.session != self.nonce:
+                # not the answer to our request: a new boot's greeting, or an older
+                # handshake's HELLO replayed — a new handshake, with a new nonce
+                self.stats["unasked_hello"] += 1
+                if now - self._asked_hello_at > self.config.recovery_s:
+                    self._ask_hello(now, fresh=True)
+                return
             self._hello(m, packet.seq, now)
             return
         if self.state != "live":
             return  # nothing counts before the handshake
-        if packet.session != self.session:
-            # a frame from before the firmware restarted (in flight, or resent), or from a
-            # new boot whose HELLO was lost: never applied; a new boot says hello again
+        if packet.session != self.nonce:
+            # a frame of an older handshake (in flight, resent or replayed), or from a new
+            # boot whose HELLO was lost: never applied; a new handshake
             self.stats["stale_session"] += 1
             if now - self._asked_hello_at > self.config.recovery_s:
-                self._asked_hello_at = now
-                self._send(P.HELLO_REQUEST, P.hello_request(), now)
+                self._ask_hello(now, fresh=True)
             return
         if isinstance(m, P.Change):
             self._unwrap(m.ticks)  # a resent change is late: no clock-offset sample
+            self.last_change_rx = now
             if not self.analog:
                 self._change(packet.seq, m, now, frames)
             return
@@ -395,6 +443,7 @@ class SerialLink:
             self.session = h.session
             self.synced = False
             self.pending.clear()
+            self._applied.clear()
             self.held_snapshot = None
             self._offsets.clear()
             self._ticks_raw = None
@@ -425,6 +474,12 @@ class SerialLink:
         ahead = P.seq_after(seq, self.last_seq)
         if ahead <= 0 or seq in self.pending:
             self.stats["duplicates"] += 1
+            known = self._applied.get(seq) if ahead <= 0 else self.pending[seq][1]
+            if known is not None and known != m.entries and self.awaiting is None:
+                # two different changes with one number: one of them was never the
+                # firmware's — its picture decides, now
+                self.stats["conflicts"] += 1
+                self._request_snapshot(now, resend=False)
             return
         if ahead > MAX_PENDING:
             # further ahead than the firmware keeps for resending: the gap cannot be
@@ -448,6 +503,9 @@ class SerialLink:
                 break
             ticks, entries = self.pending.pop(nxt)
             self.last_seq = nxt
+            self._applied[nxt] = entries
+            if len(self._applied) > 2 * MAX_PENDING:
+                del self._applied[next(iter(self._applied))]
             for key, pressed in entries:
                 if 0 <= key < self.key_count:
                     self.keys[key] = pressed
@@ -471,9 +529,19 @@ class SerialLink:
             self._adopt(seq, m, frames)
             return
         ahead = P.seq_after(seq, self.last_seq)
+        if ahead < 0 and self.awaiting == "snapshot" and not self.pending:
+            # the firmware has not sent the changes we applied after its number: they were
+            # never its own (serial keeps order) — its picture is the truth
+            self.stats["unsent_changes"] += -ahead
+            self._adopt(seq, m, frames)
+            return
         if ahead < 0:
             return  # older than what we have applied
         if ahead == 0:
+            if self.pending and self.awaiting == "snapshot":
+                # queued changes numbered beyond the firmware's own count: never sent by it
+                self.stats["unsent_changes"] += len(self.pending)
+                self.pending.clear()
             self._check_snapshot(m, frames)
             if not self.pending:
                 self.held_snapshot = None
@@ -497,11 +565,17 @@ class SerialLink:
             self._emit(self._host_time(m.ticks), frames)
 
     def _adopt(self, seq: int, m: P.Snapshot, frames: list[Frame]) -> None:
+        self._applied.clear()  # numbers up to the snapshot's are its, whatever we had
         self.keys = list(m.states or ())
         self.last_seq = seq
         self.synced = True
         self.held_snapshot = None
+        answered = self.awaiting == "snapshot"
         self._settled()
+        if answered:  # the answer to a plain request: nothing queued beyond it is real
+            self.stats["unsent_changes"] += sum(1 for s in self.pending
+                                                if P.seq_after(s, seq) > 0)
+            self.pending.clear()
         self.pending = {s: v for s, v in self.pending.items() if P.seq_after(s, seq) > 0}
         self._emit(self._host_time(m.ticks), frames)
         self._drain(frames)
@@ -552,28 +626,45 @@ class SerialLink:
 
     # --- time ---------------------------------------------------------------------------------
     def _unwrap(self, ticks: int) -> int:
+        now = self.clock()
+        self._ticks_bad = False
         if self._ticks_raw is None:
-            self._ticks_raw, self._ticks_ms = ticks, ticks
+            self._ticks_raw, self._ticks_ms, self._ticks_at = ticks, ticks, now
             return ticks
         d = (ticks - self._ticks_raw) % P.TICKS_PERIOD
         if d >= P.TICKS_PERIOD // 2:
             d -= P.TICKS_PERIOD
+        elapsed_ms = (now - (self._ticks_at if self._ticks_at is not None else now)) * 1000
+        if d > elapsed_ms + 1000 * self.config.max_event_age_s or \
+                d < -1000 * (self.config.max_event_age_s + 60):
+            # further than the host's own clock moved: a forged or garbled time stamp
+            self._ticks_bad = True
+            self.stats["bad_ticks"] += 1
+            return self._ticks_ms + d
         if d > 0:
             self._ticks_raw = ticks
             self._ticks_ms += d
+            self._ticks_at = now
             return self._ticks_ms
         return self._ticks_ms + d
 
     def _observe_ticks(self, ticks: int, now: float, replayed: bool = False) -> None:
         ms = self._unwrap(ticks)
-        if not replayed:
+        if not replayed and not self._ticks_bad:
             self._offsets.append(now - ms / 1000)
 
     def _host_time(self, ticks: int) -> float:
+        """The event's time on the host clock: never in the future, never older than
+        ``max_event_age_s`` (a time stamp out of that range is the arrival time)."""
         ms = self._unwrap(ticks)
-        if not self._offsets:
-            return self.clock()
-        return ms / 1000 + min(self._offsets)
+        now = self.clock()
+        if not self._offsets or self._ticks_bad:
+            return now
+        t = ms / 1000 + min(self._offsets)
+        if not now - self.config.max_event_age_s <= t <= now + 0.001:
+            self.stats["bad_ticks"] += 1
+            return now
+        return t
 
     # --- LEDs -----------------------------------------------------------------------------------
     def send_leds(self, colours: Sequence[tuple[int, int, int]], first: int = 0,

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -160,6 +160,8 @@ def create_app(service: Any) -> Starlette:
                 return await handler(request)
             except (RequestError, ValueError) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
+            except ClientDisconnect:  # hung up mid-body: nobody left to answer
+                return Response(status_code=400)
         return endpoint
 
     async def index(request: Request) -> Response:
@@ -204,6 +206,8 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def new_game(request: Request) -> Response:
+        from controller.rules import GAMES
+
         data = await _body(request, "new game")
         game = data.get("game")
         options = data.get("options") or {}
@@ -214,6 +218,8 @@ def create_app(service: Any) -> Starlette:
             raise RequestError("new game: 'options' must be an object")
         if setup is not None and not isinstance(setup, str):
             raise RequestError("new game: 'setup' must be a position text")
+        if game in GAMES:  # a bad option is the request's fault, whatever else it asks
+            GAMES[game].validate_options(options)
         clock = data.get("clock")
         if clock is not None and not isinstance(clock, str):
             raise RequestError("new game: 'clock' must be a time control such as \"3+2\"")
@@ -226,6 +232,8 @@ def create_app(service: Any) -> Starlette:
         from controller.web.guides import guide_html
 
         name = request.path_params["game"]
+        if len(name) > 40:  # no game has such a name (and the file system refuses it)
+            return JSONResponse({"error": "no guide for that name"}, status_code=404)
         cls = GAMES.get(name)  # a game may share another's guide
         page = guide_html(cls.guide or name if cls else name, cls.title if cls else name)
         if page is None:
@@ -235,7 +243,8 @@ def create_app(service: Any) -> Starlette:
     async def guide_picture(request: Request) -> Response:
         from controller.web.guides import guide_image
 
-        path = guide_image(request.path_params["name"])
+        name = request.path_params["name"]
+        path = guide_image(name) if len(name) <= 80 else None
         if path is None:
             return JSONResponse({"error": "no such picture"}, status_code=404)
         return FileResponse(path, media_type="image/svg+xml")

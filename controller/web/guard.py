@@ -14,7 +14,10 @@ before the app sees anything:
 * when the page is served beyond loopback, a **pairing token** is required: printed in
   the log at start, entered once per browser (``/?token=…`` sets a cookie), or sent as
   ``X-Fairyboard-Token`` by scripts;
-* at most ``MAX_WEBSOCKETS`` pages are connected at once.
+* at most ``MAX_WEBSOCKETS`` pages are connected at once: one more closes the page that
+  has been quiet longest (32 idle sockets never lock a new page out);
+* ``MAX_WRONG_CODES`` wrong pairing codes from one address within ``WRONG_CODE_WINDOW_S``
+  make it wait (429) until the window has passed.
 
 A refused request gets one line of JSON and a 4xx status; a refused websocket is closed
 before it is accepted.  Nothing refused reaches the board.
@@ -22,11 +25,13 @@ before it is accepted.  Nothing refused reaches the board.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import json
 import secrets
 import socket
+import time
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -36,6 +41,8 @@ from urllib.parse import parse_qs, urlsplit
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "ip6-localhost"})
 MAX_BODY = 64 * 1024
 MAX_WEBSOCKETS = 32
+MAX_WRONG_CODES = 5
+WRONG_CODE_WINDOW_S = 60.0
 COOKIE = "fairyboard_token"
 HEADER = "x-fairyboard-token"
 
@@ -145,6 +152,10 @@ class Guard:
         self.app = app
         self.policy = policy
         self.websockets = 0
+        #: open pages: the event that closes each, by when its page last said something
+        self._pages: dict[asyncio.Event, float] = {}
+        #: wrong pairing codes per client address: the times of the recent ones
+        self._wrong: dict[str, list[float]] = {}
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -153,6 +164,10 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         problem, status = self._problem(scope, headers)
+        client = (scope.get("client") or ("?", 0))[0]
+        if problem is None and self.policy.token and self._throttled(client):
+            problem, status = ("too many wrong pairing codes from this address: wait a "
+                               "minute"), 429
         if problem is None and scope["type"] == "http" and self.policy.token:
             query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
             given = query.get("token", [""])[0]
@@ -160,15 +175,16 @@ class Guard:
                 if hmac.compare_digest(given, self.policy.token):
                     await self._redirect_with_cookie(send)
                     return
+                self._wrong_code(client)
                 problem, status = "wrong pairing code", 401
-            elif not self._paired(headers):
+            elif not self._paired(headers, client):
                 if scope["path"] == "/" and scope["method"] == "GET":
                     await self._html(send, 401, PAIRING_PAGE)
                     return
                 problem, status = "pair this browser first: open the page and enter the " \
                                   "pairing code from the board's log", 401
         elif problem is None and scope["type"] == "websocket" and self.policy.token \
-                and not self._paired(headers):
+                and not self._paired(headers, client):
             problem = "not paired"
         if problem is not None:
             if scope["type"] == "websocket":
@@ -178,14 +194,21 @@ class Guard:
             return
         if scope["type"] == "websocket":
             if self.websockets >= self.policy.max_websockets:
-                await send({"type": "websocket.close", "code": 1013,
-                            "reason": "too many pages open"})
-                return
+                if not self._pages:
+                    await send({"type": "websocket.close", "code": 1013,
+                                "reason": "too many pages open"})
+                    return
+                quietest = min(self._pages, key=self._pages.__getitem__)
+                quietest.set()  # that page is closed; it may come back later
+                self._pages.pop(quietest)
+            closing = asyncio.Event()
+            self._pages[closing] = time.monotonic()
             self.websockets += 1
             try:
-                await self.app(scope, receive, send)
+                await self.app(scope, self._closable(receive, closing), send)
             finally:
                 self.websockets -= 1
+                self._pages.pop(closing, None)
             return
         await self.app(scope, self._limited(receive), send)
 
@@ -209,7 +232,39 @@ class Guard:
                 return f"request body over {self.policy.max_body} bytes", 413
         return None, 0
 
-    def _paired(self, headers: dict[str, str]) -> bool:
+    def _closable(self, receive: Any, closing: asyncio.Event) -> Any:
+        """``receive`` of a page that ends as a disconnect once ``closing`` is set; each
+        message from the page makes it the latest to have spoken."""
+
+        async def wrapped() -> dict:
+            if not closing.is_set():
+                message = asyncio.ensure_future(receive())
+                closed = asyncio.ensure_future(closing.wait())
+                await asyncio.wait({message, closed}, return_when=asyncio.FIRST_COMPLETED)
+                closed.cancel()
+                if message.done():
+                    if closing in self._pages:
+                        self._pages[closing] = time.monotonic()
+                    return message.result()
+                message.cancel()
+            return {"type": "websocket.disconnect", "code": 1013}
+        return wrapped
+
+    def _throttled(self, client: str) -> bool:
+        now = time.monotonic()
+        recent = [t for t in self._wrong.get(client, []) if now - t < WRONG_CODE_WINDOW_S]
+        if recent:
+            self._wrong[client] = recent
+        else:
+            self._wrong.pop(client, None)
+        return len(recent) >= MAX_WRONG_CODES
+
+    def _wrong_code(self, client: str) -> None:
+        if len(self._wrong) > 10_000:  # a flood of addresses: forget the oldest
+            self._wrong.pop(next(iter(self._wrong)))
+        self._wrong.setdefault(client, []).append(time.monotonic())
+
+    def _paired(self, headers: dict[str, str], client: str = "?") -> bool:
         token = self.policy.token
         assert token is not None
         given = headers.get(HEADER, "")
@@ -220,7 +275,12 @@ class Guard:
             except Exception:
                 return False
             given = jar[COOKIE].value if COOKIE in jar else ""
-        return bool(given) and hmac.compare_digest(given, token)
+        if not given:
+            return False
+        if hmac.compare_digest(given, token):
+            return True
+        self._wrong_code(client)  # a guess, from a script or a forged cookie
+        return False
 
     def _limited(self, receive: Any) -> Any:
         """``receive`` that refuses a body longer than announced or than the limit."""

@@ -69,7 +69,11 @@ class Firmware:
         self.bpp = 0
         if led_count:
             self._open_pixels(3)
+        # the boot session (in HELLO) and the session on the wire: the host's nonce from
+        # its latest HELLO_REQUEST, so frames of an older handshake can never be replayed
+        # into a newer one; until the host chose one, the boot session
         self.session = int.from_bytes(hw.os.urandom(2), "little")
+        self.wire_session = self.session
         self.seq = 0
         self.history = []
         self.decoder = proto.Decoder()
@@ -143,7 +147,7 @@ class Firmware:
         if not self.connected:
             return
         frame = proto.encode_packet(kind, self.seq if seq is None else seq, payload,
-                                    self.session)
+                                    self.wire_session)
         if self.cut_short:
             # the last frame went out in part (a write timed out while the host was not
             # reading): a delimiter first, so its tail does not spoil this frame too
@@ -172,6 +176,9 @@ class Firmware:
     def _handle(self, kind, payload):
         try:
             if kind == proto.HELLO_REQUEST:
+                nonce = proto.unpack_hello_request(payload)
+                if nonce is not None:  # the host's nonce: the frames' session from now on
+                    self.wire_session = nonce
                 self.send_hello()
                 self.send_snapshot()
             elif kind == proto.PING:

@@ -275,6 +275,16 @@ def unpack_led_header(payload):
     return first, brightness, count, bpp
 
 
+def unpack_hello_request(payload):
+    """The host's nonce for the handshake (the frames' session from now on), or None
+    from a host that sends none."""
+    if not payload:
+        return None
+    if len(payload) != 2:
+        raise ValueError("HELLO_REQUEST has 0 or 2 bytes")
+    return struct.unpack("<H", payload)[0]
+
+
 def unpack_ping(payload):
     if len(payload) != 2:
         raise ValueError("PING needs 2 bytes")

@@ -1,0 +1,172 @@
+"""The page stays reachable under slow and idle clients (issue 37, Found 6).
+
+110 connections sending their headers one byte every 2 s kept ``/health`` at 503 for the
+whole minute; the same attack against the real server (in process, on loopback, with a
+header deadline of 1 s so the test takes seconds): ``/health`` answers 200 throughout.
+A body that trickles in is cut at its deadline; wrong pairing codes are throttled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import selectors
+import socket
+import threading
+import time
+import urllib.request
+import warnings
+from collections.abc import Iterator
+from urllib.error import HTTPError
+
+from controller.web import server as web_server
+from controller.web.app import create_app
+from controller.web.guard import MAX_WRONG_CODES, Guard, policy_for
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+
+@contextlib.contextmanager
+def serving(svc) -> Iterator[tuple[str, int]]:
+    """The service's own web server (``_make_server``) on a free loopback port, in a
+    thread with its own event loop."""
+    from controller.process import _make_server
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(512)
+    server = _make_server(svc)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])),
+                              daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started
+    try:
+        yield sock.getsockname()[:2]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _health(host: str, port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/health", timeout=3) as r:
+            return r.status
+    except HTTPError as exc:
+        return exc.code
+    except OSError:
+        return 0  # refused or timed out: as bad as a 503
+
+
+class SlowLoris:
+    """``count`` connections, each sending a request's headers one byte every ``every_s``
+    seconds and opening again at once when the server closes it (at most once a second)."""
+
+    HEAD = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+
+    def __init__(self, where: tuple[str, int], count: int, every_s: float) -> None:
+        self.where, self.count, self.every_s = where, count, every_s
+        self.selector = selectors.DefaultSelector()
+        self.stop = threading.Event()
+        self.connects = self.closed = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _open(self) -> None:
+        try:
+            s = socket.create_connection(self.where, timeout=1)
+            s.sendall(self.HEAD[:1])
+        except OSError:
+            return
+        s.setblocking(False)
+        self.connects += 1
+        self.selector.register(s, selectors.EVENT_READ, [1, time.monotonic()])
+
+    def _run(self) -> None:
+        for _ in range(self.count):
+            self._open()
+        reopen_at: list[float] = []
+        while not self.stop.is_set():
+            for key, _ in self.selector.select(timeout=0.05):  # closed by the server
+                with contextlib.suppress(OSError):
+                    if key.fileobj.recv(4096):
+                        continue
+                self.selector.unregister(key.fileobj)
+                key.fileobj.close()
+                self.closed += 1
+                reopen_at.append(time.monotonic() + 1.0)
+            now = time.monotonic()
+            for key in list(self.selector.get_map().values()):
+                sent, last = key.data
+                if now - last >= self.every_s:
+                    with contextlib.suppress(OSError):
+                        key.fileobj.send(self.HEAD[sent % len(self.HEAD):][:1] or b"a")
+                    key.data[:] = [sent + 1, now]
+            while reopen_at and reopen_at[0] <= now:
+                reopen_at.pop(0)
+                self._open()
+        for key in list(self.selector.get_map().values()):
+            key.fileobj.close()
+
+    def __enter__(self) -> SlowLoris:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(10)
+
+
+def test_health_answers_throughout_a_slow_loris_of_110_connections(svc, monkeypatch):
+    monkeypatch.setattr(web_server.SilentClosingH11, "header_deadline_s", 1.0)
+    with serving(svc) as where:
+        assert _health(*where) == 200
+        with SlowLoris(where, 110, every_s=2.0) as attack:
+            time.sleep(0.5)
+            answers = []
+            until = time.monotonic() + 4.0
+            while time.monotonic() < until:
+                answers.append(_health(*where))
+                time.sleep(0.1)
+        assert answers and set(answers) == {200}, answers
+        assert attack.connects >= 110 and attack.closed >= 100, (attack.connects,
+                                                                 attack.closed)
+
+
+def test_a_body_that_trickles_in_is_cut_at_its_deadline(svc, monkeypatch):
+    monkeypatch.setattr(web_server.SilentClosingH11, "body_deadline_s", 1.0)
+    with serving(svc) as where:
+        s = socket.create_connection(where, timeout=5)
+        s.sendall(b"POST /api/command HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: 60\r\n\r\n{")
+        started = time.monotonic()
+        got = b""
+        with contextlib.suppress(OSError):
+            while True:
+                s.sendall(b" ")
+                s.settimeout(0.5)
+                with contextlib.suppress(TimeoutError):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    got += chunk
+                if time.monotonic() - started > 5:
+                    break
+        s.close()
+        assert time.monotonic() - started < 3, "the body's deadline did not end it"
+        assert svc.outcome is None and _health(*where) == 200
+
+
+def test_wrong_pairing_codes_are_throttled(svc, tmp_path):
+    policy = policy_for("0.0.0.0", [], [], tmp_path / "pairing-token")
+    client = TestClient(Guard(create_app(svc), policy), base_url="http://192.168.1.20:8080")
+    for n in range(MAX_WRONG_CODES):
+        assert client.get(f"/?token=guess{n}", follow_redirects=False).status_code == 401
+    r = client.get(f"/?token={policy.token}", follow_redirects=False)
+    assert r.status_code == 429 and "wait" in r.json()["error"]  # even the right one, now
+    r = client.get("/api/state", headers={"X-Fairyboard-Token": "guess"})
+    assert r.status_code == 429
