@@ -301,6 +301,11 @@ def layout_names() -> list[str]:
     return sorted(p.stem for p in LAYOUTS_DIR.glob("*.toml"))
 
 
+def layout_playing(game: str) -> str | None:
+    """The first printed board whose layout names ``game`` (None: none does)."""
+    return next((n for n in layout_names() if game in load_layout(n).games), None)
+
+
 def parse_layout(data: dict, path: Path) -> Layout:
     """Compile parsed layout data; ``path`` is only used in messages."""
     _known(data, TOP_KEYS, path)

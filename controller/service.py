@@ -1,25 +1,19 @@
 """The board service: the board loop and the wiring of its rooms.
 
 One process, one asyncio loop (``controller/process.py``).  The loop polls the sensing
-back end at its scan rate and pushes every frame through the pipeline — debounce → settle
-gate → board state machine (:class:`controller.board.Board`, which asks the reconciler)
-→ LED scene → LED driver; uvicorn serves the companion page from the same loop, so a page
-request and a board scan never run at the same time and nothing needs a lock.  The
-session and its journal, the clock, the computer, the coach and the linked boards are
-rooms (``controller/session.py``, ``controller/seats.py``, ``controller/link/seat.py``)
-that hear the board's events from here; the page is built from :meth:`snapshot`.
+back end and pushes every frame through the pipeline — debounce → settle gate → board
+state machine (:class:`controller.board.Board`) → LED scene → LED driver; uvicorn serves
+the page from the same loop, so a page request and a scan never run at once and nothing
+needs a lock.  The session and its journal, the clock, the computer, the coach, the
+voice and the linked boards are rooms (``session.py``, ``seats.py``, ``speech/``,
+``link/seat.py``) that hear the board's events from here; the page is built from
+:meth:`snapshot`.  The default configuration is the simulated board, whose actions go
+through the pipeline a physical board uses (emulated electronics, production scanners).
 
-The default configuration is the simulated board, so ``fairyboard run`` works on any
-computer: the page is then also the simulator's user interface, and its actions go
-through the pipeline a physical board uses (SimulatedBoard → emulated electronics → the
-production scanner code → frames).
-
-Durability: a committed move is written to the journal (``GameWriter.move``, fsync-ed) in
-the state machine's move callback, which runs before the machine publishes the
-interaction that shows the move as done — so neither the LEDs nor the page can show a
-move the journal does not hold.  If the journal cannot be written the service stops.
-On start the last unfinished game is resumed: the board first guides the player until it
-matches the saved position (set-up verification); the page offers a new game instead.
+Durability: a committed move is journalled (fsync-ed) in the machine's move callback,
+before the machine publishes the interaction that shows it done — neither LEDs nor page
+can show a move the journal does not hold; if the journal cannot be written the service
+stops.  On start the last unfinished game is resumed (set-up verification first).
 """
 
 from __future__ import annotations
@@ -27,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +31,7 @@ from controller.coach import Coach
 from controller.config import Config, ConfigError, PlayerSettings
 from controller.interaction import Interaction
 from controller.journal import GameRecord, Journal, JournalError
-from controller.layout import Layout, load_layout
+from controller.layout import Layout, layout_playing, load_layout
 from controller.leds.drivers import ThrottledLeds
 from controller.leds.palette import Palette
 from controller.leds.scene import LedFrame
@@ -65,9 +58,8 @@ from controller.sensing.frame import Frame
 from controller.sensing.sim.objects import supply_names
 from controller.sensing.watch import SensingWatch
 from controller.session import GameSession, JournalWriteError, Scorebook
-from controller.snapshot import BoardSnapshot, SimObjects
-from controller.speech.announcer import Announcement, Announcer, Recent
-from controller.speech.speaker import Speaker
+from controller.snapshot import BoardSnapshot, health_of, take_snapshot
+from controller.speech.room import BoardVoice
 from controller.speech.words import event_words
 
 log = logging.getLogger("fairyboard.service")
@@ -147,13 +139,8 @@ class BoardService:
                             engine=config.engine)
         self.computer = ComputerSeat(opponent, None, failures)
         #: the board's voice: each event said once, for the page and the Pi's speaker
-        self.voice = Recent()
-        speech = config.speech
-        self.speaker = (Speaker(volume=speech.volume, speed=speech.speed,
-                                device=speech.device, sounds=speech.sounds,
-                                words=speech.voice)
-                        if speech.speaker else None)
-        self.announcer: Announcer | None = None
+        self.voice = BoardVoice(config.speech, listener=lambda: self.page_viewer(None),
+                                who=self._who, remaining=self._remaining)
         #: linked boards (their ``remote`` is None: this board plays alone)
         self.link = LinkSeat(open_remote(config), self.scorebook, self)
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
@@ -372,27 +359,13 @@ class BoardService:
                 on_command=self._on_command, on_game_over=self._on_game_over)
         else:
             self.board.new_game(game, pos)
-        if self.announcer is None:
-            speech = self.config.speech
-            # every event in words and sound: the page's live region always shows the
-            # words; the Pi's speaker and the page each say what their owner turned on
-            self.announcer = Announcer(
-                self.board, self._say, lang=speech.language,
-                listener=lambda: self.page_viewer(None), who=self._who,
-                remaining=self._remaining)
-        elif self.announcer.board is not self.board:  # a new board machine (layout)
-            self.announcer.attach(self.board)
+        self.voice.follow(self.board)
         if self.link.linked(session):  # the others' moves come linked
             assert session.link is not None
             self.board.set_away(self.link.away(session.link))
         self._changed()
 
     # -- the voice ----------------------------------------------------------------------
-    def _say(self, item: Announcement) -> None:
-        self.voice(item)
-        if self.speaker is not None:
-            self.speaker(item)
-
     def _who(self, player: int) -> str:
         """A seat's name when it is not the person at the board (in the voice's words)."""
         if player in self.computer.seats:
@@ -702,61 +675,16 @@ class BoardService:
     def snapshot(self) -> BoardSnapshot:
         """The board as the page sees it now (a frozen value: ``controller/web/`` builds
         the page from it)."""
-        board = self.board
-        assert board is not None
-        sim = None
-        if self.sim is not None:
-            sim = SimObjects(tuple(tuple((t.name, t.lying) for t in pile)
-                                   for pile in self.sim.piles),
-                             tuple(self.sim.held), tuple(self.sim.set_aside_objects))
-        frame = self.lighting.frame
-        return BoardSnapshot(
-            version=self.version, led_version=self.led_version, game=self.game,
-            position=self.position, layout=self.layout,
-            interaction=board.interaction, outcome=board.outcome,
-            plies=tuple(self.plies), choice_labels=tuple(self.choice_labels()),
-            choice_kind=board.choice.kind if board.choice is not None else None,
-            palette=self.palette, options=dict(self.game_options), setup=self.setup,
-            game_id=self.game_id, tutorial_since=self.tutorial_since,
-            computer=self.computer.json(self.game),
-            die_expected=self.die_expected(), sim=sim, supply=tuple(self.supply),
-            resume_offer=dict(self.resume_offer) if self.resume_offer else None,
-            glow=tuple(self.lighting.glow), led_roles=None if frame is None else tuple(frame.roles),
-            clock=self.clock_json(), time_control=self.time_control, link=self.link_json(),
-            advice=self.advice_json(), health=self.health(),
-            journal_problems=tuple(self.journal_problems),
-            problems=tuple(self.computer.failures.lines()), failure=self.failure,
-            ended=self.session.ended, announcements=tuple(self.voice.json()),
-            listener=self.page_viewer(None))
+        return take_snapshot(self)
 
     def die_expected(self) -> bool:
         """Whether the player to move must roll the die now (KaleidoChess dice)."""
-        if self.outcome is not None:
-            return False
-        moves = self.game.legal_moves(self.position)
+        moves = [] if self.outcome is not None else self.game.legal_moves(self.position)
         return bool(moves) and all(m.kind == "roll" for m in moves)
 
     def health(self) -> dict[str, Any]:
-        state, age = self.watch.state(self.sensing, self.clock())
-        problems = self.computer.failures.lines()
-        status = "ok" if state in ("ok", "starting") and not problems else "degraded"
-        return {
-            "status": "failed" if self.failure is not None else status,
-            **({"failure": self.failure} if self.failure is not None else {}),
-            "uptime_s": round(time.monotonic() - self.watch.started, 1),
-            "sensing": {"backend": self.sensing.name, "state": state,
-                        "last_frame_age_s": age, "scans": self.sensing.pipeline.scans},
-            "journal": str(self.session.writer.path),
-            # unreadable files quarantined, damage dropped on resuming (one line each)
-            "journal_problems": list(self.journal_problems),
-            # a worker that failed (the computer, the coach): what the page says
-            **({"problems": problems, "failures": dict(self.computer.failures.counts)}
-               if problems else {}),
-            "game": self.game.name,
-            "game_id": self.game_id,
-            "layout": self.layout.name,
-            "phase": self.interaction.phase,
-        }
+        """What ``/health`` says: ok, degraded (and why) or failed."""
+        return health_of(self)
 
     @_page_request
     def answer_choice(self, index: int) -> None:
@@ -876,13 +804,11 @@ class BoardService:
             self.link.attach(session, self.position)
 
     def _simulated_layout_for(self, name: str) -> str | None:
-        """The simulated board can be any printed board: the layout made for ``name`` when
+        """The simulated board can be any printed board: the one made for ``name`` when
         this one is not (None: no change needed, or not a simulated board)."""
         if self.sim is None or name not in GAMES or name in self.layout.games:
             return None
-        from controller.layout import layout_names
-
-        return next((n for n in layout_names() if name in load_layout(n).games), None)
+        return layout_playing(name)
 
     def _use_simulated_layout(self, name: str) -> None:
         """Another printed board under the simulated hand (the current game is ended):
@@ -955,8 +881,7 @@ class BoardService:
     # -- shutdown ----------------------------------------------------------------------
     def close(self) -> None:
         self.stopping = True
-        if self.speaker is not None:
-            self.speaker.close(timeout=0.5)
+        self.voice.close()
         self.computer.close()
         self.coach_seat.close()
         self.link.close()

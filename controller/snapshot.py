@@ -10,6 +10,7 @@ from at once, on the loop that owns the board, and never kept past a new version
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,4 +84,61 @@ class BoardSnapshot:
     listener: int | None = None
 
 
-__all__ = ["BoardSnapshot", "SimObjects"]
+
+def take_snapshot(service: Any) -> BoardSnapshot:
+    """The snapshot of a running :class:`~controller.service.BoardService` (read from its
+    rooms on the loop that owns them)."""
+    board = service.board
+    assert board is not None
+    sim = None
+    if service.sim is not None:
+        sim = SimObjects(tuple(tuple((t.name, t.lying) for t in pile)
+                               for pile in service.sim.piles),
+                         tuple(service.sim.held), tuple(service.sim.set_aside_objects))
+    frame = service.lighting.frame
+    return BoardSnapshot(
+        version=service.version, led_version=service.led_version, game=service.game,
+        position=service.position, layout=service.layout,
+        interaction=board.interaction, outcome=board.outcome,
+        plies=tuple(service.plies), choice_labels=tuple(service.choice_labels()),
+        choice_kind=board.choice.kind if board.choice is not None else None,
+        palette=service.palette, options=dict(service.game_options), setup=service.setup,
+        game_id=service.game_id, tutorial_since=service.tutorial_since,
+        computer=service.computer.json(service.game),
+        die_expected=service.die_expected(), sim=sim, supply=tuple(service.supply),
+        resume_offer=dict(service.resume_offer) if service.resume_offer else None,
+        glow=tuple(service.lighting.glow), led_roles=None if frame is None else tuple(frame.roles),
+        clock=service.clock_json(), time_control=service.time_control, link=service.link_json(),
+        advice=service.advice_json(), health=service.health(),
+        journal_problems=tuple(service.journal_problems),
+        problems=tuple(service.computer.failures.lines()), failure=service.failure,
+        ended=service.session.ended, announcements=tuple(service.voice.json()),
+        listener=service.page_viewer(None))
+
+
+def health_of(service: Any) -> dict[str, Any]:
+    """``/health`` of a running service: ok, degraded (a worker failed, sensing stalled)
+    or failed (the journal refused a record), with what the owner needs to know."""
+    state, age = service.watch.state(service.sensing, service.clock())
+    problems = service.computer.failures.lines()
+    status = "ok" if state in ("ok", "starting") and not problems else "degraded"
+    return {
+        "status": "failed" if service.failure is not None else status,
+        **({"failure": service.failure} if service.failure is not None else {}),
+        "uptime_s": round(time.monotonic() - service.watch.started, 1),
+        "sensing": {"backend": service.sensing.name, "state": state,
+                    "last_frame_age_s": age, "scans": service.sensing.pipeline.scans},
+        "journal": str(service.session.writer.path),
+        # unreadable files quarantined, damage dropped on resuming (one line each)
+        "journal_problems": list(service.journal_problems),
+        # a worker that failed (the computer, the coach): what the page says
+        **({"problems": problems, "failures": dict(service.computer.failures.counts)}
+           if problems else {}),
+        "game": service.game.name,
+        "game_id": service.game_id,
+        "layout": service.layout.name,
+        "phase": service.interaction.phase,
+    }
+
+
+__all__ = ["BoardSnapshot", "SimObjects", "health_of", "take_snapshot"]

@@ -64,7 +64,7 @@ def test_the_pis_speaker_hears_the_same_announcements(tmp_path, monkeypatch):
         def close(self, timeout: float = 0) -> None:
             pass
 
-    monkeypatch.setattr("controller.service.Speaker", Heard)
+    monkeypatch.setattr("controller.speech.room.Speaker", Heard)
     config = make_config(tmp_path, layout="square8")
     config.speech.speaker = True
     service = BoardService(config)

@@ -132,7 +132,10 @@ class Result:
 
 
 class Search:
-    """One search object per game; reuse it between moves to keep its tables warm."""
+    """One search object per game; reuse it between moves to keep its tables warm.
+
+    Many fields: the search's tables (transposition, killers, history), its limits and
+    counters live on the object so the hot recursion reads attributes, not arguments."""
 
     def __init__(self, game: Game, seed: int = 0, evaluator: Evaluator | None = None,
                  table_size: int = 1 << 18,

@@ -15,6 +15,10 @@
 * a :class:`PlayerView` is what one player may know in a game with hidden information;
 * a :class:`GameOption` declares one option of a game (type, range, default, help), so
   bad options are refused with one line before a game is built.
+
+Long module: the one contract every game and every caller shares — the vocabulary, the
+``Game`` hooks with their defaults and docstrings, and the helpers for grid games — kept in
+one file so that a reader sees the whole contract at once.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ Speed: for every field and piece type the simple paths of the exact length that 
 ring rule are enumerated once at import.  A flyer's destinations are a fixed tuple per
 field; a walker's are listed with the minimal sets (bit masks) of fields its paths pass
 through, so move generation is table lookups plus one ``&`` per candidate path.
+
+Long module: the round board's path moves, its castle rules for 2–4 players and its dice
+variant are one game's rules; split they would need each other's private tables.
 """
 
 from __future__ import annotations
