@@ -116,7 +116,9 @@ def diagram_svg(game: Game, pos: Position, piece_cell: str | None = None,
                         f'fill="{CAPTURE}">{piece.height}</text>')
     if piece_cell is not None:
         targets: dict[int, bool] = {}
-        for move in game.legal_moves(pos):
+        # the piece's moves by the rules, even in a study position the game would call
+        # ended (a lone Knight beside the Kings is dead material)
+        for move in game.generate_moves(pos):
             if move.origin == origin and move.target >= 0:
                 capture = move.target in move.captures or pos.board[move.target] is not None
                 targets[move.target] = targets.get(move.target, False) or capture

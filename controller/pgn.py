@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,28 +71,20 @@ def start_record(record: GameRecord) -> dict[str, Any]:
 
 
 def seats_from_record(record: GameRecord, game: Game) -> PgnSeats:
-    """The seats' names from the start record: each seat of ``"seats"`` (a computer by
-    ``"computer"``/``"kind": "computer"`` with its ``"level"``, a person by ``"name"``), or
-    the ``"computer"`` field (``{"seats"|"players": [numbers], "level": n}``) over the
-    ``"players"`` names; a name that is only the seat's colour is not a name (``"?"``)."""
-    start = start_record(record)
+    """The seats' names from the start record: the ``"players"`` names (a name that is
+    only the seat's colour is not a name: ``"?"``), and the computer's seats and level
+    from its ``"seats"`` field (``{"computer": [players], "level": n, ...}``, written by
+    the service's session)."""
     count = game.players
     names = [UNKNOWN] * count
     for k, name in enumerate(record.players[:count]):
         names[k] = _person(name, game.player_names[k])
-    computer = start.get("computer")
-    if isinstance(computer, Mapping):
-        level = computer.get("level")
-        seats = computer.get("seats", computer.get("players"))
-        if _whole(level) and isinstance(seats, list):
-            for seat in seats:
-                if _whole(seat) and 0 <= seat < count:
-                    names[seat] = computer_name(level)
-    seats = start.get("seats")
-    if isinstance(seats, list):
-        for k, seat in enumerate(seats[:count]):
-            if isinstance(seat, Mapping):
-                names[k] = _seat_name(seat, game.player_names[k], names[k])
+    seats = record.seats or {}
+    level = seats.get("level")
+    if _whole(level):
+        for seat in seats.get("computer", []):
+            if _whole(seat) and 0 <= seat < count:
+                names[seat] = computer_name(level)
     return PgnSeats(tuple(names), record.clock)
 
 
@@ -104,18 +96,6 @@ def _person(name: Any, colour: str) -> str:
     if not isinstance(name, str) or not name.strip() or name.strip() == colour:
         return UNKNOWN
     return " ".join(name.split())
-
-
-def _seat_name(seat: Mapping[str, Any], colour: str, fallback: str) -> str:
-    computer = seat.get("computer")
-    level = seat.get("level")
-    if isinstance(computer, Mapping):
-        level = computer.get("level", level)
-    if (computer or seat.get("kind") == "computer" or seat.get("type") == "computer") \
-            and _whole(level):
-        return computer_name(level)
-    named = _person(seat.get("name"), colour)
-    return named if named != UNKNOWN else fallback
 
 
 def pgn_time_control(text: str | None) -> str:

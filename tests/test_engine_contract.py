@@ -31,7 +31,7 @@ class KingOfTheHill(Chess):
 def test_king_of_the_hill_win_in_one_is_played():
     game = KingOfTheHill()
     # the black Bishop guards d4 and e3: of the King's moves only Ke4 reaches the hill
-    pos = game.parse_position("7k/b7/8/8/8/3K4/8/8 w - - 0 1")
+    pos = game.parse_position("7k/b6p/8/8/8/3K4/7P/8 w - - 0 1")
     assert game.legal_moves(pos)  # the game goes on listing moves after a win
     for level in (1, 6):
         move = Engine(game, level).choose(pos).move

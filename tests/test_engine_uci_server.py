@@ -13,7 +13,8 @@ import chess
 import chess.engine
 import pytest
 
-from controller.rules import GAMES, get_game
+from controller.rules import get_game
+from tests.support.moves import product_games
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = [sys.executable, "-c", "import sys; from controller.cli import main; "
@@ -110,7 +111,7 @@ def test_castling_is_written_as_the_client_reads_it():
     assert server.move_text(pos, castle) == "e1h1"
 
 
-VARIANTS = sorted(name for name in GAMES if name != "chess")
+VARIANTS = sorted(name for name in product_games() if name != "chess")  # a program
 
 
 @pytest.mark.parametrize("name", VARIANTS)

@@ -33,8 +33,9 @@ import httpx
 import pytest
 
 from controller.layout import load_layout
-from controller.rules import GAMES, get_game
+from controller.rules import get_game
 from controller.web.simulator import move_actions
+from tests.support.moves import product_games
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "controller", "boards",
@@ -183,7 +184,7 @@ def test_the_installed_voice_speaks_each_language_from_its_catalogue(built: Buil
         "Mule b1 to c3", "Maultier (Mule) b1 nach c3", "骡b1到c3"]
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", product_games())
 def test_the_installed_computer_finds_a_move_in_every_game(built: Built, tmp_path: Path,
                                                            game: str) -> None:
     """``bestmove`` at a low level with a short time: the move is legal in the game."""

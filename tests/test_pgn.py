@@ -190,10 +190,10 @@ def test_the_seats_come_from_the_start_record(tmp_path):
     game = get_game("chess")
     legacy = _start_line(tmp_path)  # only the colours: nobody's name is known
     assert seats_from_record(legacy, game) == PgnSeats(("?", "?"), None)
-    computer = _start_line(tmp_path, computer={"seats": [1], "level": 6}, clock="5+3")
+    computer = _start_line(tmp_path, seats={"computer": [1], "level": 6}, clock="5+3")
     assert seats_from_record(computer, game) == PgnSeats(("?", "fairyboard level 6"), "5+3")
     seats = _start_line(tmp_path, players=["Ann", "Black"],
-                        seats=[{"name": "Ann"}, {"kind": "computer", "level": 3}])
+                        seats={"computer": [1], "level": 3, "coach": True})
     assert seats_from_record(seats, game).names == ("Ann", "fairyboard level 3")
     named = _start_line(tmp_path, players=["Ann", "Bo"])
     read = _read_chess(export_record(named))

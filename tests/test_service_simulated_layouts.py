@@ -5,7 +5,7 @@ the layout made for it; the game before is ended in its journal."""
 from __future__ import annotations
 
 from controller.journal import Journal
-from controller.web.state import build_state
+from controller.web.page import page_for, page_state
 from tests.support.service import make_service, play, set_up
 
 
@@ -16,9 +16,9 @@ def test_a_new_game_of_another_board_switches_the_simulated_board(tmp_path):
         play(svc, "Mb1-c3")
         first = svc.game_id
         svc.new_game("gnuqi")
-        assert svc.layout.name == "square9" and svc.layout_json["name"] == "square9"
+        assert svc.layout.name == "square9" and page_for(svc).layout_json["name"] == "square9"
         assert svc.sim.layout is svc.layout and len(svc.led_glow()) == len(svc.layout.spots)
-        state = build_state(svc)
+        state = page_state(svc)
         assert state["layout"] == "square9" and state["game"]["name"] == "gnuqi"
         assert "luotuoqi" in {g["name"] for g in state["other_games"]}
         assert Journal(tmp_path / "journal").find(first).result == "*"

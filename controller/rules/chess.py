@@ -720,7 +720,10 @@ class Chess(Game):
         return None
 
     def pgn_variant(self) -> str:
-        """PGN's names, which python-chess and every chess program read."""
+        """PGN's names, which python-chess and every chess program read — for chess
+        itself; a variant built on chess (not UCI chess) is named by its title."""
+        if not self.uci_chess:
+            return self.title
         return "Chess960" if self.chess960 else "Standard"
 
     @staticmethod

@@ -207,10 +207,6 @@ class LaoTzu(Chess):
             self.options["seed"] = seed
 
     # -- set-up ------------------------------------------------------------------------
-    def pgn_variant(self) -> str:
-        """No chess program knows Lao Tzu Chess: its title (not chess's "Standard")."""
-        return self.title
-
     @classmethod
     def start_options(cls, options: dict[str, Any]) -> dict[str, Any]:
         """Both arrays drawn at random (a recorded seed) unless arrays or a seed were

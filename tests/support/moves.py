@@ -28,3 +28,12 @@ def move_shapes(name: str, games: int = 12, plies: int = 140, seed: int = 7):
                 seen.setdefault(key, (pos.copy(), m))
             pos.push(rng.choice(moves))
     return game, list(seen.values())
+
+
+def product_games() -> list[str]:
+    """The games the installed product plays: every registered game but those the tests
+    register themselves (the seventh game lives in ``tests/games/``), for tests that run
+    the product as a separate program, which knows only its own games."""
+    from controller.rules import GAMES
+
+    return [name for name, cls in GAMES.items() if cls.__module__.startswith("controller.")]
