@@ -214,7 +214,7 @@ def _argv(rng: random.Random, name: str, sub: argparse.ArgumentParser, files: li
 
 def test_every_subcommand_fuzzed_ends_with_a_status_and_no_traceback(tmp_path, monkeypatch):
     import controller.link.referee as referee
-    import controller.service as service
+    import controller.process as service  # fairyboard run: the process
 
     async def served(svc, sock) -> int:  # start-up is checked; serving is not the fuzz's
         return 0

@@ -104,8 +104,15 @@ def _replace(make: Callable[[Path], None]) -> Callable[[Path], None]:
 
 
 def _listening_socket(path: Path) -> None:
+    """A socket named like a game file.  A socket's path may be at most ~107 bytes and a
+    test's folder can be longer: bind it by a short path relative to its folder."""
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(path))
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        sock.bind(path.name)
+    finally:
+        os.chdir(here)
     _SOCKETS.append(sock)
 
 

@@ -131,6 +131,41 @@ def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):
         beta.close()
 
 
+def test_the_club_page_takes_retained_states_in_any_order_and_each_ply_from_its_seat():
+    """Retained messages come in no set order: a state heard before its game's start still
+    counts once the start names the seats, an older state of one seat does not hide the
+    other's later ply, and a ply shows only once the board of its seat says it (a third
+    board's state and one seat's say-so about the other's move are not enough)."""
+    from controller.link.client import BrokerSettings
+    from controller.link.messages import board_game_topic
+    from controller.link.remote import Remote
+
+    remote = Remote(BrokerSettings(port=1, club="test", board="gamma"))  # never connects
+    try:
+        def state(by: str, moves: list[str], result: str | None = None) -> None:
+            remote._follow_club(board_game_topic("test", by, START.game_id, "state"), by,
+                                State(START.game_id, tuple(moves), "d", result, None,
+                                      tuple(i % 2 for i in range(len(moves)))))
+
+        texts = ["Mb1-c3", "Eb7-a6", "Ec2-d3", "Mg8-f6"]
+        state("beta", texts)
+        state("gamma", texts + ["Mh1-g3"])  # not a seat: ignored
+        assert remote.club_games() == []  # nobody has said who plays yet
+        remote._follow_club(board_game_topic("test", "alpha", START.game_id, "start"),
+                            "alpha", START)
+        state("alpha", texts[:3])  # alpha's state after its last ply, heard last
+        (game,) = remote.club_games()
+        assert game["moves"] == texts and game["result"] is None
+        state("beta", texts[:2] + ["Ed2-e3", "Mg8-f6"])  # beta's word on alpha's ply 3
+        assert remote.club_games()[0]["moves"] == texts[:3]
+        state("beta", texts, "1-0")
+        assert remote.club_games()[0]["result"] is None  # alpha has not said it
+        state("alpha", texts, "1-0")
+        assert remote.club_games()[0]["result"] == "1-0"
+    finally:
+        remote.close()
+
+
 def test_a_move_sent_while_the_broker_was_down_arrives_after_it_restarts(tmp_path, broker):
     alpha = linked(tmp_path, "alpha", broker.port)
     beta = linked(tmp_path, "beta", broker.port)

@@ -53,6 +53,9 @@ def test_page_geometry(size, tmp_path):
     width, height = SIZES[size]
     expect = sync_api.expect
     with running_service(tmp_path) as url, browser_page(sync_api, url, width, height) as page:
+        # the board drawn and the first state shown (a loaded machine is slow to both)
+        page.wait_for_selector("#board [data-name='a1']", timeout=10000)
+        expect(page.locator("#turn-text")).not_to_have_text("", timeout=10000)
         assert page.evaluate(NAMES_OUTSIDE_CELLS) == []
         assert page.evaluate(CONTROLS_OFF_SCREEN) == []
         page.click("#flip")

@@ -286,8 +286,12 @@ class Remote:
     def _follow_club(self, topic: str, by: str | None, message: Any) -> None:
         """Keep the club's games for the spectators' page: who plays, the moves, the end.
         A game's start counts from the referee's public topic or from the own topic of a
-        board that plays it; its result only once the referee or every seat's board says
-        it (one board alone cannot end another's game on the page)."""
+        board that plays it.  States count from the referee's public topic (a refereed
+        game) or from the own topic of a board that plays the game; the retained messages
+        come in no particular order, so a state heard before its game's start is kept
+        until the start says who plays.  A ply shows once the board that plays its seat
+        says it, and a result only once the referee or every seat's board says it (one
+        board alone cannot make or end another's game on the page)."""
         club = self.settings.club
         if isinstance(message, Start) and topic.endswith("/start"):
             refereed = topic == game_topic(club, message.game_id, "start")
@@ -301,26 +305,21 @@ class Remote:
             entry.update(game_id=message.game_id, game=message.game,
                          seats=list(message.seats), setup=message.setup,
                          clock=message.clock, refereed=refereed)
+            entry.setdefault("updated", time.time())
+            _club_judge(entry)
         elif isinstance(message, State) and topic.endswith("/state"):
-            entry = self.club.get(message.game_id)
-            if entry is None or "game" not in entry:
-                return  # no start heard: nobody vouches for the game's seats
-            if entry.get("refereed"):
-                if topic != game_topic(club, message.game_id, "state"):
-                    return
-                said = {"referee": (message.result, message.reason)}
+            if topic == game_topic(club, message.game_id, "state"):
+                voice = "referee"
+            elif by is not None and topic == board_game_topic(club, by, message.game_id,
+                                                               "state"):
+                voice = by
             else:
-                if by is None or by not in entry["seats"] or topic != board_game_topic(
-                        club, by, message.game_id, "state"):
-                    return
-                said = dict(entry.get("said", {}), **{by: (message.result, message.reason)})
-            entry["said"] = said
-            ends = set(said.values())
-            confirmed = (len(ends) == 1 and (entry.get("refereed")
-                                             or set(said) == set(entry["seats"])))
-            result, reason = next(iter(ends)) if confirmed else (None, None)
-            entry.update(moves=list(message.moves), result=result, reason=reason,
-                         updated=time.time())
+                return
+            entry = self.club.setdefault(message.game_id, {"moves": [], "result": None,
+                                                           "reason": None})
+            entry.setdefault("states", {})[voice] = message  # the latest each voice says
+            entry["updated"] = time.time()
+            _club_judge(entry)
         if len(self.club) > 500:  # the newest games are enough for a club's page
             for old in sorted(self.club, key=lambda k: self.club[k].get("updated", 0))[:100]:
                 del self.club[old]
@@ -350,6 +349,57 @@ class Remote:
 
     def close(self) -> None:
         self.mqtt.close()
+
+
+def _club_judge(entry: dict[str, Any]) -> None:
+    """The moves and result ``entry`` shows from the states its voices said (nothing
+    until its start names the seats)."""
+    if "game" not in entry:
+        return
+    states: dict[str, State] = entry.get("states", {})
+    if entry.get("refereed"):
+        voices = {"referee": states["referee"]} if "referee" in states else {}
+        moves: list[str] = list(voices["referee"].moves) if voices else []
+    else:
+        seats = entry["seats"]
+        voices = {b: s for b, s in states.items() if b in seats}
+        moves = _vouched_moves(seats, voices)
+    said = {v: (s.result, s.reason) for v, s in voices.items()}
+    ends = set(said.values())
+    confirmed = bool(said) and len(ends) == 1 and (
+        entry.get("refereed") or set(said) == set(entry["seats"]))
+    result, reason = next(iter(ends)) if confirmed else (None, None)
+    entry.update(moves=moves, result=result, reason=reason)
+
+
+def _vouched_moves(seats: list[str], states: dict[str, State]) -> list[str]:
+    """The longest history a seat's board says in which every ply is also said, with the
+    same plies before it, by the board that plays that ply's seat (the latest takeback
+    count first: after a takeback agreed the shorter history stands)."""
+    best: tuple[int, int] = (-1, -1)
+    moves: list[str] = []
+    for state in states.values():
+        agreed = {board: _common(state.moves, theirs.moves)  # plies said alike
+                  for board, theirs in states.items()}
+        vouched = 0
+        for i, seat in enumerate(state.seats[:len(state.moves)]):
+            owner = seats[seat] if 0 <= seat < len(seats) else None
+            if agreed.get(owner, 0) <= i:
+                break
+            vouched = i + 1
+        if (state.epoch, vouched) > best:
+            best, moves = (state.epoch, vouched), list(state.moves[:vouched])
+    return moves
+
+
+def _common(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many plies two histories begin with alike."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 class RefereedSeat:
