@@ -336,13 +336,15 @@ MAX_BYTES = 1 << 20
 HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 
 
-def _depth(value: Any, level: int = 0) -> int:
+def nesting_depth(value: Any, level: int = 0) -> int:
+    """How deep tables and lists nest in ``value`` (counted up to just past
+    :data:`MAX_DEPTH`): a configuration file and a page request are refused deeper."""
     if level > MAX_DEPTH:
         return level
     if isinstance(value, dict):
-        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+        return max((nesting_depth(v, level + 1) for v in value.values()), default=level + 1)
     if isinstance(value, list):
-        return max((_depth(v, level + 1) for v in value), default=level + 1)
+        return max((nesting_depth(v, level + 1) for v in value), default=level + 1)
     return level
 
 
@@ -379,7 +381,7 @@ def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Con
             if key not in hints:
                 raise ConfigError(f"{source}: unknown setting {name}.{key} "
                                   f"(known: {', '.join(hints)})")
-            if _depth(value) > MAX_DEPTH:
+            if nesting_depth(value) > MAX_DEPTH:
                 raise ConfigError(f"{source}: {name}.{key}: nested deeper than {MAX_DEPTH}")
             setattr(section, key, _check_value(f"{source}: {name}.{key}", value, hints[key]))
     _check_consistency(config, source)

@@ -46,6 +46,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from controller.config import MAX_DEPTH, nesting_depth
 from controller.web.page import page_for
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -78,21 +79,10 @@ FIELDS: dict[str, frozenset[str]] = {
     "tutorial": frozenset({"on"}),
     "roll": frozenset(),
 }
-MAX_DEPTH = 8
 
 
 def _no_constant(name: str) -> Any:
     raise RequestError(f"request body: {name} is not a number JSON allows")
-
-
-def _depth(value: Any, level: int = 0) -> int:
-    if level > MAX_DEPTH:
-        return level
-    if isinstance(value, dict):
-        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
-    if isinstance(value, list):
-        return max((_depth(v, level + 1) for v in value), default=level + 1)
-    return level
 
 
 async def _body(request: Request, what: str) -> dict[str, Any]:
@@ -107,7 +97,7 @@ async def _body(request: Request, what: str) -> dict[str, Any]:
         raise RequestError(f"request body nested deeper than {MAX_DEPTH}") from None
     if not isinstance(data, dict):
         raise RequestError("request body must be a JSON object")
-    if _depth(data) > MAX_DEPTH:
+    if nesting_depth(data) > MAX_DEPTH:
         raise RequestError(f"request body nested deeper than {MAX_DEPTH}")
     unknown = sorted(str(k)[:30] for k in data if k not in FIELDS[what])
     if unknown:
