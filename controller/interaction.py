@@ -28,6 +28,9 @@ PHASES = (
 
 #: the words for a board that no legal move explains, when nothing more precise can be
 #: said (a try that is not one piece from a cell to a cell: a drop, a stack, a pad)
+#: a resumed game waits for its player (the option pads are lit meanwhile)
+RESUMED_TEXT = ("the game is resumed: set up its position and make a move to play on, or "
+                "touch an option pad for a new game")
 NOT_A_MOVE = "that is not a legal move: put the pieces back as the lit cells ask"
 
 

@@ -509,6 +509,7 @@ class BoardService:
         if held is not None and held is not self._previewed:
             self._previewed = held
             board.preview(held, prebuild=False)  # built once the LEDs show the preview
+        board.set_resuming(self.resume_offer is not None)  # the pads ask (issue 37)
         board.tick(now)
         if self.clock_seat.run(self.session, board, self.resume_offer is None
                                and self.failure is None, now):
@@ -866,8 +867,7 @@ class BoardService:
             self.resume_offer = None
             self._changed()
             return
-        s = self.session
-        self.new_game(s.game.name, s.options, None)
+        self.new_game(self.session.game.name, self.session.options, None)
 
     @_page_request
     def sim_action(self, action: dict[str, Any]) -> None:

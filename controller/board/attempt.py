@@ -159,6 +159,9 @@ class Progress:
     low_time: bool = False
     #: a move suggested to the mover (the hint command), shown until he starts a move
     hint: Move | None = None
+    #: a resumed game waits for its player: a move plays on, the command menu on the
+    #: option pads (lit meanwhile) offers a new game instead
+    resuming: bool = False
 
 
 @dataclass

@@ -42,11 +42,12 @@ class Choice:
 
 
 def menu_items(started: bool, over: bool, draw_offer: int | None, mover: int,
-               hints: bool = False) -> list[str]:
-    """The command menu: before the game, after it, or during it (a draw offer by the
-    other player can be accepted; a hint when the board offers hints)."""
+               hints: bool = False, resuming: bool = False) -> list[str]:
+    """The command menu: before the game (a resumed one may be left for a new game of
+    the same kind), after it, or during it (a draw offer by the other player can be
+    accepted; a hint when the board offers hints)."""
     if not started:
-        return [NEXT_GAME]
+        return [NEW_GAME, NEXT_GAME] if resuming else [NEXT_GAME]
     if over:
         return [NEW_GAME, NEXT_GAME]
     draw = ACCEPT_DRAW if draw_offer is not None and draw_offer != mover else OFFER_DRAW

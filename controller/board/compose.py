@@ -19,7 +19,7 @@ from controller.board.attempt import Attempt, Progress
 from controller.board.choices import Answers, move_label, own_cells
 from controller.board.flow import PLAY
 from controller.board.options import MORE, ROYAL
-from controller.interaction import NOT_A_MOVE, ChoiceOption, Interaction
+from controller.interaction import NOT_A_MOVE, RESUMED_TEXT, ChoiceOption, Interaction
 from controller.layout import Layout
 from controller.reconcile import CUBE, Effect, FrameLike, Key, PositionIndex, SensorView
 from controller.rules.core import OFF_BOARD, Game, Move, Piece, PlayerView, Position
@@ -156,6 +156,8 @@ def compose(s: Snapshot) -> Interaction:
             message = _guide_text(s, spot, spot in extra)
         elif state == "setup":
             message = message or ("set up the position" if (missing or extra) else "")
+        if state == "setup" and progress.resuming and not s.guiding:
+            message = RESUMED_TEXT
         elif state == "correction" and not message:
             message = _not_a_move_text(s, missing, extra) or NOT_A_MOVE
     elif state in ("lifted", "settling"):
@@ -364,6 +366,8 @@ def _active_pads(s: Snapshot) -> frozenset[int]:
     if am is not None and any(m.token == CUBE for m in am[1]):
         for j in view.cube_pads.values():
             pads.add(view.tracked[j])
+    if s.progress.resuming:  # the question a resumed game asks: answered on the pads
+        pads.update(view.option_pads)
     if s.progress.started and s.progress.outcome is None:  # a reserve piece may be placed now
         for j in view.reserve_pads.values():
             if sources >> j & 1:

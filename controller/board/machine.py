@@ -377,6 +377,14 @@ class Board:
         :meth:`execute`; made here unasked, they are refused."""
         self.progress = replace(self.progress, away=frozenset(players))
 
+    def set_resuming(self, on: bool) -> None:
+        """A resumed game waits for its player's answer (the service's resume offer):
+        the option pads light, the command menu on them offers a new game, a move plays
+        on.  Off once he answered."""
+        if on != self.progress.resuming:
+            self.progress = replace(self.progress, resuming=on)
+            self._publish()
+
     def set_low_time(self, low: bool) -> None:
         """The mover is short of time (the service's clock): shown on his royal pieces."""
         if low != self.progress.low_time:
@@ -646,7 +654,7 @@ class Board:
             return
         p = self.progress
         items = menu_items(p.started, p.outcome is not None, p.draw_offer, self._mover(),
-                           self.options.hints)
+                           self.options.hints, p.resuming)
         expected = self.reconciler.index.expected
         keys = {expected}
         if self.sensed.key is not None:
