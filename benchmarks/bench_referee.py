@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.benchtools import write_section
 from controller.link.messages import Attempt, Start
 from controller.link.referee import Referee, RefereeJournal
 from controller.rules import get_game
@@ -88,13 +89,7 @@ def measure(n: int, finished: bool, rng: random.Random) -> dict[str, float]:
 
 
 def write(text: str) -> None:
-    doc = DOC.read_text()
-    start, end = "<!-- bench_referee -->", "<!-- /bench_referee -->"
-    if start not in doc or end not in doc:
-        raise SystemExit(f"{DOC}: no {start} … {end} markers")
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    DOC.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    write_section(DOC, "bench_referee", text)
 
 
 def main() -> int:

@@ -10,6 +10,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def per_call(fn: Callable[[], object], min_time: float = 0.3) -> float:
@@ -87,3 +88,15 @@ def percentile(values: list[float], p: float) -> float:
     """The ``p``-th percentile (nearest rank) of ``values``."""
     values = sorted(values)
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
+
+
+def write_section(doc: Path, name: str, text: str) -> None:
+    """Replace what stands between ``<!-- name -->`` and ``<!-- /name -->`` in ``doc``
+    with ``text`` (a benchmark's figures; nothing inside the markers is written by hand)."""
+    body = doc.read_text()
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    if start not in body or end not in body:
+        raise SystemExit(f"{doc}: no {start} … {end} markers")
+    head, rest = body.split(start, 1)
+    _, tail = rest.split(end, 1)
+    doc.write_text(f"{head}{start}\n{text}\n{end}{tail}")

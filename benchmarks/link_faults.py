@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.benchtools import write_section
 from tests.support.broker import Broker
 from tests.support.faultproxy import FaultProxy, Faults
 from tests.support.linkplay import LinkedBoards, linked_service, power_cut
@@ -139,13 +140,7 @@ def report(r: dict) -> str:
 
 
 def write(text: str) -> None:
-    doc = DOC.read_text()
-    start, end = "<!-- link_faults -->", "<!-- /link_faults -->"
-    if start not in doc or end not in doc:
-        raise SystemExit(f"{DOC}: no {start} … {end} markers")
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    DOC.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    write_section(DOC, "link_faults", text)
 
 
 def main() -> int:

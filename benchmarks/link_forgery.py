@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.benchtools import write_section
 from tests.support.forgery import Tally, run_open, run_refereed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,13 +36,7 @@ def row(name: str, t: Tally, wall: float) -> str:
 
 
 def write(text: str) -> None:
-    doc = DOC.read_text()
-    start, end = "<!-- link_forgery -->", "<!-- /link_forgery -->"
-    if start not in doc or end not in doc:
-        raise SystemExit(f"{DOC}: no {start} … {end} markers")
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    DOC.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    write_section(DOC, "link_forgery", text)
 
 
 def main() -> int:

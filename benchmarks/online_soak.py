@@ -22,13 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.benchtools import write_section  # noqa: E402
 from controller.online.api import BoardApi  # noqa: E402
 from controller.online.seat import OnlineSeat  # noqa: E402
 from tests.support.lichess import FakeLichess  # noqa: E402
 from tests.support.rig import Human, Rig  # noqa: E402
 
 DOC = ROOT / "docs" / "online.md"
-BEGIN, END = "<!-- soak:begin -->", "<!-- soak:end -->"
 
 
 def _pump(rig, seat, until, limit_s=30.0):
@@ -150,10 +150,7 @@ def main() -> int:
     ]
     print("\n".join(lines))
     if args.write_docs:
-        text = DOC.read_text()
-        head, _, rest = text.partition(BEGIN)
-        _, _, tail = rest.partition(END)
-        DOC.write_text(head + BEGIN + "\n" + "\n\n".join(lines) + "\n" + END + tail)
+        write_section(DOC, "online_soak", "\n\n".join(lines))
     return 1 if bad or max(waits) > 5.0 else 0
 
 
