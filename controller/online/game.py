@@ -71,10 +71,14 @@ class ServerGame:
     def ended(self) -> bool:
         return self.status in ENDED
 
+    def mover_of(self, ply: int) -> int:
+        """Who makes ply ``ply`` (0-based) of this game: 0 White, 1 Black."""
+        black_first = self.initial_fen != START and " b " in f" {self.initial_fen} "
+        return (ply + black_first) % 2
+
     @property
     def to_move(self) -> int:
-        start_black = " b " in f" {self.initial_fen} " if self.initial_fen != START else False
-        return (len(self.moves) + (1 if start_black else 0)) % 2
+        return self.mover_of(len(self.moves))
 
     def rules(self) -> tuple[Game, Position]:
         """The rules and the starting position of this game on the board."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -152,7 +151,7 @@ class OnlineSeat:
         server = self.server
         if executed or server is None:
             return
-        if self._mover_of(ply) != server.seat:
+        if server.mover_of(ply) != server.seat:
             return
         last = pos.pop()
         try:
@@ -161,11 +160,6 @@ class OnlineSeat:
             pos.push(last)
         self._pending[ply] = text
         self._outbox.put((ply, text))
-
-    def _mover_of(self, ply: int) -> int:
-        server = self.server
-        first = 1 if server is not None and " b " in f" {server.initial_fen} " else 0
-        return (first + ply) % 2
 
     # -- the threads ---------------------------------------------------------------------
     def close(self) -> None:
@@ -233,4 +227,4 @@ class OnlineSeat:
                         break
                     wait = self.backoff_s[min(attempt, len(self.backoff_s) - 1)]
                     attempt += 1
-                    time.sleep(wait)
+                    self._stop.wait(wait)  # (a closing seat stops waiting)
