@@ -3,7 +3,8 @@
 Runs the self-test with the timings ``fairyboard selftest`` uses on hardware
 (``controller.bringup``: settle, poll, time-out) on the emulated Pi matrix, with a
 simulated builder who needs ``--move`` seconds to put a piece where the board lights it
-and to answer a question.  The simulated time the walk took is the estimate.
+and to answer a question (the LED walk asks three on a good board).  The simulated time
+the walk took is the estimate.
 
     python -m benchmarks.bench_bringup [--layout square8] [--move 1.5]
 """
@@ -15,6 +16,7 @@ import time
 
 from controller import bringup
 from controller.layout import load_layout
+from controller.sensing.ledcheck import Question
 from controller.sensing.selftest import self_test
 from controller.sensing.sim import SimulatedBoard, SimulatedSensing
 
@@ -40,16 +42,16 @@ def main(argv: list[str] | None = None) -> int:
                 board.advance(args.move * max(1, len(spots)))
             board.follow(action, spots)
 
-        def see(question: str) -> str:
-            board.advance(args.move)
-            return "red green blue"
+        def look(question: Question) -> str:
+            board.advance(args.move)  # the builder looks and answers (Enter: as built)
+            return question.expected
 
         wall = time.perf_counter()
         report = self_test(layout, lambda: rig.stable, lambda colours: None, instruct,
                            board.advance, walk_s=bringup.LED_WALK_S + 0.004,
                            settle_s=bringup.SELFTEST_SETTLE_S,
                            timeout_s=bringup.SELFTEST_TIMEOUT_S,
-                           poll_s=bringup.SELFTEST_POLL_S, diode_check=True, see=see)
+                           poll_s=bringup.SELFTEST_POLL_S, diode_check=True, look=look)
         took = board.now - start_s
     print(f"{layout.name}: self-test of {report.checked} spots and {report.leds_walked} LEDs "
           f"takes {took:.0f} s ({took / 60:.1f} min) with {args.move:g} s a move "

@@ -159,12 +159,12 @@ def run(boards: int, seconds: float, think: float = 0.0, seed: int = 1,
         for _ in workers:
             if not ready.acquire(timeout=120):
                 raise RuntimeError("a worker did not get its boards connected")
-        broker0 = _cpu_ticks(broker.process.pid)
+        broker0 = _cpu_ticks(broker.mosquitto.process.pid)
         wall0 = time.monotonic()
         go.set()
         outcomes = [results.get(timeout=seconds + 120) for _ in workers]
         wall = time.monotonic() - wall0
-        broker_cpu = _cpu_ticks(broker.process.pid) - broker0
+        broker_cpu = _cpu_ticks(broker.mosquitto.process.pid) - broker0
         for w in workers:
             w.join(30)
     finally:

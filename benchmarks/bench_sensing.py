@@ -12,6 +12,7 @@ Run: ``python -m benchmarks.bench_sensing``
 from __future__ import annotations
 
 import os
+import select
 import tempfile
 import time
 import tty
@@ -51,13 +52,18 @@ def link_frames_per_second(count: int = 20000) -> float:
         os.symlink(os.ttyname(slave), link_path)
         clock = time.monotonic
         link = SerialLink(layout, SerialConfig(by_id_dir=d), clock=clock)
-        link.update()  # opens the port, sends HELLO_REQUEST
-        os.read(master, 100)
-        session = 1  # the firmware's boot session: in its HELLO and in every frame
+        link.update()  # opens the port, sends HELLO_REQUEST with the host's nonce
+        (_kind, _seq, payload), = proto.Decoder().feed(os.read(master, 100))
+        session = proto.unpack_hello_request(payload)  # in the HELLO and in every frame
         os.write(master, proto.encode_packet(proto.HELLO, 0, proto.pack_hello(
             session, "matrix", "reed", 88, 11, 8, 82, 0, "bench", "square8"), session))
-        link.update(0.05)
-        os.read(master, 100)  # the snapshot request
+        for _ in range(20):  # the snapshot request, once the link has taken the HELLO in
+            link.update(0.05)
+            if select.select([master], [], [], 0.05)[0]:
+                os.read(master, 100)
+                break
+        else:
+            raise RuntimeError("the link never asked for the snapshot after the HELLO")
         os.write(master, proto.encode_packet(proto.SNAPSHOT, 0,
                                              proto.pack_bits_snapshot(0, [False] * 88), session))
         link.update(0.05)

@@ -39,10 +39,11 @@ TAKEBACK_EVERY = 9
 
 
 def restart_broker(broker: Broker, kill: bool) -> None:
-    if kill and broker.process is not None:
-        broker.process.send_signal(signal.SIGKILL)
-        broker.process.wait()
-        broker.process = None
+    process = broker.mosquitto.process
+    if kill and process is not None:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        broker.mosquitto.process = None
     else:
         broker.stop()
     broker.start()

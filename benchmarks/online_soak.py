@@ -1,8 +1,9 @@
 """Online play under a bad network: whole games on the simulated board against the loopback
 Board API server (tests/support/lichess.py), with game streams cut at random after 1–4
-lines, 429s and 503s injected into the owner's requests, and outages of the whole server;
-after every game the board's moves must equal the server's, each owner's move must have
-been sent once, and nothing may be lost.  Also measured: how long after the server is back
+lines, streams that drop instead of telling a ply, 429s and 503s injected into the owner's
+requests, answers of the owner's moves lost after the server took them, and outages of
+the whole server; after every game the board's moves must equal the server's: nothing
+lost, doubled or misapplied.  Also measured: how long after the server is back
 the board shows the opponent's next move (goal: within 5 s).
 
     .venv/bin/python -m benchmarks.online_soak --games 10 --seed 1 [--write-docs]
@@ -51,6 +52,9 @@ def one_game(server: FakeLichess, rng: random.Random, plies: int) -> dict:
     injected = 0
     try:
         _pump(rig, seat, lambda: seat.server is not None)
+        # as the online room does for the board: the server's commands on the menu (and
+        # a move that castling may still amend held, not sent, until the King follows)
+        rig.board.set_online(("resign",), True)
         for ply in range(plies):
             live = server.games[gid]
             if live.board.is_game_over():
@@ -58,6 +62,10 @@ def one_game(server: FakeLichess, rng: random.Random, plies: int) -> dict:
             if rng.random() < 0.2:
                 server.fail_next.append(rng.choice((429, 503)))
                 injected += 1
+            if rng.random() < 0.1:  # the stream drops instead of telling this ply
+                server.withhold_news += 1
+            if ply % 2 == 0 and rng.random() < 0.1:  # taken, its answer lost: sent again
+                server.lose_answers += 1
             if ply % 2 == 0:  # the owner, White
                 _pump(rig, seat, lambda: rig.state == "turn")
                 move = rng.choice(game.legal_moves(rig.position))
@@ -69,14 +77,17 @@ def one_game(server: FakeLichess, rng: random.Random, plies: int) -> dict:
                 _pump(rig, seat, lambda: rig.state == "execute")
                 human.play(rig.board.progress.execute)
                 _pump(rig, seat, lambda p=ply: len(rig.position.moves) > p)
-        board_moves = []
+        normal = []  # the board's moves, castling as the King's two steps (as sent)
         pos = game.start()
         for m in rig.position.moves:
-            board_moves.append(game.long_move_text(pos, m))
+            text = game.long_move_text(pos, m)  # (castling: the King takes its Rook)
+            if m.kind == "castle":
+                text = text[:2] + {"h": "g", "a": "c"}[text[2]] + text[3:]
+            normal.append(text)
             pos.push(m)
         server_moves = server.games[gid].moves
-        normal = [t.replace("e1h1", "e1g1").replace("e1a1", "e1c1")
-                  .replace("e8h8", "e8g8").replace("e8a8", "e8c8") for t in board_moves]
+        if normal != server_moves:  # (said, to be looked into)
+            print(f"game {gid}: board {normal}\n  server {server_moves}", file=sys.stderr)
         return {"plies": len(server_moves), "agree": normal == server_moves,
                 "reconnects": seat.reconnects, "injected": injected}
     finally:
@@ -121,24 +132,27 @@ def main() -> int:
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    lengths = random.Random(args.seed + 1000)  # (drawn on the server's thread)
     server = FakeLichess({"tok-owner": "owner"}).start()
     results = []
     try:
-        server.cut_game_stream_after = lambda: rng.randint(1, 4)
+        server.cut_game_stream_after = lambda: lengths.randint(1, 4)
         for _ in range(args.games):
             results.append(one_game(server, rng, args.plies))
-        cuts = server.streams_cut
+        cuts, lost, withheld = server.streams_cut, server.answers_lost, server.news_withheld
         server.cut_game_stream_after = None
+        server.withhold_news = server.lose_answers = 0
         waits = [outage(server) for _ in range(args.outages)]
     finally:
         server.stop()
     plies = sum(r["plies"] for r in results)
-    faults = cuts + sum(r["injected"] for r in results)
+    faults = cuts + lost + sum(r["injected"] for r in results)
     bad = [r for r in results if not r["agree"]]
     lines = [
-        f"{args.games} games, {plies} plies; {cuts} game streams cut, "
-        f"{sum(r['injected'] for r in results)} requests answered 429 or 503 "
-        f"({faults} faults); {sum(r['reconnects'] for r in results)} reconnections.",
+        f"{args.games} games, {plies} plies; {cuts} game streams cut ({withheld} of them "
+        f"instead of telling a ply), {sum(r['injected'] for r in results)} requests "
+        f"answered 429 or 503, {lost} answers of moves taken lost ({faults} faults); "
+        f"{sum(r['reconnects'] for r in results)} reconnections.",
         f"Games whose moves on the board differ from the server's (a move lost, doubled "
         f"or misapplied): "
         f"{len(bad)}.",

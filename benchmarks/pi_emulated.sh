@@ -27,7 +27,7 @@ PYTHON=${PYTHON:-.venv/bin/python}
 QEMU=${QEMU:-qemu-aarch64-static}
 CPU=${QEMU_CPU:-cortex-a72}
 if [ ! -x "$ARM64_ROOT/usr/bin/python3" ] || ! command -v "$QEMU" >/dev/null; then
-    echo "no arm64 root at $ARM64_ROOT or no $QEMU: see the set-up at the top of $0" >&2
+    echo "no arm64 root at $ARM64_ROOT or no $QEMU: see the set-up at the top of benchmarks/pi_emulated.sh" >&2
     exit 2
 fi
 chess_dir=$("$PYTHON" -c 'import chess, os; print(os.path.dirname(os.path.dirname(chess.__file__)))')
@@ -36,6 +36,6 @@ trap 'rm -rf "$site"' EXIT
 ln -s "$chess_dir/chess" "$site/chess"
 PYTHONPATH="$(pwd):$site" PYTHONDONTWRITEBYTECODE=1 QEMU_CPU="$CPU" \
     "$QEMU" -L "$ARM64_ROOT" "$ARM64_ROOT/usr/bin/python3" -c \
-    'import platform, sys; print(f"emulated {platform.machine()} CPython {platform.python_version()} ({sys.executable})")'
+    'import platform; print(f"emulated {platform.machine()} CPython {platform.python_version()}")'
 PYTHONPATH="$(pwd):$site" PYTHONDONTWRITEBYTECODE=1 QEMU_CPU="$CPU" \
     exec "$QEMU" -L "$ARM64_ROOT" "$ARM64_ROOT/usr/bin/python3" -m benchmarks.bench_rules "$@"

@@ -8,7 +8,8 @@
   the drilling and assembly template;
 * ``<name>-wiring.svg/.png/.csv/.md`` — which spot sits on which matrix row/column, chain
   bit or analog channel, and which LED index lights it;
-* with ``schematic=True``, ``<name>-schematic.svg/.pdf`` and ``<name>-netlist.net`` (KiCad);
+* with ``schematic=True``, ``<name>-schematic.svg/.pdf``, ``<name>-netlist.net`` (KiCad)
+  and ``<name>-strip-netlist.net`` (one sensor strip as its own small board);
 * ``<name>-bom.md/.csv`` — the bill of materials (parts, part numbers, spares and prices from
   ``boards/parts.toml``) with the LED budget and every power rail checked against its rating.
 
@@ -23,18 +24,30 @@ share the page geometry; split by drawing step it would pass that geometry aroun
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from controller.geometry import BOARDS_DIR
-from controller.layout import Layout, Spot, load_layout
-from controller.sensing.kinds import MATRIX, sensing_kind
+from controller import parts
+from controller.layout import Layout, Spot, load_layout, token_title
+from controller.parts import (
+    POWER_INLET_PARTS,
+    RAIL_LIMIT,
+    REGULATOR_AMBIENT_C,
+    SENSOR_RAIL_V,
+    SUPPLY_HIGH_V,
+    powered_parts,
+    rail_loads,
+    regulator_allowed_w,
+    regulator_count,
+    regulator_dissipation_w,
+    sensing_parts,
+)
+from controller.schematic import sensor_supplies
+from controller.sensing.kinds import MATRIX, chip_ref, sensing_kind
 
 #: paper sizes in mm (portrait)
 PAPERS: dict[str, tuple[float, float]] = {"A4": (210.0, 297.0), "Letter": (215.9, 279.4)}
@@ -45,18 +58,12 @@ OVERLAP_MM = 20.0
 #: registration crosses along every cut line, at most this far apart, mm
 CROSS_SPACING_MM = 60.0
 
-#: WS2812B at full white (datasheet worst case, see design/hardware.md)
-FULL_WHITE_MA = 60.0
 #: default software brightness cap assumed for the power supply: a fraction of full white
 BRIGHTNESS_CAP = 0.25
 #: supply rating margin over the computed load
 SUPPLY_HEADROOM = 1.2
 #: common 5 V supply ratings, A
 SUPPLY_SIZES_A = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20)
-#: electronics besides the LEDs, mA: microcontroller board and per-sensor supply currents
-#: (upper datasheet values: DRV5033 ≈ 3.5 mA, SS49E/DRV5055 ≈ 10 mA; reeds draw nothing)
-MCU_MA = 60.0
-SENSOR_MA = {"reed": 0.0, "digital-hall": 3.5, "linear-hall": 10.0}
 #: Raspberry Pi Pico: usable GPIO and ADC inputs
 PICO_GPIO = 26
 PICO_ADC = 3
@@ -114,13 +121,19 @@ def print_board(layout_name: str, out_dir: Path | str, paper: str = "A4", *,
     write("bom.md", bom_markdown(layout))
     write("bom.csv", bom_csv(layout))
     if schematic:
-        from controller.schematic import board_netlist, kicad_netlist, schematic_svg
+        from controller.schematic import (
+            board_netlist,
+            kicad_netlist,
+            schematic_svg,
+            strip_netlist,
+        )
 
         netlist = board_netlist(layout)
         svg = schematic_svg(netlist, f"Schematic of {layout.name}: {layout.title}")
         write("schematic.svg", svg)
         written.append(write_pdf(svg, out / f"{name}-schematic.pdf"))
         write("netlist.net", kicad_netlist(netlist))
+        write("strip-netlist.net", kicad_netlist(strip_netlist(layout)))
     return written
 
 
@@ -245,7 +258,7 @@ def _pad(layout: Layout, spot: Spot, flip: _Flip, *, labels: bool = True) -> lis
     cx, cy = flip(spot.centre_mm)
     owner = PLAYER_NAMES[spot.owner] if spot.owner is not None else ""
     big, caption = {
-        "cube": ("Cube", owner),
+        "token": (token_title(spot.piece or ""), owner),
         "hand": (spot.piece or "", f"{owner} hand"),
         "reserve": (spot.piece or "", f"{owner} reserve"),
         "option": (spot.name.rsplit("-", 1)[-1], "option"),
@@ -596,8 +609,6 @@ def chip_input(layout: Layout, spot: Spot) -> str:
 
 def _chip_input(layout: Layout, spot: Spot) -> str:
     """Chip and pin of a chain bit or analog channel (matrix: empty)."""
-    from controller.schematic import chip_ref
-
     w = spot.sensor
     if w.chain is not None:
         return f"{chip_ref(w.chain // 8)} {'HGFEDCBA'[w.chain % 8]}"
@@ -608,12 +619,13 @@ def _chip_input(layout: Layout, spot: Spot) -> str:
 
 WIRING_FIELDS = ("spot", "name", "kind", "role", "owner", "piece", "x_mm", "y_mm", "row",
                  "column", "chain_bit", "channel", "chip_input", "sensor_x_mm", "sensor_y_mm",
-                 "led", "led_x_mm", "led_y_mm")
+                 "led", "led_x_mm", "led_y_mm", "sensor_vcc")
 
 
 def wiring_rows(layout: Layout) -> list[dict[str, object]]:
     """One row per spot: position, sensor address and LED index."""
     rows = []
+    supplies = sensor_supplies(layout)
     for i, s in enumerate(layout.spots):
         rows.append({
             "spot": i, "name": s.name, "kind": s.kind, "role": s.role or "",
@@ -626,6 +638,7 @@ def wiring_rows(layout: Layout) -> list[dict[str, object]]:
             "chip_input": _chip_input(layout, s),
             "sensor_x_mm": _n(s.sensor_mm[0]), "sensor_y_mm": _n(s.sensor_mm[1]),
             "led": s.led, "led_x_mm": _n(s.led_mm[0]), "led_y_mm": _n(s.led_mm[1]),
+            "sensor_vcc": supplies[i][0] if supplies else "",
         })
     return rows
 
@@ -645,6 +658,26 @@ def sensor_grid(layout: Layout) -> tuple[list[str], list[str], list[list[int]]]:
 
 def _sensing_summary(layout: Layout) -> str:
     return sensing_kind(layout).summary(layout)
+
+
+def sensor_supply_lines(layout: Layout, supplies: list[tuple[str, str]]) -> list[str]:
+    """Which regulator feeds which spots' sensors (the column *sensor VCC* below): with two
+    regulators, a sensor on the wrong one loads it past its share of the heat budget."""
+    if not supplies:
+        return []
+    spans: list[tuple[str, str, int, int]] = []
+    for i, (ref, rail) in enumerate(supplies):
+        if spans and spans[-1][0] == ref:
+            spans[-1] = (ref, rail, spans[-1][2], i)
+        else:
+            spans.append((ref, rail, i, i))
+    fed = "; ".join(f"{ref} ({rail}) spots {first}–{last} ({layout.spots[first].name} … "
+                    f"{layout.spots[last].name})" for ref, rail, first, last in spans)
+    lines = ["", f"Sensors' VCC (column *sensor VCC* below): {fed}."]
+    if len(spans) > 1:
+        lines.append("The regulators' outputs are never joined; the read-out chips and their "
+                     f"pull-ups are on {spans[0][0]}.")
+    return lines
 
 
 def wiring_markdown(layout: Layout) -> str:
@@ -671,17 +704,21 @@ def wiring_markdown(layout: Layout) -> str:
         lines.append(f"| {label} | " + " | ".join(names) + " |")
     lines += ["", "## Raspberry Pi Pico pins (the firmware's default config.py)", ""]
     lines += pico_pin_lines(layout)
+    supplies = sensor_supplies(layout)
+    lines += sensor_supply_lines(layout, supplies)
+    vcc_head, vcc_rule = (" sensor VCC |", "---|") if supplies else ("", "")
     lines += ["", "## Every spot", "",
               "| spot | name | kind | sensor | chip input | LED | centre x, y mm | "
-              "sensor x, y mm | LED x, y mm |",
-              "|---:|---|---|---|---|---:|---|---|---|"]
+              f"sensor x, y mm | LED x, y mm |{vcc_head}",
+              f"|---:|---|---|---|---|---:|---|---|---|{vcc_rule}"]
     for i, s in enumerate(layout.spots):
-        kind = s.kind if s.kind == "cell" else f"{s.role} pad"
+        kind = s.kind if s.kind == "cell" else f"{s.piece if s.role == 'token' else s.role} pad"
+        vcc = f" {supplies[i][0]} |" if supplies else ""
         lines.append(f"| {i} | {s.name} | {kind} | {sensor_text(layout, s)} | "
                      f"{_chip_input(layout, s) or '—'} | {s.led} | "
                      f"{_n(s.centre_mm[0])}, {_n(s.centre_mm[1])} | "
                      f"{_n(s.sensor_mm[0])}, {_n(s.sensor_mm[1])} | "
-                     f"{_n(s.led_mm[0])}, {_n(s.led_mm[1])} |")
+                     f"{_n(s.led_mm[0])}, {_n(s.led_mm[1])} |{vcc}")
     lines.append("")
     return "\n".join(lines)
 
@@ -700,7 +737,7 @@ def pico_pin_lines(layout: Layout) -> list[str]:
     rows.append(f"| LED data → 74AHCT125 (10 kΩ pull-down) → 330 Ω → DIN of LED 0 | "
                 f"{fw['NEOPIXEL_PIN']} |")
     if layout.sensor_kind != "reed":
-        rows.append("| sensors' 3.3 V rail (LM1117-3.3 output, from the 5 V rail) | — not the "
+        rows.append("| sensors' 3.3 V rail (LM1117-3.3 output(s), from the 5 V rail) | — not the "
                     "3V3 pin (36) |")
         if not sensing_kind(layout).switches:
             rows.append("| ADC_VREF: leave open (the Pico filters its own 3V3 onto it through "
@@ -792,8 +829,8 @@ def _short_pad_name(spot: Spot) -> str:
     owner = "WB34"[spot.owner] if spot.owner is not None else ""
     if spot.role in ("hand", "reserve"):
         return f"{owner} {spot.role} {spot.piece}"
-    if spot.role == "cube":
-        return f"{owner} cube"
+    if spot.role == "token":
+        return f"{owner} {spot.piece}"
     return spot.name[:8]
 
 
@@ -814,31 +851,38 @@ class PowerBudget:
     load_a: float
     supply_a: int
 
-    def explanation(self, sensors: int, sensor_ma: float) -> list[str]:
-        """The arithmetic, step by step, in mA (exact: no rounding between the steps)."""
-        full = self.leds * FULL_WHITE_MA
+    def explanation(self, powered: list[tuple[str, int, float, str]]) -> list[str]:
+        """The arithmetic, step by step, in mA (exact: no rounding between the steps);
+        ``powered`` is :func:`controller.parts.powered_parts`, whose sum the budget took."""
+        full = self.leds * full_white_ma()
         capped = full * self.cap
-        electronics = MCU_MA + sensors * sensor_ma
+        electronics = self.electronics_a * 1000
         load = capped + electronics
-        sensor_part = f" + {sensors} sensors × {sensor_ma:g} mA" if sensor_ma else ""
+        terms = " + ".join(f"{name} {each:g} mA" if qty == 1 else f"{qty} {name} × {each:g} mA"
+                           for name, qty, each, _ in powered)
         return [
-            f"LEDs at full white: {self.leds} × {FULL_WHITE_MA:g} mA = {full:g} mA",
+            f"LEDs at full white: {self.leds} × {full_white_ma():g} mA = {full:g} mA",
             f"brightness capped at {self.cap:.0%} of full white: {full:g} mA × {self.cap:g} = "
             f"{capped:g} mA",
-            f"electronics: microcontroller {MCU_MA:g} mA{sensor_part} = {electronics:g} mA",
-            f"load: {capped:g} mA + {electronics:g} mA = {load:g} mA; × {SUPPLY_HEADROOM:g} "
+            f"electronics (every powered part of the list): {terms} = {electronics:.6g} mA",
+            f"load: {capped:g} mA + {electronics:.6g} mA = {load:.6g} mA; × {SUPPLY_HEADROOM:g} "
             f"headroom = {load * SUPPLY_HEADROOM:.6g} mA → a 5 V {self.supply_a} A supply",
-            f"uncapped full white would need {full + electronics:g} mA: never raise the cap "
+            f"uncapped full white would need {full + electronics:.6g} mA: never raise the cap "
             "above what the supply gives",
         ]
+
+
+def full_white_ma() -> float:
+    """One WS2812B at full white, worst case (boards/parts.toml)."""
+    return float(parts.parts_catalogue()["parts"]["led"]["full_white_ma"])
 
 
 def power_budget(layout: Layout, cap: float = BRIGHTNESS_CAP) -> PowerBudget:
     if not 0 < cap <= 1:
         raise ValueError(f"brightness cap must be in (0, 1], got {cap}")
-    full = layout.led_count * FULL_WHITE_MA / 1000
+    full = layout.led_count * full_white_ma() / 1000
     led = full * cap
-    electronics = (MCU_MA + SENSOR_MA[layout.sensor_kind] * len(layout.spots)) / 1000
+    electronics = electronics_ma(layout) / 1000
     load = led + electronics
     need = load * SUPPLY_HEADROOM
     supply = next((s for s in SUPPLY_SIZES_A if s >= need), math.ceil(need))
@@ -866,19 +910,9 @@ class BomLine:
         return self.order_quantity * self.unit_price
 
 
-#: the parts catalogue: manufacturer part numbers, grades, prices, spares, supply currents
-PARTS_FILE = BOARDS_DIR / "parts.toml"
-
-
-@functools.cache
-def parts_catalogue() -> dict[str, Any]:
-    with PARTS_FILE.open("rb") as f:
-        return tomllib.load(f)
-
-
 def _part(key: str, group: str, quantity: int, note: str | None = None,
           item: str | None = None) -> BomLine:
-    p = parts_catalogue()["parts"][key]
+    p = parts.parts_catalogue()["parts"][key]
     spares = max(int(p.get("spare_min", 0)), math.ceil(quantity * float(p.get("spares", 0))))
     return BomLine(group, item or p["item"], quantity, p.get("note", "") if note is None
                    else note, p["manufacturer"], p["mpn"], p["grade"], spares,
@@ -888,19 +922,6 @@ def _part(key: str, group: str, quantity: int, note: str | None = None,
 def gpio_needed(layout: Layout) -> tuple[int, int]:
     """(GPIO pins, of which ADC inputs) the microcontroller needs, LED data included."""
     return sensing_kind(layout).gpio_needed(layout)
-
-
-def sensing_parts(layout: Layout) -> list[tuple[str, int]]:
-    """(part key, quantity) of the sensing side: the one place that knows what each sensing
-    kind and sensor kind is built from (sensors, diodes, chips, pull-ups, regulator)."""
-    n = len(layout.spots)
-    parts: list[tuple[str, int]] = [(layout.sensor_kind, n)]
-    if layout.sensor_kind != "reed":
-        parts.append(("bypass-hall", n))
-    parts += sensing_kind(layout).parts(layout)
-    if any(parts_catalogue()["parts"][k].get("rail") == "sensor-3v3" for k, _ in parts):
-        parts += [("regulator", 1), ("regulator-cap", 2)]
-    return parts
 
 
 @dataclass(frozen=True)
@@ -916,40 +937,17 @@ class Rail:
         return self.load_ma / self.rating_ma
 
 
-#: no rail may carry more than this fraction of its rating
-RAIL_LIMIT = 0.8
-
-
 def fuse_rating_a(load_a: float) -> float:
     """The smallest 0218-series fuse that carries ``load_a`` at ≤ 80 % of its rating."""
-    ratings = sorted(float(r) for r in parts_catalogue()["fuse-codes"])
+    ratings = sorted(float(r) for r in parts.parts_catalogue()["fuse-codes"])
     return next(r for r in ratings if load_a <= RAIL_LIMIT * r)
-
-
-#: the inlet and supply-domain parts every board has (schematic ``_power``): barrel jack,
-#: reverse-polarity P-MOSFET with its gate resistor, bleeder, the Pico's VSYS diode and the
-#: MOSFET that keeps the Pico off while the 5 V rail is
-POWER_INLET_PARTS = ("barrel-jack", "reverse-mosfet", "gate-resistor", "bleeder", "vsys-diode",
-                     "enable-fet")
-
-
-def rail_loads(layout: Layout) -> dict[str, float]:
-    """Worst-case current (mA) each rail feeds besides the LEDs, from the parts' figures."""
-    catalogue = parts_catalogue()["parts"]
-    on: dict[str, float] = {"5v": 0.0, "sensor-3v3": 0.0, "pico-3v3": 0.0}
-    for key, qty in (sensing_parts(layout) + [("level-shifter", 1), ("controller", 1)]
-                     + [(k, 1) for k in POWER_INLET_PARTS]):
-        part = catalogue[key]
-        if "rail" in part:
-            on[part["rail"]] += qty * float(part.get("supply_ma", 0.0))
-    return on
 
 
 def electronics_ma(layout: Layout) -> float:
     """Everything but the LEDs on the 5 V supply (the linear regulator passes its load
-    through from the 5 V rail)."""
+    through from the 5 V rail; the Pico's 3V3 pin load is counted in full, from VSYS)."""
     on = rail_loads(layout)
-    return on["5v"] + on["sensor-3v3"]
+    return on["5v"] + on["sensor-3v3"] + on["pico-3v3"]
 
 
 def led_budget_ma(layout: Layout) -> int:
@@ -962,7 +960,7 @@ def led_budget_ma(layout: Layout) -> int:
 def rails(layout: Layout) -> list[Rail]:
     """Every rail with its worst-case load: the LEDs at the host's current budget plus the
     sensor, chip and controller figures of the parts catalogue."""
-    catalogue = parts_catalogue()["parts"]
+    catalogue = parts.parts_catalogue()["parts"]
     on = rail_loads(layout)
     five = led_budget_ma(layout) + electronics_ma(layout)
     out = [Rail("5 V supply", five, power_budget(layout).supply_a * 1000),
@@ -972,14 +970,48 @@ def rails(layout: Layout) -> list[Rail]:
            Rail("Pico VSYS diode (1N5819)", float(catalogue["controller"]["supply_ma"]),
                 float(catalogue["vsys-diode"]["rating_ma"]))]
     if on["sensor-3v3"]:
-        out.append(Rail("3.3 V sensor regulator", on["sensor-3v3"],
+        count = regulator_count(on["sensor-3v3"])
+        name = "3.3 V sensor regulator" + (f" (each of {count})"
+                                            if count > 1 else "")
+        out.append(Rail(name, on["sensor-3v3"] / count,
                         float(catalogue["regulator"]["rating_ma"])))
     return out
 
 
+def regulator_lines(layout: Layout) -> list[str]:
+    """The sensor regulators' heat, step by step from the datasheet figures (empty: none)."""
+    load = rail_loads(layout)["sensor-3v3"]
+    if not load:
+        return []
+    reg = parts.parts_catalogue()["parts"]["regulator"]
+    count = regulator_count(load)
+    each = load / count
+    watts, allowed = regulator_dissipation_w(each), regulator_allowed_w()
+    theta, tj = float(reg["theta_ja_c_per_w"]), float(reg["tj_max_c"])
+    rise = watts * theta
+    sot_theta = float(reg["theta_ja_sot223_c_per_w"])
+    sot223 = regulator_dissipation_w(load) * sot_theta
+    pico = float(parts.parts_catalogue()["parts"]["controller"]["pico_3v3_rating_ma"])
+    share = f"{count} regulators, each {each:.0f} mA" if count > 1 else f"one, {each:.0f} mA"
+    return [
+        f"- sensor regulator ({reg['mpn']}, TO-220, no heatsink): {share}; "
+        f"PD = ({SUPPLY_HIGH_V:g} V − {SENSOR_RAIL_V:g} V) × {each:.0f} mA + "
+        f"{SUPPLY_HIGH_V:g} V × {float(reg['quiescent_ma']):g} mA = {watts:.2f} W; "
+        f"× {theta:g} °C/W = {rise:.0f} °C above {REGULATOR_AMBIENT_C:g} °C = "
+        f"{REGULATOR_AMBIENT_C + rise:.0f} °C at the junction (at most {tj:g} °C: "
+        f"{allowed:.2f} W may be dissipated, {watts / allowed:.0%} of it used)",
+        f"- the same load on one LM1117 in SOT-223 on perfboard ({sot_theta:g} °C/W) would rise "
+        f"{sot223:.0f} °C: too hot, hence the TO-220"
+        + (" and the split" if count > 1 else ""),
+        f"- the sensors on the Pico's 3V3 pin instead: {load:.0f} mA against "
+        f"{RAIL_LIMIT * pico:.0f} mA (80 % of the {pico:g} mA it may give): "
+        + ("it would fit" if load <= RAIL_LIMIT * pico else "too much, hence a regulator"),
+    ]
+
+
 def supply_part(layout: Layout) -> dict[str, Any]:
     need = power_budget(layout).supply_a
-    return next(s for s in parts_catalogue()["supplies"] if s["rating_a"] >= need)
+    return next(s for s in parts.parts_catalogue()["supplies"] if s["rating_a"] >= need)
 
 
 def bill_of_materials(layout: Layout) -> list[BomLine]:
@@ -988,13 +1020,18 @@ def bill_of_materials(layout: Layout) -> list[BomLine]:
     for key, qty in sensing_parts(layout):
         add(_part(key, "sensing" if key not in ("regulator", "regulator-cap") else "power",
                   qty))
-    catalogue = parts_catalogue()
+    catalogue = parts.parts_catalogue()
     magnets = int(layout.kit.get("magnets", layout.cell_count))
     magnet = str(layout.kit.get("magnet", "10×1 mm neodymium disc"))
     add(_part("magnet", "pieces", magnets, item=f"Magnet: {magnet}"))
+    base = layout.kit.get("piece_base_mm")
+    add(BomLine("pieces", "Pieces with a Ø10 mm recess in the base for the magnet"
+                + (f", base Ø{base:g} mm at most (wider bases cover the LEDs)" if base else ""),
+                1, "printed, turned or bought", unit_price=0.0))
     add(_part("led", "LEDs", layout.led_count))
     add(_part("led-cap", "LEDs", layout.led_count))
     add(_part("level-shifter", "LEDs", 1))
+    add(_part("bypass-chip", "LEDs", 1, item="Ceramic capacitor 100 nF at the 74AHCT125"))
     add(_part("pulldown", "LEDs", 1))
     add(_part("data-resistor", "LEDs", 1))
     add(_part("bulk-cap", "LEDs", 1))
@@ -1002,7 +1039,7 @@ def bill_of_materials(layout: Layout) -> list[BomLine]:
     supply = supply_part(layout)
     add(BomLine("power", f"5 V power supply, {budget.supply_a} A or more", 1,
                 f"LED budget {led_budget_ma(layout)} mA + electronics "
-                f"{electronics_ma(layout):.4g} mA ≤ {RAIL_LIMIT:.0%} of {budget.supply_a} A "
+                f"{electronics_ma(layout):.6g} mA ≤ {RAIL_LIMIT:.0%} of {budget.supply_a} A "
                 "(see the power section)",
                 supply["manufacturer"], supply["mpn"], supply["grade"], 0,
                 float(supply["price"])))
@@ -1053,27 +1090,33 @@ def bom_csv(layout: Layout) -> str:
 def power_lines(layout: Layout) -> list[str]:
     """The power arithmetic and every rail's load against its rating, as Markdown lines."""
     budget = power_budget(layout)
-    lines = [f"- {text}" for text in budget.explanation(
-        len(layout.spots), SENSOR_MA[layout.sensor_kind])]
+    lines = [f"- {text}" for text in budget.explanation(powered_parts(layout))]
     lines.append(f"- the host's LED budget: {RAIL_LIMIT:.0%} of the supply minus the "
-                 f"electronics ({electronics_ma(layout):.4g} mA) = {led_budget_ma(layout)} mA, "
+                 f"electronics ({electronics_ma(layout):.6g} mA) = {led_budget_ma(layout)} mA, "
                  f"above the capped scenes' {budget.led_a * 1000:.4g} mA")
-    fet = parts_catalogue()["parts"]["reverse-mosfet"]
+    fet = parts.parts_catalogue()["parts"]["reverse-mosfet"]
     amps = rails(layout)[0].load_ma / 1000
     rds = 2 * float(fet["rds_on_ohm"])
     lines.append(f"- reverse-polarity MOSFET ({fet['mpn']}): ({amps:.3g} A)² × {rds:g} Ω "
                  f"(twice its typical {float(fet['rds_on_ohm']):g} Ω, for a gate at only "
                  f"−5 V) = {amps * amps * rds:.2g} W, a drop of {amps * rds * 1000:.0f} mV; a "
                  f"Schottky would drop about 0.5 V and burn {amps * 0.5:.2g} W")
+    lines += regulator_lines(layout)
     lines += ["", "| rail | worst-case load | rating | share |", "|---|---:|---:|---:|"]
     for rail in rails(layout):
         lines.append(f"| {rail.name} | {rail.load_ma:.0f} mA | {rail.rating_ma:.0f} mA | "
                      f"{rail.share:.0%} |")
+    if rail_loads(layout)["sensor-3v3"]:
+        sensors = ("The hall sensors and their chips run from the 3.3 V regulator fed by the "
+                   "5 V supply, never from the Pico's 3V3 pin (the Pico datasheet keeps that "
+                   "pin's external load below 300 mA).")
+    else:
+        sensors = ("The reed switches draw nothing; only the matrix's pull-up networks hang "
+                   "on the Pico's 3V3 pin (the Pico datasheet keeps that pin's external load "
+                   "below 300 mA).")
     lines += [
         "",
-        f"Every rail stays at or below {RAIL_LIMIT:.0%} of its rating. The hall sensors and "
-        "their chips run from the 3.3 V regulator fed by the 5 V supply, never from the "
-        "Pico's 3V3 pin (the Pico datasheet keeps that pin's external load below 300 mA).",
+        f"Every rail stays at or below {RAIL_LIMIT:.0%} of its rating. {sensors}",
         "",
         "One supply domain: the 5 V comes in through a polarised barrel jack, the fuse and a "
         "P-channel MOSFET that conducts only with the plug the right way round. The Pico's "
@@ -1088,8 +1131,9 @@ def power_lines(layout: Layout) -> list[str]:
         "the host dims any scene that would draw more. The firmware's `MAX_BRIGHTNESS` stays "
         "255, a failsafe only; the host's `brightness` and current budget are the cap.",
         "",
-        "Feed 5 V into both ends of a long LED chain (thin wires drop voltage); join the "
-        "grounds of the LED supply and the microcontroller.",
+        "Feed 5 V into both ends of a long LED chain (thin wires drop voltage), both from "
+        "the board's one 5 V rail after the MOSFET (no second supply: one supply domain); "
+        "every ground — supply, LEDs, sensors and Pico — is joined.",
     ]
     return lines
 

@@ -10,6 +10,8 @@ board a scripted, perfect human does it, so the commands double as a demonstrati
 
 from __future__ import annotations
 
+import select
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,10 +19,14 @@ from pathlib import Path
 from controller.config import Config, calibration_path
 from controller.layout import Layout, load_layout
 from controller.leds.drivers import ThrottledLeds, open_leds
+from controller.leds.palette import Palette
 from controller.leds.scene import LedFrame
 from controller.leds.simulated import SimulatedChain
 from controller.sensing.backends import open_sensing
 from controller.sensing.calibration import (
+    HALL_PIECE_V,
+    HALL_QUIESCENT_V,
+    HALL_REST_LIMIT_V,
     STEP_TEXT,
     Calibration,
     CalibrationProgress,
@@ -30,7 +36,9 @@ from controller.sensing.calibration import (
 from controller.sensing.frame import Frame, SensingError
 from controller.sensing.fwconfig import firmware_settings
 from controller.sensing.kinds import sensing_kind
+from controller.sensing.ledcheck import PadMenu, Question
 from controller.sensing.selftest import SelfTestReport, self_test
+from controller.sensing.sim.builder import EmulatedBuilder
 
 #: after the builder pressed Enter: pieces stop wobbling, and readings made before (still
 #: on their way from a microcontroller) are read and dropped, never averaged in
@@ -120,8 +128,10 @@ class _Bench:
     def led_step_s(self) -> float:
         """The shortest time one LED frame is shown: the throttle's interval (and a
         millisecond, so a clock counting in microseconds finds it passed)."""
-        if self.leds is None or self.direct:
+        if self.leds is None:
             return 0.0
+        if self.direct:  # the link sends one LED frame per interval, the newest wins
+            return self.sensing.link.config.led_min_interval_s + 0.005
         return self.leds.interval + 0.001
 
     def show(self, colours: list[Colour]) -> None:
@@ -185,6 +195,25 @@ class _Bench:
         elif self.sensing.link is not None:
             self.sensing.link.update()
 
+    def backwards(self) -> Callable[[], frozenset[int]] | None:
+        """The matrix scanned backwards (the Pi's own pins, a matrix with diodes): the
+        spots read through a diode that conducts the wrong way; None on other back ends
+        (the Pico's keypad scans one way only)."""
+        scanner = self.sensing.backend
+        if self.sensing.link is not None or not hasattr(scanner, "scan_backwards"):
+            return None
+        if getattr(getattr(scanner, "pins", None), "diodes", None) is None:
+            return None
+        return lambda: scanner.scan_backwards() or frozenset()
+
+    def led_pin(self) -> str:
+        """The controller pin the LED chain's data wire leaves."""
+        if self.sensing.link is not None:
+            return str(firmware_settings(self.layout).get("NEOPIXEL_PIN", ""))
+        if self.config.leds.driver == "neopixel-spi":
+            return "GPIO10 (SPI MOSI)"
+        return f"GPIO{self.config.leds.pin}"
+
     def pins(self) -> dict[str, str]:
         """Line name (the sensing kind's) → controller pin: the Pi's GPIO from the back
         end's pin settings, the Pico's from the ``config.py`` fwconfig prints."""
@@ -192,14 +221,17 @@ class _Bench:
         if self.sensing.link is not None:
             fw = firmware_settings(self.layout)
             lines = {"rows": fw.get("MATRIX_ROWS") or fw.get("MUX_SIGNALS"),
-                     "columns": fw.get("MATRIX_COLUMNS")}
+                     "columns": fw.get("MATRIX_COLUMNS"), "select": fw.get("MUX_SELECT")}
             prefix = ""
         else:
             pins = getattr(self.sensing.backend, "pins", None)
             lines = {"rows": getattr(pins, "rows", None),
-                     "columns": getattr(pins, "columns", None)}
+                     "columns": getattr(pins, "columns", None),
+                     "select": getattr(pins, "select", None)}
             prefix = "GPIO"
         out: dict[str, str] = {}
+        if lines["select"] and len(lines["select"]) == 4:  # the multiplexers' S0..S3
+            out.update({f"S{b}": f"{prefix}{p}" for b, p in enumerate(lines["select"])})
         for labels, attr in ((rows, "rows"), (cols, "columns")):
             numbers = lines[attr]
             if numbers and len(numbers) == len(labels):
@@ -212,13 +244,6 @@ class _Bench:
             self.leds.poll()
         self.sensing.close()
 
-
-#: DRV5055 output with no field: VCC/2 (ratiometric), on the 3.3 V sensors' rail
-HALL_QUIESCENT_V = 3.3 / 2
-#: a rest reading this far from VCC/2 is a sensor stuck, shorted or in a magnet's field
-HALL_REST_LIMIT_V = 0.35
-#: a piece changes its own sensor by about 0.5 V on lotus39 and its neighbours by < 10 mV
-HALL_PIECE_V = 0.15
 
 
 class RawHallFrames:
@@ -266,15 +291,30 @@ class RawHallFrames:
                            "check the calibrated board")
 
 
-def _colour_word(colour: Colour) -> str:
-    if max(colour) == 0:
-        return "none"
-    return ("red", "green", "blue")[colour.index(max(colour))]
+#: how long the option pads wait for an answer (simulated: the emulated builder's touch)
+PAD_ANSWER_S = 120.0
+PAD_ANSWER_SIM_S = 1.0
 
 
-def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTestReport:
+def _typed_line() -> str | None:
+    """A line typed at the terminal, if one is waiting (the pads are read meanwhile)."""
+    try:
+        ready = select.select([sys.stdin], [], [], 0)[0]
+    except (OSError, ValueError):
+        return None
+    if not ready:
+        return None
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def run_self_test(config: Config, say: Say = print, ask: Ask = input, *,
+                  pads: bool = True) -> SelfTestReport:
     """Walk the LEDs and check their colour order, walk every sensor (a piece is noticed
-    as it is put down), check every diode of a matrix, group the faults by wire."""
+    as it is put down), check every diode of a matrix, group the faults by wire.  The
+    LED walk's questions can be answered on the option pads too (``pads``)."""
     layout = load_layout(config.board.layout)
     kind = sensing_kind(layout)
     # a fresh linear-hall board: no calibration yet, so the walk reads raw voltages
@@ -283,9 +323,16 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
     board = bench.sim
     raw = RawHallFrames(bench.read_voltages, bench.sensing.clock) if uncalibrated else None
 
+    # LEDs on the emulated Pico: the simulated builder looks at its chips
+    mcu = getattr(getattr(bench.sensing, "rig", None), "mcu", None)
+    looks = (bench.chain.seen_all if bench.chain is not None
+             else (lambda: mcu.leds) if mcu is not None else None)
+    builder = (EmulatedBuilder(board, layout, looks, bench.wait)
+               if board is not None and looks is not None else None)
+
     def instruct(action: str, spots: tuple[int, ...]) -> None:
         if board is not None:  # the simulated builder does it at once
-            board.follow(action, spots)
+            (builder or board).follow(action, spots)
             return
         names = ", ".join(layout.spots[s].name for s in spots)
         if action == "clear":
@@ -296,23 +343,39 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
             ask(f"Take the pieces off {names}, then press Enter ")
         # one piece at a time: the lit spot says where, the walk notices it
 
-    # LEDs on the emulated Pico: the simulated builder looks at its chips
-    mcu = getattr(getattr(bench.sensing, "rig", None), "mcu", None)
+    simulated = board is not None
+    read = bench.read if raw is None else raw.read
+    menu = (PadMenu(layout, read, bench.show, bench.wait, Palette().options,
+                    poll_s=0.02 if simulated else SELFTEST_POLL_S,
+                    timeout_s=PAD_ANSWER_SIM_S if simulated else PAD_ANSWER_S)
+            if pads and layout.pads("option") and bench.leds is not None else None)
+    terminal = ask is input and sys.stdin.isatty()
 
-    def see(question: str) -> str:
-        chain = bench.chain
-        if board is not None:  # the simulated builder looks at the simulated chain
-            if chain is not None:
-                return " ".join(_colour_word(chain.seen(k)) for k in range(3))
-            if mcu is None:
-                return ""
-            bench.wait(0.1)  # the frame on its way over the link and out of the Pico
-            shown = mcu.leds
-            return " ".join(_colour_word(tuple(px[:3])) for px in shown[:3])
-        return ask(question)
+    checked: list[bool] = []  # the pads' check, done before their first answer
+
+    def pads_ready() -> bool:
+        if menu is None:
+            return False
+        if not checked:
+            checked.append(menu.check(builder.touch_pad, builder.release) if builder
+                           else menu.check(tell=say) if terminal else False)
+        return checked[0]
+
+    def look(question: Question) -> str:
+        if builder is not None and pads_ready():
+            got = menu.choose(question, press=builder.press, released=builder.release)
+            builder.release()
+            return got if got is not None else builder.typed_answer(question)
+        if builder is not None:
+            return builder.answer(question)
+        if terminal and pads_ready():
+            say(question.text)
+            got = menu.choose(question, typed=_typed_line, tell=say)
+            if got is not None:
+                return got
+        return ask(question.text)
 
     order = config.leds.pixel_order if bench.chain is None else "RGB"
-    simulated = board is not None
     try:
         bench.wait(0.1)
         heading = [f"Self-test of {layout.name} ({layout.sensing}, {layout.sensor_kind}), "
@@ -322,14 +385,13 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
         walk = max(0.001 if simulated else LED_WALK_S, bench.led_step_s)
         settle = 0.05 if simulated else SELFTEST_SETTLE_S
         report = self_test(
-            layout, bench.read if raw is None else raw.read, bench.show, instruct,
+            layout, read, bench.show if menu is None else menu.write, instruct,
             bench.wait, walk_s=walk,
             settle_s=settle, timeout_s=0.25 if simulated else SELFTEST_TIMEOUT_S,
             poll_s=0.02 if simulated else SELFTEST_POLL_S, diode_check=True,
-            see=see if (bench.leds is not None and (not simulated or bench.chain or mcu))
-            else None,
+            look=look if bench.leds is not None and (not simulated or builder) else None,
             pixel_order=order, tell=(lambda text: None) if simulated else say,
-            pins=bench.pins())
+            pins=bench.pins(), led_pin=bench.led_pin(), backwards=bench.backwards())
         report.heading = heading
         if raw is not None:
             raw.judge(report, layout)
@@ -338,6 +400,63 @@ def run_self_test(config: Config, say: Say = print, ask: Ask = input) -> SelfTes
     say("--- summary (paste it into a help request) ---")
     say(report.text())
     return report
+
+
+#: "show me what you see": the LED of every spot whose sensor reads
+LIVE_COLOUR = (0, 60, 20)
+
+
+def run_live(config: Config, say: Say = print, *, seconds: float | None = None,
+             watch: Callable[[tuple[str, ...]], None] | None = None) -> int:
+    """Show me what you see: with no game running, light the LED of every spot whose
+    sensor reads (and print what reads when it changes), on whatever back end is
+    configured, until Ctrl-C or ``seconds``.  ``watch`` is called with the spots read
+    after each look (the tests' hands).  Returns how many changes were shown."""
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"--seconds: show for a positive number of seconds, got {seconds:g}")
+    layout = load_layout(config.board.layout)
+    kind = sensing_kind(layout)
+    uncalibrated = not kind.switches and not calibration_path(config, layout.name).exists()
+    bench = _Bench(config, calibrating=uncalibrated)
+    raw = RawHallFrames(bench.read_voltages, bench.sensing.clock) if uncalibrated else None
+    read = bench.read if raw is None else raw.read
+    period = 0.02 if bench.sim is not None else SELFTEST_POLL_S
+    names = [s.name for s in layout.spots]
+    n = layout.led_count
+    say(f"Showing what the sensors of {layout.name} read: the LED of every spot that reads "
+        "lights" + (f" for {seconds:g} s" if seconds else "") + "; Ctrl-C ends.")
+    if raw is not None:
+        say("not calibrated yet: a spot lights while its reading differs from the one it "
+            "had when this started (start on an empty board)")
+    shown: frozenset[int] | None = None
+    changes = 0
+    try:
+        bench.wait(0.1)
+        start = bench.sensing.clock()
+        while seconds is None or bench.sensing.clock() - start < seconds:
+            try:
+                occupied = frozenset(read().occupied_spots())
+            except RuntimeError:  # no stable reading yet
+                occupied = frozenset()
+            if occupied != shown:
+                colours = [(0, 0, 0)] * n
+                for i in occupied:
+                    colours[layout.spots[i].led] = LIVE_COLOUR
+                bench.show(colours)
+                say("reads: " + (", ".join(names[i] for i in sorted(occupied)) or "nothing"))
+                shown, changes = occupied, changes + 1
+            if watch is not None:
+                watch(tuple(names[i] for i in sorted(occupied)))
+            bench.wait(max(period, bench.led_step_s))
+    except KeyboardInterrupt:
+        say("stopped")
+    finally:
+        try:
+            bench.show([(0, 0, 0)] * n)
+            bench.wait(bench.led_step_s)
+        finally:
+            bench.close()
+    return changes
 
 
 def default_calibration_path(config: Config, layout: Layout) -> Path:
@@ -408,7 +527,8 @@ def run_calibration(config: Config, out: str | None = None, say: Say = print,
             layout, bench.read_voltages, guide, bench.wait, progress,
             save=lambda p: p.save(partial), samples=8 if simulated else 16,
             poll_s=0.005 if simulated else 0.02,
-            timeout_s=1.0 if simulated else CALIBRATION_TIMEOUT_S, pieces=pieces, say=say)
+            timeout_s=1.0 if simulated else CALIBRATION_TIMEOUT_S, pieces=pieces, say=say,
+            pins=bench.pins())
     finally:
         bench.close()
     calibration.save(path)

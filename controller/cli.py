@@ -8,7 +8,6 @@ service.  Bad input gets one line on stderr naming the problem and exit status 2
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from controller.rules import GAMES, IllegalMoveError, Position, RulesError, get_game
-from controller.sensing.frame import SensingError
 
 EXIT_BAD_INPUT = 2
 #: deepest perft the command accepts: deeper trees would run for years in every game
@@ -75,6 +73,8 @@ def cmd_moves(args: argparse.Namespace) -> int:
     game, pos = _game_and_position(args)
     moves = game.generate_moves(pos)  # a rules study: what the pieces may do (see ``show``)
     if args.json:
+        import json  # lazy: only --json needs it
+
         print(json.dumps([game.move_json(pos, m) for m in moves], ensure_ascii=False, indent=1))
     else:
         for m in moves:
@@ -130,8 +130,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 def cmd_say(args: argparse.Namespace) -> int:
     """One move in words, as the board's voice says it (``--out``: a WAV file too)."""
+    from controller.i18n.lang import check_language, speaking
     from controller.speech import voice  # lazy: only this command speaks
-    from controller.speech.lang import check_language, speaking
     from controller.speech.words import announce_move
 
     game, pos = _game_and_position(args)
@@ -336,14 +336,25 @@ def cmd_games_list(args: argparse.Namespace) -> int:
 
 def cmd_games_export(args: argparse.Namespace) -> int:
     """Games as PGN (``controller/pgn.py``), one after another as in any PGN file: the
-    ids given, or with ``--all`` every readable game, oldest first."""
+    ids given, or with ``--all`` every readable game, oldest first.  A game with hidden
+    information that has not ended is not printed (its moves would show what its players
+    may not see, as the page's archive refuses it): named, it is refused; ``--all`` skips
+    it and says so."""
     from controller.pgn import game_pgn
 
     journal = _journal(args)
     if args.all == bool(args.game_ids):
         raise CommandError("games export needs game ids (from 'games list') or --all")
     records = journal.games() if args.all else [journal.find(i) for i in args.game_ids]
-    print("".join(game_pgn(record) for record in records), end="")
+    secret = [r.id for r in records if r.game_rules().hidden_information and not r.finished]
+    if secret and not args.all:
+        raise CommandError(f"game {secret[0]} hides information from its players and has "
+                           "not ended: it can be exported once it has ended")
+    print("".join(game_pgn(record) for record in records if record.id not in secret),
+          end="")
+    if secret:
+        print(f"not exported (hidden information, not ended yet): {', '.join(secret)}",
+              file=sys.stderr)
     return 0
 
 
@@ -379,16 +390,28 @@ def _bringup_config(args: argparse.Namespace):
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
-    from controller.bringup import run_self_test
+    from controller.bringup import run_live, run_self_test
 
-    report = run_self_test(_bringup_config(args))
+    if args.live:
+        run_live(_bringup_config(args), seconds=args.seconds)
+        return 0
+    try:
+        report = run_self_test(_bringup_config(args))
+    except (EOFError, KeyboardInterrupt):
+        print("\nfairyboard: self-test stopped before its summary", file=sys.stderr)
+        return 130
     return 0 if report.ok else 1
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from controller.bringup import run_calibration
 
-    run_calibration(_bringup_config(args), out=args.out, pieces=args.pieces)
+    try:
+        run_calibration(_bringup_config(args), out=args.out, pieces=args.pieces)
+    except (EOFError, KeyboardInterrupt):
+        print("\nfairyboard: calibration stopped; what was measured is kept, and the next "
+              "'fairyboard calibrate' continues from there", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -435,6 +458,32 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     choose_board(args)
     return run_service(args)
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    """The club's fairyboard server (docs/server.md): one command, SQLite by default."""
+    from controller.process import setup_logging
+    from controller.server.app import serve
+    from controller.server.broker import BrokerError
+    from controller.server.store import StoreError
+
+    if not 1 <= args.port <= 65535:
+        raise CommandError(f"server: --port must be 1-65535, got {args.port}")
+    if args.broker_port is not None and not (1 <= args.broker_port <= 65535
+                                             and args.broker_port != args.port):
+        raise CommandError(f"server: --broker-port must be 1-65535 and not --port, got "
+                           f"{args.broker_port}")
+    database = os.environ.get("FAIRYBOARD_SERVER_DATABASE") or args.database
+    data = Path(args.data).expanduser()
+    setup_logging("info", args.log_format)
+    try:
+        serve(data, host=args.host, port=args.port, database=database,
+              broker_port=args.broker_port)
+    except (StoreError, BrokerError) as exc:
+        raise CommandError(f"server: {exc}") from None
+    except KeyboardInterrupt:  # Ctrl-C: stopped as asked
+        pass
+    return 0
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
@@ -488,6 +537,19 @@ def _version() -> str:
         return "(not installed)"
 
 
+def _build() -> str:
+    """Whether the rules and the search run compiled (``FAIRYBOARD_COMPILE=1 pip install``,
+    setup.py) or as pure Python, by the files the two cores were imported from."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    import controller.engine.search as search
+    import controller.rules.core as core
+
+    compiled = [module.__file__ is not None and module.__file__.endswith(
+        tuple(EXTENSION_SUFFIXES)) for module in (core, search)]
+    return "compiled" if all(compiled) else "partly compiled" if any(compiled) else "pure Python"
+
+
 class _VersionAction(argparse.Action):
     """``--version``, looked up only when asked (reading the package metadata costs more
     CPU than a whole ``moves`` command)."""
@@ -498,7 +560,8 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
-        print(f"fairyboard {_version()}")  # on stdout, as argparse's own version action
+        # on stdout, as argparse's own version action
+        print(f"fairyboard {_version()} (rules and search: {_build()})")
         parser.exit()
 
 
@@ -639,6 +702,12 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("--config", help="TOML configuration file (sensing and LEDs)")
         p.add_argument("--layout", help="layout name (overrides the configuration)")
+        if name == "selftest":
+            p.add_argument("--live", action="store_true",
+                           help="show me what you see: light the LED of every spot whose "
+                                "sensor reads, until Ctrl-C (no game running)")
+            p.add_argument("--seconds", type=float,
+                           help="with --live: stop after this many seconds")
         if name == "calibrate":
             p.add_argument("--out", help="where to store it (default: sensing.calibration)")
             p.add_argument("--pieces", type=int, default=1,
@@ -659,6 +728,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web-host", help="address to bind the web page to (default localhost)")
     p.add_argument("--no-browser", action="store_true", help="accepted for scripts; no effect")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("server", help="the club's server: accounts, lobby and games for "
+                       "boards and browsers (docs/server.md)")
+    p.add_argument("--data", default="~/.local/share/fairyboard/server",
+                   help="its folder: the SQLite database and the referee's journal")
+    p.add_argument("--database", help="postgresql://user@host/db instead of SQLite (a "
+                   "password goes in FAIRYBOARD_SERVER_DATABASE, never on the command line)")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on")
+    p.add_argument("--port", type=int, default=8090, help="port to serve on")
+    p.add_argument("--broker-port", type=int, help="also run the club's Mosquitto on this "
+                   "port, its logins the boards' tokens (docs/server.md, Linked boards)")
+    p.add_argument("--log-format", choices=["json", "text"], default="text",
+                   help="log lines as JSON (for journald) or text")
+    p.set_defaults(func=cmd_server)
 
     p = sub.add_parser("referee", help="referee the club's hidden-information games "
                        "(Lao Tzu Chess on two boards; docs/link.md)")
@@ -683,6 +766,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _bad_input() -> tuple[type[Exception], ...]:
+    """The errors printed as one line: a :class:`SensingError` only if sensing was
+    imported at all (a rules command never imports it, so it cannot have raised one)."""
+    kinds: tuple[type[Exception], ...] = (RulesError, CommandError, KeyError, ValueError,
+                                          OSError)
+    frame = sys.modules.get("controller.sensing.frame")
+    return kinds if frame is None else (*kinds, frame.SensingError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -691,7 +783,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader (``| head``) closed the pipe: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (RulesError, CommandError, KeyError, ValueError, OSError, SensingError) as exc:
+    except _bad_input() as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"fairyboard: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from controller.i18n.text import Text
+
 #: remaining time below which the page and the LEDs warn the seat to move (seconds)
 LOW_TIME_S = 10.0
 
@@ -70,19 +72,20 @@ def parse_time_control(text: str) -> TimeControl:
     for k, part in enumerate(parts):
         m = _PERIOD.fullmatch(part.strip())
         if not m:
-            raise ClockError(f"time control {shown!r}: expected minutes like '5', '3+2', "
-                             "'5d3' or '40/90:30+30'")
+            raise ClockError(Text("time control {shown}: expected minutes like '5', '3+2', "
+                                  "'5d3' or '40/90:30+30'", shown=repr(shown)))
         moves = int(m.group(1)) if m.group(1) else None
         minutes = float(m.group(2))
         if moves is None and k < len(parts) - 1:
-            raise ClockError(f"time control {shown!r}: only the last period may be "
-                             "without a move count")
+            raise ClockError(Text("time control {shown}: only the last period may be "
+                                  "without a move count", shown=repr(shown)))
         if moves == 0 or minutes <= 0 or not math.isfinite(minutes):
-            raise ClockError(f"time control {shown!r}: every period needs moves and "
-                             "minutes above 0")
+            raise ClockError(Text("time control {shown}: every period needs moves and "
+                                  "minutes above 0", shown=repr(shown)))
         periods.append(Period(seconds=minutes * 60.0, moves=moves))
     if increment > 3600 or delay > 3600:
-        raise ClockError(f"time control {shown!r}: increment or delay over an hour")
+        raise ClockError(Text("time control {shown}: increment or delay over an hour",
+                              shown=repr(shown)))
     return TimeControl(tuple(periods), increment=increment, delay=delay, text=raw)
 
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 import logging
 import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any
 
+from controller.i18n import Text
 from controller.rules import Game, Move, Position, get_game
 
 log = logging.getLogger("fairyboard.coach")
@@ -58,10 +60,11 @@ def _moves(plies: int) -> int:
 
 
 def evaluation_words(advice: Advice) -> str:
-    """The evaluation as a person reads it: "+1.3", "mate in 3", "mated in 2"."""
+    """The evaluation as a person reads it: "+1.3", "mate in 3", "mated in 2" (a
+    :class:`Text`, said later in each reader's language)."""
     if advice.mate is not None:
         n = _moves(advice.mate)
-        return f"mate in {n}" if advice.mate > 0 else f"mated in {n}"
+        return Text("mate in {n}", n=n) if advice.mate > 0 else Text("mated in {n}", n=n)
     return f"{advice.score / 100:+.1f}"
 
 
@@ -73,18 +76,19 @@ def review_words(advice: Advice) -> str:
     better = advice.best_text or advice.best
     if advice.played_mate is not None and advice.played_mate < 0 and (
             advice.mate is None or advice.mate > 0):
-        what = f"allows mate in {_moves(advice.played_mate)}"
+        what = Text("allows mate in {n}", n=_moves(advice.played_mate))
     elif advice.mate is not None and advice.mate > 0 and (
             advice.played_mate is None or advice.played_mate < 0):
-        what = f"misses mate in {_moves(advice.mate)}"
+        what = Text("misses mate in {n}", n=_moves(advice.mate))
     else:
-        what = f"loses about {_pawns(advice.loss)}"
-    return f"{played} {what} — {better} was better"
+        what = Text("loses about {pawns}", pawns=_pawns(advice.loss))
+    return Text("{played} {what} — {better} was better", played=played, what=what,
+                better=better)
 
 
 def _pawns(centipawns: int) -> str:
     pawns = round(min(centipawns, 99_900) / 100, 1)
-    return "1 pawn" if pawns == 1 else f"{pawns:g} pawns"
+    return Text("1 pawn") if pawns == 1 else Text("{count} pawns", count=f"{pawns:g}")
 
 
 def _replayed(game_name: str, options: dict[str, Any], setup: str,
@@ -97,14 +101,18 @@ def _replayed(game_name: str, options: dict[str, Any], setup: str,
 
 
 def advise(game_name: str, options: dict[str, Any], setup: str, moves: list[str],
-           played: str | None = None, seconds: float = ADVICE_SECONDS) -> Advice:
+           played: str | None = None, seconds: float = ADVICE_SECONDS,
+           depth: int | None = None) -> Advice:
     """In the worker: the best move after ``moves``; with ``played`` (the move then made)
-    also that move's score, searched to the same depth as the best move's."""
+    also that move's score, searched to the same depth as the best move's.  ``depth``: to
+    that depth whatever the time (the same answer on every machine), else up to depth 6
+    within ``seconds``."""
     from controller.engine.search import Limits, Search
 
     game, pos = _replayed(game_name, options, setup, moves)
     search = Search(game, seed=len(moves))
-    best = search.best_move(pos, Limits(depth=6, movetime=seconds))
+    best = search.best_move(pos, Limits(depth=depth) if depth is not None
+                            else Limits(depth=6, movetime=seconds))
     if best.move is None:
         return Advice("", best.score)
     text = game.long_move_text(pos, best.move)
@@ -119,8 +127,9 @@ def advise(game_name: str, options: dict[str, Any], setup: str, moves: list[str]
     mover = game.ply_mover(pos)
     pos.push(move)
     reply = Search(game, seed=len(moves) + 1).best_move(
-        pos, Limits(depth=max(1, best.depth - 1), movetime=seconds))
-    same_side = game.ply_mover(pos) == mover  # a die roll or the Cube's second move
+        pos, Limits(depth=max(1, best.depth - 1),
+                    movetime=None if depth is not None else seconds))
+    same_side = game.ply_mover(pos) == mover  # a die roll or a token's second move
     score = reply.score if same_side else -reply.score
     seen = reply.mate_in if same_side or reply.mate_in is None else -reply.mate_in
     # counted, as ``best.mate_in``, from before the move played
@@ -162,6 +171,10 @@ class Coach:
         self._question: tuple[str, tuple, Future] | None = None
         self._reviews: list[tuple[tuple, Future]] = []  #: oldest first
 
+    def remarks_on(self, advice: Advice) -> bool:
+        """The coach says something of a reviewed move: it loses the margin or more."""
+        return advice.loss >= self.margin
+
     @property
     def busy(self) -> bool:
         return (self._question is not None and not self._question[2].done()) or any(
@@ -171,9 +184,7 @@ class Coach:
             moves: list[str], pos: Position, played: str | None = None) -> None:
         """Start a question: ``kind`` is "hint", "review" or "evaluate"; ``key`` names the
         position it is about (an answer for another position is dropped)."""
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1,
-                                             mp_context=multiprocessing.get_context("spawn"))
+        self._start_pool()
         if game.hidden_information:
             from controller.engine.fog import earlier_views
 
@@ -189,6 +200,21 @@ class Coach:
             self._reviews.append((key, future))
         else:
             self._question = (kind, key, future)
+
+    def _start_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def submit(self, function: Any, *args: Any) -> Future:
+        """Run ``function(*args)`` in the same worker (the review room's positions, one at
+        a time between the hints); a broken worker is replaced once."""
+        try:
+            return self._start_pool().submit(function, *args)
+        except BrokenProcessPool:
+            self.close()
+            return self._start_pool().submit(function, *args)
 
     def answer(self, key: tuple) -> tuple[str, Advice] | None:
         """The answer once ready: the oldest finished review (each about its own move,

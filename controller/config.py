@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from controller.i18n.lang import LANGUAGES
+from controller.i18n.text import Text, text_of
 from controller.leds.drivers import LED_DRIVER_NAMES, PIXEL_ORDERS
 from controller.rules import DEFAULT_GAME, GAME_CLASSES
 from controller.sensing.backends import SENSING_BACKENDS, check_pin_tables
-from controller.speech.lang import LANGUAGES
+from controller.sensing.settings import ConfigError, SensingSettings, calibration_path
 
-
-class ConfigError(ValueError):
-    """A configuration file or option is invalid; the message names the setting."""
+__all__ = ["CHOICES", "RANGES", "Config", "ConfigError", "SensingSettings", "TomlError",
+           "calibration_path", "config_from_dict", "load_config", "not_utf8", "parse_toml"]
 
 
 @dataclass
@@ -59,52 +60,6 @@ class BoardSettings:
     #: (centipawns, a pawn is 100) against the engine's best move and show the better one
     coach: bool = False
     coach_margin: int = 150
-
-
-@dataclass
-class SensingSettings:
-    #: simulated | gpio-matrix | gpio-shift-register | gpio-analog | serial
-    #: (controller/sensing/backends.py)
-    backend: str = "simulated"
-    #: serial: device path; "auto" finds the board under /dev/serial/by-id
-    port: str = "auto"
-    baudrate: int = 115200
-    #: GPIO matrix: BCM pin numbers of the row drivers and column inputs
-    row_pins: list[int] = field(default_factory=list)
-    column_pins: list[int] = field(default_factory=list)
-    #: 74HC165 chain: load (PL), clock (CLK) and data (QH) pins, or use SPI bus 0
-    load_pin: int = 25
-    clock_pin: int = 11
-    data_pin: int = 9
-    use_spi: bool = True
-    #: linear halls (gpio-analog): CD74HC4067 select pins S0..S3, optional enable pins (one
-    #: per multiplexer), ADS1115 I²C addresses (one per four multiplexers) and bus
-    select_pins: list[int] = field(default_factory=list)
-    enable_pins: list[int] = field(default_factory=list)
-    adc_addresses: list[int] = field(default_factory=lambda: [0x48])
-    i2c_bus: int = 1
-    #: linear halls: calibration file ({layout} is replaced by the layout name)
-    calibration: str = "~/.local/share/fairyboard/calibration-{layout}.json"
-    #: the same per back end as tables (docs/sensing.md); a table's keys win over the
-    #: settings above: [sensing.matrix] rows, columns, diodes ("row" | "column" | "none"),
-    #: settle_us; [sensing.shift_register] load, clock, data, spi_bus, spi_device,
-    #: spi_speed_hz, active_low; [sensing.analog] select, adc_addresses, enable, i2c_bus,
-    #: fsr_v, settle_s; [sensing.serial] port, by_id_dir, pattern, baudrate, time-outs
-    matrix: dict[str, Any] = field(default_factory=dict)
-    shift_register: dict[str, Any] = field(default_factory=dict)
-    analog: dict[str, Any] = field(default_factory=dict)
-    serial: dict[str, Any] = field(default_factory=dict)
-    #: a cell's reading must be stable this long before it counts
-    debounce_ms: float = 20.0
-    #: a move that could still be extended (a slider) waits this long before it commits
-    settle_ms: float = 200.0
-    #: scans per second of a direct GPIO back end
-    scan_hz: float = 200.0
-    #: simulated back end: emulate a matrix without diodes (to demonstrate ghosting)
-    simulate_diodes: bool = True
-    #: simulated back end: an emulated Pico running firmware/ over a pseudo-terminal and
-    #: the serial link (the ``serial`` back end's path) instead of the Pi's GPIO
-    simulated_link: bool = False
 
 
 @dataclass
@@ -211,6 +166,10 @@ class EngineSettings:
     #: measured by a short search when the computer first thinks; 1: the levels' own
     #: times, weaker on a slow machine)
     slowness: float = 0.0
+    #: the computer's level for a new game moves after each game against it to keep the
+    #: owner's score near 50 % (up after a win, down after a loss); the level chosen for
+    #: the game is then only where it starts
+    adaptive: bool = False
 
 
 @dataclass
@@ -221,7 +180,8 @@ class SpeechSettings:
     #: the Pi's speaker says moves and events in words too (espeak-ng, a separate
     #: program: sudo apt install espeak-ng); the page has its own switch
     voice: bool = False
-    #: the voice's language: en, de, fr, es, it or zh
+    #: the board's language: en, de, fr, es, it or zh — the Pi's voice, and the page's
+    #: until a page chooses its own (kept in that browser)
     language: str = "en"
     #: loudness of the sounds, 0 (silent) to 1
     volume: float = 0.6
@@ -300,32 +260,41 @@ def _check_value(where: str, value: Any, typ: Any) -> Any:
     origin = getattr(typ, "__origin__", None)
     if typ is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+            raise ConfigError(Text("{where}: expected true or false, got {value}", where=where,
+                                   value=repr(value)))
         return value
     if typ is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: expected a whole number, got {value!r}")
+            raise ConfigError(Text("{where}: expected a whole number, got {value}", where=where,
+                                   value=repr(value)))
     elif typ is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where}: expected a number, got {value!r}")
+            raise ConfigError(Text("{where}: expected a number, got {value}", where=where,
+                                   value=repr(value)))
         value = float(value)
     elif typ is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{where}: expected a text, got {value!r}")
+            raise ConfigError(Text("{where}: expected a text, got {value}", where=where,
+                                   value=repr(value)))
     elif origin is list:
         if not isinstance(value, list):
-            raise ConfigError(f"{where}: expected a list, got {value!r}")
+            raise ConfigError(Text("{where}: expected a list, got {value}", where=where,
+                                   value=repr(value)))
         (item,) = typ.__args__
         value = [_check_value(f"{where}[{i}]", v, item) for i, v in enumerate(value)]
     elif origin is dict and not isinstance(value, dict):
-        raise ConfigError(f"{where}: expected a table, got {value!r}")
+        raise ConfigError(Text("{where}: expected a table, got {value}", where=where,
+                               value=repr(value)))
     key = where.split(": ")[-1]
     if key in CHOICES and value not in CHOICES[key]:
-        raise ConfigError(f"{where}: expected one of {', '.join(CHOICES[key])}, got {value!r}")
+        raise ConfigError(Text("{where}: expected one of {choices}, got {value}", where=where,
+                               choices=", ".join(CHOICES[key]), value=repr(value)))
     if key in RANGES:
         lo, hi = RANGES[key]
         if not lo <= value <= hi:
-            raise ConfigError(f"{where}: expected a number from {lo:g} to {hi:g}, got {value!r}")
+            raise ConfigError(Text(
+                "{where}: expected a number from {low} to {high}, got {value}",
+                where=where, low=f"{lo:g}", high=f"{hi:g}", value=repr(value)))
     return value
 
 
@@ -360,8 +329,9 @@ def check_host(where: str, host: str) -> str:
         pass
     labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
     if len(host) > 253 or not all(HOST_LABEL.match(label) for label in labels):
-        raise ConfigError(f"{where}: {host[:80]!r} is not a host name or an IP address "
-                          "(letters, digits, '-' and single dots, e.g. 'broker.local')")
+        raise ConfigError(Text("{where}: {host} is not a host name or an IP address "
+                               "(letters, digits, '-' and single dots, e.g. 'broker.local')",
+                               where=where, host=repr(host[:80])))
     return host
 
 
@@ -371,59 +341,51 @@ def config_from_dict(data: dict[str, Any], source: str = "configuration") -> Con
     sections = {f.name: f for f in dataclasses.fields(Config)}
     for name, table in data.items():
         if name not in sections:
-            raise ConfigError(f"{source}: unknown section [{name}] "
-                              f"(known: {', '.join(sections)})")
+            raise ConfigError(Text("{source}: unknown section [{name}] (known: {known})",
+                                   source=source, name=name, known=", ".join(sections)))
         if not isinstance(table, dict):
-            raise ConfigError(f"{source}: {name}: expected a table [{name}]")
+            raise ConfigError(Text("{source}: {name}: expected a table [{name}]",
+                                   source=source, name=name))
         section = getattr(config, name)
         hints = get_type_hints(type(section))
         for key, value in table.items():
             if key not in hints:
-                raise ConfigError(f"{source}: unknown setting {name}.{key} "
-                                  f"(known: {', '.join(hints)})")
+                raise ConfigError(Text("{source}: unknown setting {key} (known: {known})",
+                                       source=source, key=f"{name}.{key}",
+                                       known=", ".join(hints)))
             if nesting_depth(value) > MAX_DEPTH:
-                raise ConfigError(f"{source}: {name}.{key}: nested deeper than {MAX_DEPTH}")
+                raise ConfigError(Text("{source}: {key}: nested deeper than {depth}",
+                                       source=source, key=f"{name}.{key}", depth=MAX_DEPTH))
             setattr(section, key, _check_value(f"{source}: {name}.{key}", value, hints[key]))
     _check_consistency(config, source)
     return config
-
-
-def calibration_path(config: Config, layout: str) -> Path:
-    """``sensing.calibration`` for ``layout``: ``{layout}`` is the only placeholder."""
-    try:
-        return Path(config.sensing.calibration.format(layout=layout)).expanduser()
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"sensing.calibration: {config.sensing.calibration!r} may use only "
-                          f"{{layout}} as a placeholder ({type(exc).__name__}: {exc})"
-                          ) from None
 
 
 def _check_consistency(config: Config, source: str) -> None:
     s = config.sensing
     problem = check_pin_tables(s) or SENSING_BACKENDS[s.backend].check(s)
     if problem:
-        raise ConfigError(f"{source}: {problem}")
+        raise ConfigError(_in(source, problem))
     try:
         calibration_path(config, "layout")
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
-    for a in s.adc_addresses:
-        if a not in (0x48, 0x49, 0x4A, 0x4B):
-            raise ConfigError(f"{source}: sensing.adc_addresses: {a:#04x} is not an ADS1115 "
-                              "address (0x48..0x4B)")
+        raise ConfigError(_in(source, text_of(exc))) from None
+    problem = s.address_problem()
+    if problem:
+        raise ConfigError(_in(source, problem))
     from controller.leds.palette import LedError, Palette  # the palette's one validator
 
     try:
         Palette.from_config(config.leds.palette)
     except LedError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(_in(source, text_of(exc))) from None
     if config.board.clock:
         from controller.clock import ClockError, parse_time_control
 
         try:
             parse_time_control(config.board.clock)
         except ClockError as exc:
-            raise ConfigError(f"{source}: board.clock: {exc}") from None
+            raise ConfigError(_in(source, "board.clock", text_of(exc))) from None
     from controller.link.messages import LinkError, check_name
 
     check_host(f"{source}: link.broker", config.link.broker)
@@ -431,15 +393,17 @@ def _check_consistency(config: Config, source: str) -> None:
         check_name("link.club", config.link.club)
         check_name("link.board", config.link.board)
     except LinkError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(_in(source, text_of(exc))) from None
     if len(config.players.names) < 2:
-        raise ConfigError(f"{source}: players.names: need at least two names")
+        raise ConfigError(Text("{source}: players.names: need at least two names",
+                               source=source))
     _check_engine(config.engine, source)
     server = config.online.server
     if not server.startswith(("https://", "http://127.0.0.1", "http://localhost",
                               "http://[::1]")):
-        raise ConfigError(f"{source}: online.server: expected an https:// address (plain "
-                          f"http only on this machine), got {server[:60]!r}")
+        raise ConfigError(Text("{source}: online.server: expected an https:// address (plain "
+                               "http only on this machine), got {server}", source=source,
+                               server=repr(server[:60])))
 
 
 def _check_engine(engine: EngineSettings, source: str) -> None:
@@ -451,18 +415,22 @@ def _check_engine(engine: EngineSettings, source: str) -> None:
 
     for name in engine.uci_games:
         if name not in GAMES:
-            raise ConfigError(f"{source}: engine.uci_games: unknown game {name!r} "
-                              f"(known: {', '.join(GAMES)})")
+            raise ConfigError(Text("{source}: engine.uci_games: unknown game {game} "
+                                   "(known: {known})", source=source, game=repr(name),
+                                   known=", ".join(GAMES)))
         if GAMES[name].hidden_information:
-            raise ConfigError(f"{source}: engine.uci_games: {name} hides pieces from the "
-                              "players; an external engine would see them")
+            raise ConfigError(Text("{source}: engine.uci_games: {game} hides pieces from the "
+                                   "players; an external engine would see them",
+                                   source=source, game=name))
     for key, value in engine.uci_options.items():
         if not isinstance(value, (bool, int, float, str)) or "\n" in str(value) + key:
-            raise ConfigError(f"{source}: engine.uci_options.{key}: expected a number, "
-                              f"true/false or a one-line text, got {value!r}")
+            raise ConfigError(Text("{source}: engine.uci_options.{key}: expected a number, "
+                                   "true/false or a one-line text, got {value}",
+                                   source=source, key=key, value=repr(value)))
     if engine.uci_engine and shutil.which(engine.uci_engine) is None:
-        raise ConfigError(f"{source}: engine.uci_engine: no program {engine.uci_engine!r} "
-                          "(Debian: apt install stockfish, then /usr/games/stockfish)")
+        raise ConfigError(Text("{source}: engine.uci_engine: no program {program} "
+                               "(Debian: apt install stockfish, then /usr/games/stockfish)",
+                               source=source, program=repr(engine.uci_engine)))
 
 
 def load_config(path: str | Path | None) -> Config:
@@ -472,25 +440,60 @@ def load_config(path: str | Path | None) -> Config:
     path = Path(path)
     if path.exists() and not path.is_file() and not path.is_dir():
         # a FIFO or a device (/dev/zero) would never end
-        raise ConfigError(f"{path}: not a regular file, not a configuration file")
+        raise ConfigError(Text("{file}: not a regular file, not a configuration file",
+                               file=str(path)))
     try:
         with path.open("rb") as file:
             raw = file.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
-            raise ConfigError(f"{path.name}: over {MAX_BYTES // 1024} KiB: not a "
-                              "configuration file")
-        data = tomllib.loads(raw.decode("utf-8"))
+            raise ConfigError(Text("{file}: over {size} KiB: not a configuration file",
+                                   file=path.name, size=MAX_BYTES // 1024))
+        data = parse_toml(raw.decode("utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: configuration file not found") from None
+        raise ConfigError(Text("{file}: configuration file not found", file=str(path))) from None
     except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a configuration file") from None
+        raise ConfigError(Text("{file}: is a folder, not a configuration file",
+                               file=str(path))) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{path.name}: not valid TOML: nested too deeply") from None
+        raise ConfigError(_in(path.name, not_utf8(exc))) from None
+    except TomlError as exc:
+        raise ConfigError(_in(path.name, text_of(exc))) from None
     return config_from_dict(data, path.name)
+
+
+class TomlError(ValueError):
+    """A text that is not valid TOML: where and why, in words a page translates (the
+    parser's own detail kept as it says it)."""
+
+
+_TOML_AT = re.compile(r"^(.*) \(at line (\d+), column (\d+)\)$", re.S)
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``text`` read as TOML, or a :class:`TomlError` (its one line a :class:`Text`)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        detail = " ".join(str(exc).split())
+        at = _TOML_AT.match(detail)
+        if at:
+            raise TomlError(Text("not valid TOML at line {line}, column {column} ({detail})",
+                                 line=int(at.group(2)), column=int(at.group(3)),
+                                 detail=at.group(1))) from None
+        raise TomlError(Text("not valid TOML ({detail})", detail=detail)) from None
+    except RecursionError:
+        raise TomlError(Text("not valid TOML: nested too deeply")) from None
+
+
+def not_utf8(exc: UnicodeDecodeError) -> Text:
+    """A file that is not UTF-8 text, said where (the first bad byte)."""
+    return Text("not UTF-8 text (byte {byte})", byte=exc.start)
+
+
+def _in(source: str, *parts: Any) -> Text:
+    """``source: part: …`` — each part said in the reader's language (a Text, or a plain
+    line the catalogue knows), the file's and setting's names as they are."""
+    return Text.join(": ", [source, *parts])
 
 
 def apply_overrides(config: Config, **overrides: Any) -> Config:

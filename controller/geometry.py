@@ -15,9 +15,12 @@ every neighbour or ray is a tuple lookup.
 
 from __future__ import annotations
 
+import contextlib
+import marshal
 import math
-import tomllib
-from dataclasses import dataclass, field
+import os
+import sys
+import zlib
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -54,9 +57,12 @@ class GeometryError(ValueError):
 Point = tuple[float, float]
 
 
-@dataclass(frozen=True, eq=False)
 class Geometry:
-    """A compiled board shape.  Cells are ints ``0..len(cells)-1``."""
+    """A compiled board shape.  Cells are ints ``0..len(cells)-1``.
+
+    Immutable: its fields are set once by the compiler (a plain class, not a dataclass:
+    ``dataclasses`` costs every command's start more than its rules).  Two geometries are
+    equal only when they are the same object."""
 
     name: str
     kind: str
@@ -77,12 +83,35 @@ class Geometry:
     #: per-cell attributes (``file``, ``rank``, ``ring``, ``slice``, ``letter``) where meaningful
     attributes: MappingProxyType
     #: named lines (Lotus axes) and circles (Lotus petals, round-board rings)
-    lines: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    circles: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    lines: MappingProxyType
+    circles: MappingProxyType
     #: grid only: River after rank k (1-based) for each k listed
-    rivers: tuple[int, ...] = ()
-    files: int = 0
-    ranks: int = 0
+    rivers: tuple[int, ...]
+    files: int
+    ranks: int
+
+    def __init__(
+        self, *, name: str, kind: str, title: str, cells: tuple[str, ...],
+        index: MappingProxyType, shapes: tuple[str, ...], centres: tuple[Point, ...],
+        outlines: tuple[tuple[Point, ...], ...], side: tuple[tuple[int, ...], ...],
+        corner: tuple[tuple[int, ...], ...], steps: MappingProxyType, rays: MappingProxyType,
+        tags: MappingProxyType, attributes: MappingProxyType,
+        lines: MappingProxyType | None = None, circles: MappingProxyType | None = None,
+        rivers: tuple[int, ...] = (), files: int = 0, ranks: int = 0,
+    ) -> None:
+        self.__dict__.update(
+            name=name, kind=kind, title=title, cells=cells, index=index, shapes=shapes,
+            centres=centres, outlines=outlines, side=side, corner=corner, steps=steps,
+            rays=rays, tags=tags, attributes=attributes,
+            lines=MappingProxyType({}) if lines is None else lines,
+            circles=MappingProxyType({}) if circles is None else circles,
+            rivers=rivers, files=files, ranks=ranks)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Geometry is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Geometry is immutable: cannot delete {name!r}")
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -154,15 +183,112 @@ def parse_shape(data: dict, path: Path) -> Geometry:
 def read_toml(path: Path, error: type[ValueError] = GeometryError) -> dict:
     """A board data file parsed; ``error`` names the file when it is unreadable or not TOML."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise error(f"{path.name}: not valid TOML: {exc}") from None
+        text = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror}") from None
+    return _parse_toml(text, path, error)
 
 
 def load_shape_file(path: Path) -> Geometry:
-    return parse_shape(read_toml(path), path)
+    return parse_shape(_shape_data(path), path)
+
+
+# --- the shape cache ----------------------------------------------------------------
+# Parsing TOML (and importing the parser) costs a rules command more CPU than listing its
+# moves, so a shape file's parsed data is kept in the user's cache folder together with
+# the exact text it was parsed from, and used only while the file still holds that text.
+
+#: what a cache file holds; a new number when that changes
+SHAPE_CACHE_FORMAT = 1
+
+
+def shape_cache_file(path: Path) -> Path | None:
+    """Where the parsed ``path`` is kept: ``$XDG_CACHE_HOME/fairyboard/shapes`` (by default
+    ``~/.cache/…``), one file per shape name and Python (marshal's format is Python's);
+    None when there is no such folder to use."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, or relative (which the XDG rules say to ignore)
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return None
+    return Path(base, "fairyboard", "shapes", f"{path.stem}.{tag}.marshal")
+
+
+def _shape_data(path: Path) -> dict:
+    """The parsed shape file: from the cache when it holds this very text, else parsed
+    and the cache written.  A damaged cache file is parsed anew and rewritten, with one
+    log line; a cache folder that cannot be written is only not used."""
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise GeometryError(f"{path}: cannot read: {exc.strerror}") from None
+    cache = shape_cache_file(path)
+    if cache is not None:
+        try:
+            stored = cache.read_bytes()
+        except OSError:
+            stored = None  # none yet
+        if stored is not None:
+            kept = _from_cache(stored)
+            if kept is None:
+                import logging  # lazy: only a damaged cache logs
+
+                logging.getLogger(__name__).warning(
+                    "shape cache %s is damaged: %s is read again and the cache rewritten",
+                    cache, path.name)
+            elif kept[0] == text:
+                return kept[1]
+    data = _parse_toml(text, path)
+    if cache is not None:
+        _write_cache(cache, text, data)
+    return data
+
+
+def _from_cache(stored: bytes) -> tuple[bytes, dict] | None:
+    """(source text, parsed data) from a cache file's bytes; None when they are damaged
+    (a checksum over the rest guards against a torn or altered file)."""
+    body = stored[4:]
+    if len(stored) < 4 or zlib.crc32(body) != int.from_bytes(stored[:4], "big"):
+        return None
+    try:
+        kept = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if (not isinstance(kept, tuple) or len(kept) != 3 or kept[0] != SHAPE_CACHE_FORMAT
+            or not isinstance(kept[1], bytes) or not isinstance(kept[2], dict)):
+        return None
+    return kept[1], kept[2]
+
+
+def _write_cache(cache: Path, text: bytes, data: dict) -> None:
+    try:
+        body = marshal.dumps((SHAPE_CACHE_FORMAT, text, data))
+    except ValueError:  # a value marshal cannot keep (a TOML date): this file is not cached
+        return
+    temporary = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(zlib.crc32(body).to_bytes(4, "big") + body)
+        os.replace(temporary, cache)  # whole or not at all, also with two writers
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+
+
+def _parse_toml(text: bytes, path: Path, error: type[ValueError] = GeometryError) -> dict:
+    import tomllib  # lazy: a shape from the cache needs no TOML parser
+
+    try:
+        # as ``read_text`` reads a file: UTF-8 with its line ends made ``\n``
+        return tomllib.loads(text.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
+    except UnicodeDecodeError as exc:
+        raise error(f"{path.name}: not valid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path.name}: not valid TOML: {exc}") from None
 
 
 @cache

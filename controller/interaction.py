@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller.i18n.text import Text
 from controller.rules.core import Move
 
 #: Phases of a turn on the board (names match the state machine's states).
@@ -29,9 +30,9 @@ PHASES = (
 #: the words for a board that no legal move explains, when nothing more precise can be
 #: said (a try that is not one piece from a cell to a cell: a drop, a stack, a pad)
 #: a resumed game waits for its player (the option pads are lit meanwhile)
-RESUMED_TEXT = ("the game is resumed: set up its position and make a move to play on, or "
+RESUMED_TEXT = Text("the game is resumed: set up its position and make a move to play on, or "
                 "touch an option pad for a new game")
-NOT_A_MOVE = "that is not a legal move: put the pieces back as the lit cells ask"
+NOT_A_MOVE = Text("that is not a legal move: put the pieces back as the lit cells ask")
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class Interaction:
     #: fog of war (Lao Tzu): spots visible to the viewer, and the viewer's visible enemies
     visible: frozenset[int] | None = None
     enemy_visible: frozenset[int] = frozenset()
-    #: pads that are active now (e.g. the Cube pad when the Cube may be used)
+    #: pads that are active now (e.g. a token pad when its token may be used)
     active_pads: frozenset[int] = frozenset()
     #: cell whose Tower / stack height is being shown, and the height
     height_display: tuple[int, int] | None = None

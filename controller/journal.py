@@ -11,7 +11,7 @@ of the record's JSON text written as 32 blanks (space = 0, tab = 1, high bit fir
 the newline — JSON ignores them, so every line is still exactly its record for any JSON
 reader, and a flipped bit is found.  Records: ``start`` (format, game, options, set-up,
 players, date), ``move`` (notation, long form), ``amend`` (the last move replaced by
-this one — the Cube handed over after the move: one record, so a kill can never lose the
+this one — a token handed over after the move: one record, so a kill can never lose the
 shown move),
 ``takeback`` (plies), ``end`` (result, reason).  Files of format 1 (no ``format``, no
 checksums) are still read.
@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from controller.i18n import Text, text_of
 from controller.rules import Game, Position, get_game
 
 #: the format written by this version
@@ -59,7 +60,24 @@ MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
 class JournalError(ValueError):
-    """A journal file cannot be read or replayed; the message names the file and line."""
+    """A journal file cannot be read or replayed; the message names the file and line
+    (:attr:`problem`: the same without the file's name, a :class:`Text` a page reads in
+    its own language)."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
+def _file_error(path: Path, problem: Text) -> JournalError:
+    """``NAME.jsonl: problem`` (the problem said in the reader's language)."""
+    return JournalError(Text.join(": ", [path.name, problem]), problem)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error's words on one line (its :class:`Text` kept when it is one)."""
+    text = text_of(exc)
+    return text if isinstance(text, Text) else " ".join(text.split())
 
 
 def _crc_blanks(text: bytes) -> bytes:
@@ -134,8 +152,9 @@ class GameRecord:
         try:
             return get_game(self.game, **self.options)
         except (TypeError, ValueError, KeyError) as exc:
-            raise JournalError(f"{self.path.name}: the start record's game or options are "
-                               f"rejected: {' '.join(str(exc).split())}") from None
+            raise _file_error(self.path, Text("the start record's game or options are "
+                                              "rejected: {problem}",
+                                              problem=_one_line(exc))) from None
 
     def replay(self, salvage: bool = False) -> tuple[Game, Position]:
         """The game and the position after every recorded move.  An illegal move is a
@@ -145,19 +164,20 @@ class GameRecord:
         try:
             pos = game.parse_position(self.setup)
         except ValueError as exc:
-            raise JournalError(f"{self.path.name}: bad set-up: {exc}") from None
+            raise _file_error(self.path, Text("bad set-up: {problem}",
+                                              problem=_one_line(exc))) from None
         for ply, text in enumerate(self.moves, start=1):
             try:
                 pos.push(game.parse_move(pos, text))
             except ValueError as exc:
-                problem = f"{self.path.name}: ply {ply}: {' '.join(str(exc).split())}"
+                problem = Text("ply {ply}: {problem}", ply=ply, problem=_one_line(exc))
                 if not salvage:
-                    raise JournalError(problem) from None
+                    raise _file_error(self.path, problem) from None
                 line = self.lines[ply - 1]
-                dropped = len(self.kept) - line + 1
-                self.damage = (f"{problem}; dropped line {line}"
-                               + (f" and {dropped - 1} later record(s)" if dropped > 1 else "")
-                               + (f" (and before that: {self.damage})" if self.damage else ""))
+                later = len(self.kept) - line
+                damage = Text.join(": ", [self.path.name, _dropped(problem, line, later)])
+                self.damage = (Text("{damage} (and before that: {earlier})", damage=damage,
+                                    earlier=self.damage) if self.damage else damage)
                 del self.kept[line - 1:]
                 _reload(self)
                 return self.replay(salvage=True)
@@ -205,7 +225,7 @@ class GameWriter:
 
     def amend(self, notation: str, long: str | None = None,
               clock: list[float] | None = None) -> None:
-        """Replace the last recorded move (the Cube handed over after it) in one record."""
+        """Replace the last recorded move (a token handed over after it) in one record."""
         self._append(_move_record("amend", notation, long, clock))
 
     def clock(self, remaining: list[float]) -> None:
@@ -214,6 +234,10 @@ class GameWriter:
 
     def takeback(self, plies: int = 1) -> None:
         self._append({"type": "takeback", "plies": plies})
+
+    def seats(self, seats: dict[str, Any]) -> None:
+        """Who plays and how, changed mid-game (the Coach box): a resume restores it."""
+        self._append({"type": "seats", "seats": seats})
 
     def end(self, result: str, reason: str) -> None:
         self._append({"type": "end", "result": result, "reason": reason})
@@ -243,6 +267,11 @@ class JournalProblem:
 
     def __str__(self) -> str:
         return f"{self.path.name}: {self.problem}"
+
+    @property
+    def line(self) -> Text:
+        """``NAME.jsonl: problem``, the problem said in the reader's language."""
+        return Text.join(": ", [self.path.name, self.problem])
 
 
 class Journal:
@@ -359,7 +388,8 @@ class Journal:
     def find(self, game_id: str) -> GameRecord:
         path = self.folder / f"{game_id}.jsonl"
         if "/" in game_id or game_id.startswith(".") or not path.exists():
-            raise JournalError(f"no game {game_id[:80]!r} in {self.folder}")
+            raise JournalError(Text("no game {game} in {folder}", game=repr(game_id[:80]),
+                                    folder=str(self.folder)))
         return read_game(path, strict=False)
 
     def unfinished(self) -> GameRecord | None:
@@ -369,7 +399,21 @@ class Journal:
         return None
 
 
+def _dropped(problem: Text, line: int, later: int) -> Text:
+    """A bad move's damage: what was wrong, and the records dropped with it."""
+    if later:
+        return Text("{problem}; dropped line {line} and {count} later record(s)",
+                    problem=problem, line=line, count=later)
+    return Text("{problem}; dropped line {line}", problem=problem, line=line)
+
+
 def _problem_text(exc: BaseException, path: Path) -> str:
+    """What is wrong with the file at ``path``, without its name (a :class:`Text` when the
+    journal said it)."""
+    if isinstance(exc, JournalError) and exc.problem is not None:
+        return exc.problem
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
     return " ".join(str(exc).removeprefix(f"{path.name}: ").split())
 
 
@@ -382,7 +426,7 @@ def _text_field(entry: dict[str, Any], key: str, optional: bool = False) -> Any:
     if value is None and optional:
         return None
     if not isinstance(value, str) or (not value and not optional):
-        raise _Damaged(f"'{key}' missing or not text")
+        raise _Damaged(Text("{key} missing or not text", key=repr(key)))
     return value
 
 
@@ -391,15 +435,15 @@ def _decode(raw: bytes, checksummed: bool) -> dict[str, Any]:
     blanks = raw[len(text):]
     if len(blanks) == 32:
         if blanks != _crc_blanks(text):
-            raise _Damaged("checksum mismatch")
+            raise _Damaged(Text("checksum mismatch"))
     elif checksummed or blanks:
-        raise _Damaged("no checksum")
+        raise _Damaged(Text("no checksum"))
     try:
         entry = json.loads(text)
     except (ValueError, RecursionError):
-        raise _Damaged("not JSON (corrupt)") from None
+        raise _Damaged(Text("not JSON (corrupt)")) from None
     if not isinstance(entry, dict):
-        raise _Damaged("not a JSON object")
+        raise _Damaged(Text("not a JSON object"))
     return entry
 
 
@@ -409,17 +453,17 @@ def _open_regular(path: Path) -> BinaryIO:
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
-        raise JournalError(f"{path.name}: no such journal file") from None
+        raise _file_error(path, Text("no such journal file")) from None
     if stat.S_ISLNK(mode):
-        raise JournalError(f"{path.name}: a symbolic link, not a journal file")
+        raise _file_error(path, Text("a symbolic link, not a journal file"))
     if not stat.S_ISREG(mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode)
-                else "a device or socket")
-        raise JournalError(f"{path.name}: {kind}, not a journal file")
+        raise _file_error(path, Text("a FIFO, not a journal file") if stat.S_ISFIFO(mode)
+                          else Text("a folder, not a journal file") if stat.S_ISDIR(mode)
+                          else Text("a device or socket, not a journal file"))
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the lstat
         os.close(fd)
-        raise JournalError(f"{path.name}: not a regular file")
+        raise _file_error(path, Text("not a regular file"))
     return os.fdopen(fd, "rb")
 
 
@@ -448,14 +492,15 @@ def _lines(file: BinaryIO) -> Iterator[tuple[bytes, str | None]]:
         return
 
 
-def _tail_problem(raw: bytes, why: str) -> str:
+def _tail_problem(raw: bytes, why: str) -> Text:
     if why == "beyond":
-        return f"the file is over {MAX_FILE_BYTES >> 20} MiB, the rest is not read"
+        return Text("the file is over {size} MiB, the rest is not read",
+                    size=MAX_FILE_BYTES >> 20)
     if why == "too long":
-        return f"a line over {MAX_LINE_BYTES >> 10} KiB"
+        return Text("a line over {size} KiB", size=MAX_LINE_BYTES >> 10)
     if b"\0" in raw:
-        return "torn, with NUL bytes (a block the file system never wrote)"
-    return "torn: no end of line (a write cut off, a move never shown as done)"
+        return Text("torn, with NUL bytes (a block the file system never wrote)")
+    return Text("torn: no end of line (a write cut off, a move never shown as done)")
 
 
 def read_game(path: Path, strict: bool = True) -> GameRecord:
@@ -467,11 +512,11 @@ def read_game(path: Path, strict: bool = True) -> GameRecord:
         lines = _lines(file)
         first = next(lines, None)
         if first is None or first[1] == "torn" and b"\0" not in first[0]:
-            raise JournalError(f"{path.name}: empty journal file"
-                               + (" (its start record torn)" if first else ""))
+            raise _file_error(path, Text("empty journal file (its start record torn)")
+                              if first else Text("empty journal file"))
         if first[1] is not None:
-            raise JournalError(f"{path.name}: line 1 is not a start record "
-                               f"({_tail_problem(*first)})")
+            raise _file_error(path, Text("line 1 is not a start record ({problem})",
+                                         problem=_tail_problem(*first)))
         record = _read_start(path, first[0])
         fmt = record.format
         for no, (raw, why) in enumerate(lines, start=2):
@@ -482,10 +527,14 @@ def read_game(path: Path, strict: bool = True) -> GameRecord:
                 _apply(record, _decode(raw, checksummed=fmt >= 2), no)
             except _Damaged as exc:
                 if strict and why is None:
-                    raise JournalError(f"{path.name}: line {no} is corrupt ({exc})") from None
+                    raise _file_error(path, Text("line {line} is corrupt ({problem})", line=no,
+                                                 problem=text_of(exc))) from None
                 rest = sum(1 for _ in lines)
-                record.damage = (f"{path.name}: line {no} is damaged ({exc}); dropped it"
-                                 + (f" and {rest} later record(s)" if rest else ""))
+                damage = (Text("line {line} is damaged ({problem}); dropped it and {count} "
+                               "later record(s)", line=no, problem=text_of(exc), count=rest)
+                          if rest else Text("line {line} is damaged ({problem}); dropped it",
+                                            line=no, problem=text_of(exc)))
+                record.damage = Text.join(": ", [path.name, damage])
                 record.result = record.reason = None  # an end after the damage is not read
                 break
             record.kept.append(raw + b"\n")
@@ -496,18 +545,18 @@ def _read_start(path: Path, line: bytes) -> GameRecord:
     try:
         start = _decode(line, checksummed=False)
         if start.get("type") != "start":
-            raise _Damaged("no start record")
+            raise _Damaged(Text("no start record"))
         fmt = start.get("format", 1)
         if not isinstance(fmt, int) or isinstance(fmt, bool) or not 1 <= fmt <= FORMAT:
-            raise _Damaged(f"unknown format {fmt!r}")
+            raise _Damaged(Text("unknown format {format}", format=repr(fmt)))
         if fmt >= 2:
             _decode(line, checksummed=True)
         options = start.get("options") or {}
         players = start.get("players") or []
         if not isinstance(options, dict):
-            raise _Damaged("'options' is not an object")
+            raise _Damaged(Text("'options' is not an object"))
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise _Damaged("'players' is not a list of names")
+            raise _Damaged(Text("'players' is not a list of names"))
         record = GameRecord(path=path, game=_text_field(start, "game"), options=options,
                             setup=_text_field(start, "setup"), players=players,
                             date=_text_field(start, "date", optional=True) or "",
@@ -516,7 +565,8 @@ def _read_start(path: Path, line: bytes) -> GameRecord:
                             link=_link_field(start), seats=_seats_field(start),
                             seq=_seq_field(start))
     except _Damaged as exc:
-        raise JournalError(f"{path.name}: line 1 is not a start record ({exc})") from None
+        raise _file_error(path, Text("line 1 is not a start record ({problem})",
+                                     problem=text_of(exc))) from None
     record.kept.append(line + b"\n")
     return record
 
@@ -539,7 +589,7 @@ def _apply(record: GameRecord, entry: dict[str, Any], no: int) -> None:
         clock = _seconds(entry, "clock") if "clock" in entry else None
         if kind == "amend":
             if not record.moves:
-                raise _Damaged("amends no move")
+                raise _Damaged(Text("amends no move"))
             record.moves.pop()
             record.lines.pop()
             record.clocks.pop()
@@ -551,18 +601,21 @@ def _apply(record: GameRecord, entry: dict[str, Any], no: int) -> None:
         plies = entry.get("plies", 1)
         if (not isinstance(plies, int) or isinstance(plies, bool)
                 or not 1 <= plies <= len(record.moves)):
-            raise _Damaged(f"takes back {plies!r} plies of {len(record.moves)}")
+            raise _Damaged(Text("takes back {plies} plies of {count}", plies=repr(plies),
+                                count=len(record.moves)))
         del record.moves[len(record.moves) - plies:]
         del record.lines[len(record.lines) - plies:]
         del record.clocks[len(record.clocks) - plies:]
         record.result = record.reason = None
     elif kind == "clock":
         record.remaining = _seconds(entry, "remaining")
+    elif kind == "seats":
+        record.seats = _seats_field(entry)
     elif kind == "end":
         record.result = _text_field(entry, "result")
         record.reason = _text_field(entry, "reason", optional=True)
     else:
-        raise _Damaged(f"unknown record type {kind!r}")
+        raise _Damaged(Text("unknown record type {kind}", kind=repr(kind)))
 
 
 def _link_field(start: dict[str, Any]) -> dict[str, Any] | None:
@@ -572,7 +625,7 @@ def _link_field(start: dict[str, Any]) -> dict[str, Any] | None:
     if (not isinstance(link, dict) or not isinstance(link.get("game_id"), str)
             or not isinstance(link.get("seats"), list)
             or not all(isinstance(s, str) for s in link["seats"])):
-        raise _Damaged("'link' is not a game id and its seats")
+        raise _Damaged(Text("'link' is not a game id and its seats"))
     return link
 
 
@@ -589,14 +642,14 @@ def _seats_field(start: dict[str, Any]) -> dict[str, Any] | None:
             or not _whole(seats.get("level", 6), 1, 10)
             or not isinstance(seats.get("coach", False), bool)
             or not _whole(seats.get("coach_margin", 0), 0, 100_000)):
-        raise _Damaged("'seats' is not the computer's players and level and the coach")
+        raise _Damaged(Text("'seats' is not the computer's players and level and the coach"))
     return seats
 
 
 def _seq_field(start: dict[str, Any]) -> int | None:
     seq = start.get("seq")
     if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
-        raise _Damaged(f"'seq' is not a game number: {seq!r}")
+        raise _Damaged(Text("'seq' is not a game number: {seq}", seq=repr(seq)))
     return seq
 
 
@@ -604,7 +657,7 @@ def _seconds(entry: dict[str, Any], key: str) -> list[float]:
     value = entry.get(key)
     if (not isinstance(value, list) or not 2 <= len(value) <= 4
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-        raise _Damaged(f"'{key}' is not a list of 2 to 4 clock readings")
+        raise _Damaged(Text("{key} is not a list of 2 to 4 clock readings", key=repr(key)))
     return [float(v) for v in value]
 
 

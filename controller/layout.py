@@ -18,14 +18,14 @@ left), x to the right, y toward Black — the same orientation as the shape coor
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from controller.geometry import BOARDS_DIR, Geometry, GeometryError, load_shape, read_toml
-from controller.sensing.kinds import SENSING_KINDS
+from controller.sensing.kinds import SENSING_KINDS, SensingKind, SensorWiring
 
 LAYOUTS_DIR = BOARDS_DIR / "layouts"
 
@@ -34,10 +34,13 @@ Point = tuple[float, float]
 #: the sensing kinds' names (one home: ``controller/sensing/kinds.py``)
 SENSINGS = tuple(SENSING_KINDS)
 SENSOR_KINDS = ("reed", "digital-hall", "linear-hall")
-PAD_ROLES = ("cube", "hand", "reserve", "option", "die")
+PAD_ROLES = ("token", "hand", "reserve", "option", "die")
 #: roles whose pad belongs to one player / holds one piece kind
-OWNED_ROLES = ("cube", "hand", "reserve")
+OWNED_ROLES = ("token", "hand", "reserve")
 PIECE_ROLES = ("hand", "reserve")
+#: a token pad's ``token`` names one of a game's off-board tokens (``Game.tokens``); the
+#: sensors see it occupied while its owner holds that token
+TOKEN_ROLE = "token"
 
 #: fewest option pads a game needs to offer every choice from the board alone
 #: (promotion to Q R B N, split sizes, confirm): four covers the largest menu; more pads
@@ -46,15 +49,17 @@ MIN_OPTION_PADS = 4
 
 #: a WS2812B (5050 package) is 5 mm square; it must lie wholly under its spot
 LED_FOOTPRINT_MM = 5.0
+#: sensor bodies as they lie under the plate (width along x, height along y): a reed's
+#: glass lies along x, a TO-92 hall sensor lies flat
+SENSOR_BODY_MM = {"reed": (14.0, 2.4), "digital-hall": (4.5, 3.0), "linear-hall": (4.5, 3.0)}
+#: an LED placed beside the piece keeps this much from the piece's base, the spot's
+#: outline and the sensor's body
+LED_CLEARANCE_MM = 1.0
 
 #: LED chain rules for the cells
 LED_RULES = ("serpentine-by-rank", "in-order")
-#: sensor rules per sensing kind
-SENSOR_RULES = {
-    "matrix": ("matrix-by-rank", "matrix-by-slice", "matrix-in-order"),
-    "shift-register": ("chain-in-order",),
-    "analog": ("channels-in-order",),
-}
+#: sensor rules per sensing kind (each kind's ``rules``)
+SENSOR_RULES = {name: kind.rules for name, kind in SENSING_KINDS.items()}
 
 
 class LayoutError(ValueError):
@@ -62,39 +67,13 @@ class LayoutError(ValueError):
 
 
 @dataclass(frozen=True)
-class SensorWiring:
-    """Where a spot's sensor is read: a matrix row/column, a shift-register chain bit
-    (0 = first bit shifted in) or an analog channel; the fields of other sensings are None."""
-
-    row: int | None = None
-    column: int | None = None
-    chain: int | None = None
-    channel: int | None = None
-
-    def address(self) -> tuple[str, int, int] | tuple[str, int]:
-        """A hashable address used to find two spots on one sensor input."""
-        if self.row is not None and self.column is not None:
-            return ("matrix", self.row, self.column)
-        if self.chain is not None:
-            return ("chain", self.chain)
-        if self.channel is not None:
-            return ("channel", self.channel)
-        raise ValueError("sensor wiring without an address")
-
-    def text(self) -> str:
-        if self.row is not None:
-            return f"row {self.row} / column {self.column}"
-        if self.chain is not None:
-            return f"chain bit {self.chain}"
-        return f"channel {self.channel}"
-
-
-@dataclass(frozen=True)
 class Spot:
     """One sensed place: a cell of the shape or an off-board pad.
 
-    ``role`` / ``owner`` / ``piece`` are ``None`` for cells; ``sensor_mm`` and ``led_mm`` are
-    where the sensor and the LED sit (the drilling template marks them)."""
+    ``role`` / ``owner`` / ``piece`` are ``None`` for cells; ``piece`` is what a pad
+    holds: the piece kind of a hand or reserve pad, the token's name of a token pad;
+    ``sensor_mm`` and ``led_mm`` are where the sensor and the LED sit (the drilling
+    template marks them)."""
 
     name: str
     kind: str
@@ -134,7 +113,8 @@ class Layout:
     led_rule: str = "explicit"
     notes: str = ""
     path: Path | None = None
-    #: kit facts for the bill of materials: ``magnets`` (count), ``magnet`` (size text)
+    #: kit facts for the bill of materials: ``magnets`` (count), ``magnet`` (size text),
+    #: ``piece_base_mm`` (the widest piece base: no LED may lie under it)
     kit: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     #: printed words beside a cell's name (``e2 = "White's home"``), for the template
     labels: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
@@ -267,9 +247,9 @@ TOP_KEYS = ("name", "shape", "title", "notes", "games", "size_mm", "scale_mm", "
             "sensor_kind", "sensing", "leds", "pads", "kit", "labels")
 SENSING_KEYS = ("kind", "rows", "columns", "chain_length", "channels", "cells", "cell",
                 "offset_mm")
-LED_KEYS = ("cells", "first", "offset_mm")
-PAD_KEYS = ("name", "role", "owner", "piece", "centre_mm", "size_mm", "row", "column", "bit",
-            "channel", "led", "led_offset_mm")
+LED_KEYS = ("cells", "first", "offset_mm", "beside_piece")
+PAD_KEYS = ("name", "role", "owner", "piece", "token", "centre_mm", "size_mm", "row",
+            "column", "bit", "channel", "led", "led_offset_mm")
 
 
 def _known(data: dict, keys: tuple[str, ...], path: Path, entry: str = "") -> None:
@@ -340,22 +320,23 @@ def parse_layout(data: dict, path: Path) -> Layout:
     sensing = _get(sensing_data, "kind", str, path, "sensing")
     if sensing not in SENSINGS:
         raise _fail(path, "sensing.kind", f"unknown sensing {sensing!r} ({', '.join(SENSINGS)})")
-    rows = columns = chain_length = channel_count = 0
-    if sensing == "matrix":
-        rows = _count(sensing_data, "rows", path, "sensing")
-        columns = _count(sensing_data, "columns", path, "sensing")
-    elif sensing == "shift-register":
-        chain_length = _count(sensing_data, "chain_length", path, "sensing")
-        if chain_length % 8:
-            raise _fail(path, "sensing.chain_length",
-                        f"a 74HC165 chain has 8 bits per chip, {chain_length} is not a multiple")
-    else:
-        channel_count = _count(sensing_data, "channels", path, "sensing")
-    if sensor_kind == "linear-hall" and sensing != "analog":
-        raise _fail(path, "sensing.kind", "linear hall sensors give a voltage: use analog")
-    if sensor_kind != "linear-hall" and sensing == "analog":
-        raise _fail(path, "sensing.kind", f"{sensor_kind} sensors are switches: use a matrix "
-                    "or a shift-register chain")
+    kind = SENSING_KINDS[sensing]
+    read = {key: _count(sensing_data, key, path, "sensing") for key in kind.size_keys}
+    problem = kind.sizes_problem(read)
+    if problem:
+        raise _fail(path, f"sensing.{next(iter(read))}", problem)
+    sizes = {"matrix_rows": 0, "matrix_columns": 0, "chain_length": 0, "channel_count": 0}
+    sizes.update({kind.size_keys[key]: n for key, n in read.items()})
+    rows, columns = sizes["matrix_rows"], sizes["matrix_columns"]
+    chain_length, channel_count = sizes["chain_length"], sizes["channel_count"]
+    voltages = [k.name for k in SENSING_KINDS.values() if not k.switches]
+    if sensor_kind == "linear-hall" and kind.switches:
+        raise _fail(path, "sensing.kind", "linear hall sensors give a voltage: use "
+                    + " or ".join(voltages))
+    if sensor_kind != "linear-hall" and not kind.switches:
+        switches = [k.name for k in SENSING_KINDS.values() if k.switches]
+        raise _fail(path, "sensing.kind", f"{sensor_kind} sensors are switches: use "
+                    + " or ".join(switches))
 
     scale = float(scale)
     ox, oy = origin
@@ -385,7 +366,7 @@ def parse_layout(data: dict, path: Path) -> Layout:
         if wiring[c] is not None:
             raise _fail(path, where, f"wired twice: the rule {sensor_rule!r} already puts "
                         f"it on {wiring[c].text()}")
-        wiring[c] = _explicit_wiring(sensing, value, path, where)
+        wiring[c] = _explicit_wiring(kind, value, path, where)
     for c, w in enumerate(wiring):
         if w is None:
             raise _fail(path, f"sensing.cell.{geometry.cells[c]}",
@@ -429,9 +410,12 @@ def parse_layout(data: dict, path: Path) -> Layout:
         _count(kit, "magnets", path, "kit", minimum=0)
     if "magnet" in kit:
         _get(kit, "magnet", str, path, "kit")
-    unknown = sorted(set(kit) - {"magnets", "magnet"})
+    base = _get(kit, "piece_base_mm", (int, float), path, "kit", default=None)
+    if base is not None and not (math.isfinite(base) and base > 0):
+        raise _fail(path, "kit.piece_base_mm", f"must be a positive diameter, got {base!r}")
+    unknown = sorted(set(kit) - {"magnets", "magnet", "piece_base_mm"})
     if unknown:
-        raise _fail(path, f"kit.{unknown[0]}", "unknown entry (magnets, magnet)")
+        raise _fail(path, f"kit.{unknown[0]}", "unknown entry (magnets, magnet, piece_base_mm)")
 
     labels = _get(data, "labels", dict, path, default={})
     for cell in labels:
@@ -442,6 +426,17 @@ def parse_layout(data: dict, path: Path) -> Layout:
     pads_data = _get(data, "pads", list, path, default=[])
     for k, entry in enumerate(pads_data):
         spots.append(_pad(entry, k, sensing, led_offset, sensor_offset, path))
+    if _get(leds_data, "beside_piece", bool, path, "leds", default=False):
+        if base is None:
+            raise _fail(path, "leds.beside_piece", "needs kit.piece_base_mm (the widest "
+                        "piece base the LEDs must stay clear of)")
+        body = SENSOR_BODY_MM[sensor_kind]
+        for k, spot in enumerate(spots):
+            led = led_beside_piece(spot, base / 2, body)
+            if led is None:
+                raise _fail(path, f"{spot.kind} {spot.name}", f"no room for a "
+                            f"{LED_FOOTPRINT_MM:g} mm LED beside a Ø{base:g} mm piece base")
+            spots[k] = replace(spot, led_mm=led)
 
     return _validate(Layout(
         name=name, title=title, shape=shape_name, geometry=geometry, spots=tuple(spots),
@@ -452,6 +447,86 @@ def parse_layout(data: dict, path: Path) -> Layout:
         kit=MappingProxyType(kit), labels=MappingProxyType(dict(labels)),
         index=MappingProxyType({s.name: i for i, s in enumerate(spots)}),
     ), path)
+
+
+def led_clearance(spot: Spot) -> float:
+    """How far (mm) the LED's footprint lies from the spot centre at its nearest point: a
+    piece standing centred covers the LED when its base radius reaches this far."""
+    half = LED_FOOTPRINT_MM / 2
+    dx = max(abs(spot.led_mm[0] - spot.centre_mm[0]) - half, 0.0)
+    dy = max(abs(spot.led_mm[1] - spot.centre_mm[1]) - half, 0.0)
+    return math.hypot(dx, dy)
+
+
+def led_beside_piece(spot: Spot, radius: float, sensor_body: Point) -> Point | None:
+    """Where the LED goes so a piece standing centred on the spot leaves it uncovered.
+
+    From the spot's LED offset (its preferred direction, e.g. toward White) the direction
+    turns in 5° steps, alternately each way, until the LED — just clear of the piece's
+    base — fits inside the spot and beside the sensor's body, with
+    ``LED_CLEARANCE_MM`` to spare everywhere; None when no direction fits."""
+    cx, cy = spot.centre_mm
+    px, py = spot.led_mm[0] - cx, spot.led_mm[1] - cy
+    prefer = math.atan2(py, px) if (px or py) else -math.pi / 2
+    half = LED_FOOTPRINT_MM / 2
+    margin = half + LED_CLEARANCE_MM
+    sx, sy = spot.sensor_mm
+    bw, bh = sensor_body[0] / 2 + margin, sensor_body[1] / 2 + margin
+    for k in range(72):
+        angle = prefer + math.radians(5 * ((k + 1) // 2) * (1 if k % 2 else -1))
+        ux, uy = math.cos(angle), math.sin(angle)
+        t = radius
+        while t < radius + 2 * LED_FOOTPRINT_MM:
+            x, y = cx + t * ux, cy + t * uy
+            probe = replace(spot, led_mm=(x, y))
+            if led_clearance(probe) >= radius + LED_CLEARANCE_MM:
+                break
+            t += 0.25
+        if not all(_inside((x + dx, y + dy), spot.outline_mm)
+                   for dx in (-margin, 0, margin) for dy in (-margin, 0, margin)):
+            continue
+        if abs(x - sx) < bw and abs(y - sy) < bh:
+            continue
+        return (round(x, 2), round(y, 2))
+    return None
+
+
+def reed_lead_clearance(layout: Layout, stub_mm: float,
+                        magnet_mm: float = 10.0) -> tuple[float, str, str]:
+    """(mm, reed spot, neighbour spot): the nearest any reed's lead end — ``stub_mm``
+    beyond its glass, where the lead is bent down — comes to the edge of another spot's
+    magnet (a Ø``magnet_mm`` disc at that spot's centre).  A magnet near a reed's end
+    closes it as well as one over the glass does."""
+    length = SENSOR_BODY_MM["reed"][0]
+    best = (math.inf, "", "")
+    for s in layout.spots:
+        x, y = s.sensor_mm
+        for end in ((x - length / 2 - stub_mm, y), (x + length / 2 + stub_mm, y)):
+            for other in layout.spots:
+                if other is not s:
+                    d = math.dist(end, other.centre_mm) - magnet_mm / 2
+                    if d < best[0]:
+                        best = (d, s.name, other.name)
+    return best
+
+
+def nearest_neighbour_magnet(layout: Layout) -> tuple[float, str, str]:
+    """(mm, sensor spot, magnet spot): the closest a piece on another spot brings its magnet
+    (at that spot's centre) to a sensor — to the nearest point of a reed's glass (it lies
+    along x, its whole length sensitive), to a hall sensor's centre.  The one-cell test
+    must leave the sensor open with a magnet this far away."""
+    length = SENSOR_BODY_MM["reed"][0] if layout.sensor_kind == "reed" else 0.0
+    best = (math.inf, "", "")
+    for s in layout.spots:
+        x, y = s.sensor_mm
+        for other in layout.spots:
+            if other is not s:
+                ox, oy = other.centre_mm
+                nearest_x = min(max(ox, x - length / 2), x + length / 2)
+                d = math.dist((nearest_x, y), (ox, oy))
+                if d < best[0]:
+                    best = (d, s.name, other.name)
+    return best
 
 
 def _sensor_rule(rule: str, g: Geometry, columns: int, path: Path) -> dict[int, SensorWiring]:
@@ -480,18 +555,11 @@ def _sensor_rule(rule: str, g: Geometry, columns: int, path: Path) -> dict[int, 
     raise AssertionError(rule)
 
 
-def _explicit_wiring(sensing: str, value: Any, path: Path, where: str) -> SensorWiring:
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    if sensing == "matrix":
-        if not (isinstance(value, list) and len(value) == 2 and all(map(is_int, value))):
-            raise _fail(path, where, f"expected [row, column], got {value!r}")
-        return SensorWiring(row=value[0], column=value[1])
-    if not is_int(value):
-        kind = "chain bit" if sensing == "shift-register" else "channel"
-        raise _fail(path, where, f"expected a {kind} number, got {value!r}")
-    return SensorWiring(chain=value) if sensing == "shift-register" else SensorWiring(channel=value)
+def _explicit_wiring(kind: SensingKind, value: Any, path: Path, where: str) -> SensorWiring:
+    try:
+        return kind.explicit_wiring(value)
+    except ValueError as exc:
+        raise _fail(path, where, str(exc)) from None
 
 
 def _led_order_rule(rule: str, g: Geometry, path: Path) -> list[int]:
@@ -537,9 +605,11 @@ def _pad(entry: Any, k: int, sensing: str, led_offset: Point, sensor_offset: Poi
     role = _get(entry, "role", str, path, where)
     if role not in PAD_ROLES:
         raise _fail(path, f"{where}.role", f"unknown role {role!r} ({', '.join(PAD_ROLES)})")
+    token = _get(entry, "token", str, path, where, default=None)
     owner = _get(entry, "owner", int, path, where, default=None)
     if role in OWNED_ROLES and owner is None:
-        raise _fail(path, f"{where}.owner", f"a {role} pad needs the owning player (0, 1, …)")
+        raise _fail(path, f"{where}.owner", f"a {token or role} pad needs the owning player "
+                    "(0, 1, …)")
     if owner is not None and not 0 <= owner <= 3:
         raise _fail(path, f"{where}.owner", f"player must be 0..3, got {owner}")
     piece = _get(entry, "piece", str, path, where, default=None)
@@ -547,16 +617,19 @@ def _pad(entry: Any, k: int, sensing: str, led_offset: Point, sensor_offset: Poi
         raise _fail(path, f"{where}.piece", f"a {role} pad needs the piece kind (P, N, …)")
     if piece is not None and not (len(piece) == 1 and piece.isalpha() and piece.isupper()):
         raise _fail(path, f"{where}.piece", f"expected one upper-case letter, got {piece!r}")
+    if (role == TOKEN_ROLE) != (token is not None):
+        raise _fail(path, f"{where}.token", "a token pad, and only a token pad, names its "
+                    "token (the game's name for it, e.g. token = \"NAME\")")
+    if token is not None:
+        if piece is not None:
+            raise _fail(path, f"{where}.piece", "a token pad holds its token, not a piece")
+        if not token.isidentifier() or not token.islower():
+            raise _fail(path, f"{where}.token", f"expected a lower-case word, got {token!r}")
+        piece = token
     cx, cy = _pair(entry, "centre_mm", path, where)
     w, h = _pair(entry, "size_mm", path, where, positive=True)
-    if sensing == "matrix":
-        row = _get(entry, "row", int, path, where)
-        column = _get(entry, "column", int, path, where)
-        sensor = SensorWiring(row=row, column=column)
-    elif sensing == "shift-register":
-        sensor = SensorWiring(chain=_get(entry, "bit", int, path, where))
-    else:
-        sensor = SensorWiring(channel=_get(entry, "channel", int, path, where))
+    kind = SENSING_KINDS[sensing]
+    sensor = kind.wiring([_get(entry, key, int, path, where) for key in kind.pad_keys])
     led = _get(entry, "led", int, path, where)
     offset = _pair(entry, "led_offset_mm", path, where, default=list(led_offset))
     outline = ((cx - w / 2, cy - h / 2), (cx + w / 2, cy - h / 2),
@@ -588,20 +661,9 @@ def _validate(layout: Layout, path: Path) -> Layout:
     for i, s in enumerate(spots):
         w = s.sensor
         where = _entry(layout, i)
-        if layout.sensing == "matrix":
-            if not (0 <= w.row < layout.matrix_rows):  # type: ignore[operator]
-                raise _fail(path, where, f"matrix row {w.row} out of range "
-                            f"0..{layout.matrix_rows - 1}")
-            if not (0 <= w.column < layout.matrix_columns):  # type: ignore[operator]
-                raise _fail(path, where, f"matrix column {w.column} out of range "
-                            f"0..{layout.matrix_columns - 1}")
-        elif layout.sensing == "shift-register":
-            if not (0 <= w.chain < layout.chain_length):  # type: ignore[operator]
-                raise _fail(path, where, f"chain bit {w.chain} out of range "
-                            f"0..{layout.chain_length - 1}")
-        elif not (0 <= w.channel < layout.channel_count):  # type: ignore[operator]
-            raise _fail(path, where, f"analog channel {w.channel} out of range "
-                        f"0..{layout.channel_count - 1}")
+        problem = SENSING_KINDS[layout.sensing].range_problem(layout, w)
+        if problem:
+            raise _fail(path, where, problem)
     by_address: dict[Any, int] = {}
     for i, s in enumerate(spots):
         a = s.sensor.address()
@@ -640,6 +702,11 @@ def _validate(layout: Layout, path: Path) -> Layout:
                    for dx in (-half, half) for dy in (-half, half)):
             raise _fail(path, where, f"its LED at ({lx:.1f}, {ly:.1f}) mm does not fit inside "
                         f"it ({LED_FOOTPRINT_MM:g} mm footprint; check leds.offset_mm)")
+        base = layout.kit.get("piece_base_mm")
+        if base is not None and led_clearance(s) < base / 2:
+            raise _fail(path, where, f"its LED at ({lx:.1f}, {ly:.1f}) mm lies under a "
+                        f"Ø{base:g} mm piece standing on it (move leds.offset_mm out, or "
+                        "set leds.beside_piece)")
     n_cells = layout.cell_count
     for i in range(n_cells, len(spots)):
         for j in range(len(spots)):
@@ -647,19 +714,34 @@ def _validate(layout: Layout, path: Path) -> Layout:
                                                                spots[j].outline_mm):
                 raise _fail(path, f"pads.{spots[i].name}", f"overlaps {spots[j].kind} "
                             f"{spots[j].name}")
-    # pads the games need
+    # tokens the games declare, and pads the games need
+    declared = {t.name for game in layout.games for t in _games()[game].tokens}
+    for s in layout.pads(TOKEN_ROLE):
+        if s.piece not in declared:
+            raise _fail(path, f"pads.{s.name}.token", f"no game of this board has a token "
+                        f"{s.piece!r} ({', '.join(sorted(declared)) or 'none'})")
     for game in layout.games:
         for role, owner, piece in _games()[game].pads:
             if not any(s.role == role and s.owner == owner and s.piece == piece
                        for s in layout.pad_spots):
-                what = role + (f" of player {owner}" if owner is not None else "") + (
-                    f" for {piece}" if piece else "")
+                what = (piece if role == TOKEN_ROLE else role) + (
+                    f" of player {owner}" if owner is not None else "") + (
+                    f" for {piece}" if piece and role != TOKEN_ROLE else "")
                 raise _fail(path, "pads", f"{game} needs a {what} pad")
         options = len(layout.pads("option"))
         if options < MIN_OPTION_PADS:
             raise _fail(path, "pads", f"{game} needs at least {MIN_OPTION_PADS} option pads, "
                         f"found {options}")
     return layout
+
+
+def token_title(name: str) -> str:
+    """The product's word for the token a token pad names ("Cube"), from the declaration
+    of the game that keeps it (loaded with any layout that serves the game)."""
+    from controller.rules import token_named
+
+    token = token_named(name)
+    return token.title if token is not None else name
 
 
 def _games() -> dict[str, Any]:

@@ -56,6 +56,9 @@ class PgnSeats:
 
     names: tuple[str, ...]
     time_control: str | None = None
+    #: an online game: its address on the server (the ``Site``) and its id (``GameId``)
+    url: str | None = None
+    online_id: str | None = None
 
 
 def start_record(record: GameRecord) -> dict[str, Any]:
@@ -85,7 +88,15 @@ def seats_from_record(record: GameRecord, game: Game) -> PgnSeats:
         for seat in seats.get("computer", []):
             if _whole(seat) and 0 <= seat < count:
                 names[seat] = computer_name(level)
+    online = seats.get("online")
+    if isinstance(online, dict):  # played on a Board API server: its clock, its address
+        return PgnSeats(tuple(names), record.clock or _text(online.get("clock")),
+                        _text(online.get("url")), _text(online.get("id")))
     return PgnSeats(tuple(names), record.clock)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _whole(value: Any) -> bool:
@@ -163,8 +174,8 @@ def game_pgn(record: GameRecord, seats: PgnSeats | None = None, *, site: str = S
     pos = game.parse_position(record.setup)
     names = list(seats.names) + [UNKNOWN] * max(0, game.players - len(seats.names))
     result = record.result or "*"
-    tags: dict[str, str] = {"Event": event, "Site": site, "Date": _date(record.date),
-                            "Round": round_}
+    tags: dict[str, str] = {"Event": event, "Site": seats.url or site,
+                            "Date": _date(record.date), "Round": round_}
     for colour, name in zip(game.player_names, names, strict=False):
         tags[colour] = name
     tags["Result"] = result
@@ -175,6 +186,8 @@ def game_pgn(record: GameRecord, seats: PgnSeats | None = None, *, site: str = S
     tags["Variant"] = game.pgn_variant()
     tags["TimeControl"] = pgn_time_control(seats.time_control)
     tags["Termination"] = _termination(record.result, record.reason)
+    if seats.online_id:
+        tags["GameId"] = seats.online_id
     if record.options:
         tags["Options"] = ", ".join(f"{k}={v}" for k, v in sorted(record.options.items()))
     if game.provisional:

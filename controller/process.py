@@ -152,7 +152,7 @@ def run_service(args: Any) -> int:
         gc.collect()
         gc.freeze()
         try:
-            status = asyncio.run(_serve(service, sock))
+            status = asyncio.run(_serve(service, sock, getattr(args, "config", None)))
         finally:
             service.close()
             log.info("stopped", extra={"game_id": service.game_id})
@@ -180,9 +180,11 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _serve(service: BoardService, sock: socket.socket | None = None) -> int:
+async def _serve(service: BoardService, sock: socket.socket | None = None,
+                 config_path: str | None = None) -> int:
     """Run until a signal (exit status 0) or a failure of the board loop (1); the page is
-    served on ``sock`` (none: no web page)."""
+    served on ``sock`` (none: no web page) and saves the owner's settings to
+    ``config_path``."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     server: Any = None
@@ -208,7 +210,7 @@ async def _serve(service: BoardService, sock: socket.socket | None = None) -> in
 
     tasks = [asyncio.create_task(_poll(service, stop))]
     if sock is not None:
-        server = _make_server(service)
+        server = _make_server(service, config_path)
         tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
         tasks.append(asyncio.create_task(_announce(server)))
     log.info("started", extra={
@@ -255,7 +257,7 @@ async def _poll(service: BoardService, stop: asyncio.Event) -> None:
 MAX_CONNECTIONS = 100
 
 
-def _make_server(service: BoardService) -> Any:
+def _make_server(service: BoardService, config_path: str | None = None) -> Any:
     import uvicorn
 
     from controller.web.app import create_app
@@ -276,7 +278,7 @@ def _make_server(service: BoardService) -> Any:
             "code on a new browser (or open /?token=CODE)"})
     # limits: idle connections are closed soon, and past this many the server answers 503
     # instead of running out of file descriptors (the unit sets LimitNOFILE above it)
-    config = uvicorn.Config(Guard(create_app(service), policy), log_config=None,
+    config = uvicorn.Config(Guard(create_app(service, config_path), policy), log_config=None,
                             access_log=False, lifespan="off", timeout_graceful_shutdown=2,
                             http=SilentClosingH11, limit_concurrency=MAX_CONNECTIONS,
                             timeout_keep_alive=5,

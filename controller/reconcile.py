@@ -3,7 +3,7 @@
 The sensors never say which piece stands where; the game state does.  So for every
 committed position a :class:`PositionIndex` is built once: for each legal move it pushes
 the move, reads what the sensors of the layout should then show (occupancy of the cells,
-the Cube pad of its holder, hand and reserve pads holding something), pops it, and files
+the token pad of each token's holder, hand and reserve pads holding something), pops it, and files
 the move under that *expected sensed state*.  Every sensor change is then one dictionary
 lookup (the sensed state → the moves that explain it) plus, when nothing explains it
 completely, a filter of the few moves that touch the first changed spot (a move under
@@ -19,7 +19,8 @@ last matched it):
 * a move that changes no occupancy at all (flank promotion, a split that captures or
   merges, a die roll) is *silent*: it is offered for confirmation when the board is back
   in the position after exactly its landing cell was lifted and put back; the same move
-  with the Cube (only the Cube pads change) is confirmed too, never committed unasked.
+  with a token handed over (only its token pads change: Lùotuoqí's double move) is
+  confirmed too, never committed unasked.
 
 Linear halls add a coarse stack class and the magnet polarity per spot.  They narrow the
 candidates when present and are never relied on: if they contradict every candidate,
@@ -27,7 +28,7 @@ they are ignored.
 
 Decisions (:class:`Decision`.kind): ``idle`` (board = position), ``commit`` (exactly one
 move), ``choose`` (several moves explain the board — never guessed), ``confirm`` (a
-silent move's gesture), ``amend`` (the last move extended: the Cube handed over after a
+silent move's gesture), ``amend`` (the last move extended: a token handed over after a
 qualifying move, the King joining a Rook-Camel that moved first in castling),
 ``takeback`` (the board shows an earlier position), ``wait`` (a move under way),
 ``mismatch`` (nothing explains the board: show what is missing and extra).
@@ -47,10 +48,9 @@ from typing import NamedTuple, Protocol
 from controller.layout import Layout
 from controller.rules.core import OFF_BOARD, Game, IllegalMoveError, Move, Piece, Position
 
-#: pad roles whose occupancy follows from the position; option and die pads are commands
-TRACKED_ROLES = ("cube", "hand", "reserve")
-#: the token whose holder's Cube pad is occupied
-CUBE = "cube"
+#: pad roles whose occupancy follows from the position (a token pad is occupied while its
+#: owner holds the token it names); option and die pads are commands
+TRACKED_ROLES = ("token", "hand", "reserve")
 
 IDLE, COMMIT, CHOOSE, CONFIRM, AMEND, TAKEBACK, WAIT, MISMATCH = (
     "idle", "commit", "choose", "confirm", "amend", "takeback", "wait", "mismatch")
@@ -93,7 +93,7 @@ class SensorView:
     """How the sensors of one layout see positions of one game.
 
     *Tracked* spots are the cells plus the pads whose occupancy the position determines
-    (Cube, hand, reserve).  Option and die pads are *command* spots: they never take part
+    (token, hand, reserve).  Option and die pads are *command* spots: they never take part
     in explaining a move."""
 
     def __init__(self, game: Game, layout: Layout):
@@ -104,7 +104,8 @@ class SensorView:
         self.layout = layout
         n_cells = layout.cell_count
         tracked = list(range(n_cells))
-        self.cube_pads: dict[int, int] = {}
+        #: (token name, holder) -> tracked index of the pad occupied while he holds it
+        self.token_pads: dict[tuple[str, int], int] = {}
         self.hand_pads: dict[tuple[int, str], int] = {}
         self.reserve_pads: dict[tuple[int, str], int] = {}
         option, die = [], None
@@ -112,8 +113,8 @@ class SensorView:
             if s.role in TRACKED_ROLES:
                 j = len(tracked)
                 tracked.append(i)
-                if s.role == "cube":
-                    self.cube_pads[s.owner] = j
+                if s.role == "token":
+                    self.token_pads[(s.piece, s.owner)] = j
                 elif s.role == "hand":
                     self.hand_pads[(s.owner, s.piece)] = j
                 else:
@@ -124,7 +125,9 @@ class SensorView:
                 die = i
         self.n_cells = n_cells
         self.tracked: tuple[int, ...] = tuple(tracked)
-        #: (0 cube / 1 hand / 2 reserve, owner, piece) of each tracked pad, in order
+        #: the tokens the sensors see change hands (a move using one moves it between pads)
+        self.pad_tokens: frozenset[str] = frozenset(name for name, _ in self.token_pads)
+        #: (0 token / 1 hand / 2 reserve, owner, piece or token) of each tracked pad
         self._pads = tuple(
             (TRACKED_ROLES.index(layout.spots[spot].role), layout.spots[spot].owner,
              layout.spots[spot].piece) for spot in tracked[n_cells:])
@@ -172,12 +175,11 @@ class SensorView:
 
     def pads_expected(self, pos: Position) -> Key:
         """What the tracked pads read in ``pos`` (the end of :meth:`expected`)."""
-        holder = pos.tokens.get(CUBE)
-        hands, reserves = pos.hands, pos.reserves
+        tokens, hands, reserves = pos.tokens, pos.hands, pos.reserves
         pads = []
         for kind, owner, piece in self._pads:
             if kind == 0:
-                pads.append(holder == owner)
+                pads.append(tokens.get(piece) == owner)
             elif kind == 1:
                 pads.append(owner < len(hands) and hands[owner].get(piece, 0) > 0)
             else:
@@ -212,8 +214,8 @@ class Effect(NamedTuple):
     """What a move does to the tracked sensors (bit masks over tracked spots)."""
 
     key: Key  #: expected sensed state after the move
-    vacate: int  #: occupied before, empty after (origin, bypass victims, Cube pad, …)
-    arrive: int  #: empty before, occupied after (target, castling Rook, other Cube pad)
+    vacate: int  #: occupied before, empty after (origin, bypass victims, token pad, …)
+    arrive: int  #: empty before, occupied after (target, castling Rook, other token pad)
     touch: int  #: occupied before and after, but holding something else (split source,
     #:            capture or merge target, a hand pad whose count changed)
     must_lift: int  #: cells that must be seen empty once (the target when it stays occupied)
@@ -223,7 +225,7 @@ class Effect(NamedTuple):
     victims: int  #: every captured piece's cell
     gesture: int  #: for silent moves: the landing cell to lift and put back
     extendable: bool  #: a slide that could travel further along its line
-    pads_only: bool  #: changes only pads (a silent move with the Cube): always confirmed
+    pads_only: bool  #: changes only pads (a silent move with a token): always confirmed
     detail: tuple[tuple[int, int | None, int | None], ...]  #: (j, stack class, polarity)
 
 
@@ -324,7 +326,7 @@ class PositionIndex:
             stores = pos.hands != before_hands or pos.reserves != before_res
             if pads_of is not None:
                 # the pads follow the tokens, hands and reserves: most moves change none,
-                # and the moves that only hand the Cube over share their pads
+                # and the moves that only hand a token over share their pads
                 if stores:
                     pads = pads_of(pos)
                 elif pos.tokens != before_tokens:
@@ -355,7 +357,7 @@ class PositionIndex:
                         detail.append((j, min(p.height, 3) if p else 0, piece_polarity(p)))
                     elif j in counted:
                         detail.append((j, *detail_of(pos, j)))
-                    else:  # a Cube pad: nothing to read but presence
+                    else:  # a token pad: nothing to read but presence
                         detail.append((j, None, None))
                 detail = tuple(detail)
             else:
@@ -578,7 +580,7 @@ class Reconciler:
 
     def amend(self, move: Move) -> Move:
         """Replace the last committed move by ``move``, an extension of it in the previous
-        position (the Cube handed over, castling completed).  Returns the replaced move."""
+        position (a token handed over, castling completed).  Returns the replaced move."""
         if self._amend is None or move not in [self._amend[0].moves[i] for i in self._amend[2]]:
             raise IllegalMoveError(f"{move!r} does not extend the last move")
         prev, old, _ = self._amend
@@ -634,7 +636,7 @@ class Reconciler:
     def _extensions(prev: PositionIndex, move: Move) -> list[int]:
         """Moves of ``prev`` that may still replace ``move`` once it is committed:
 
-        * moves that do everything ``move`` does to the sensors and more (the Cube handed
+        * moves that do everything ``move`` does to the sensors and more (a token handed
           over after the move; the King completing castling after the Rook-Camel);
         * splits of the same Tower to the same cell when ``move`` took the whole Tower
           (the player lifted it all and then put the remainder back)."""
@@ -645,9 +647,11 @@ class Reconciler:
         e = prev.effects[i]
         if e.key == prev.expected:
             # a silent move (confirmed on a choice: a stone onto its own Tower) changes no
-            # sensor, so only the same move with the Cube handed over can extend it
+            # sensor, so only the same move with a token handed over can extend it
+            tokens = prev.view.pad_tokens
             return [k for k, m in enumerate(prev.moves)
-                    if m.token == CUBE != move.token and m._replace(token=move.token) == move]
+                    if m.token in tokens and m.token != move.token
+                    and m._replace(token=move.token) == move]
         out = []
         for k, f in enumerate(prev.effects):
             if k == i or k in prev.landing:  # a vanishing piece is told by where it landed
@@ -655,7 +659,7 @@ class Reconciler:
             m = prev.moves[k]
             remainder_back = (move.left is None and m.left is not None
                               and m.origin == move.origin and m.target == move.target
-                              and m.token in (move.token, CUBE))
+                              and (m.token == move.token or m.token in prev.view.pad_tokens))
             # (a cell the move emptied may be filled again by another piece: Chess960
             # castling whose King stepped first, the Rook landing on the King's cell)
             does_more = (f.key != prev.expected
@@ -724,7 +728,7 @@ class Reconciler:
                 if amends:  # the last move completed, or a move of this position: ask
                     return self._shown(CHOOSE, moves + amends, chosen, L, X, touched, ext,
                                        amends=amends)
-                if idx.effects[chosen[0]].pads_only:  # only the Cube moved: confirm
+                if idx.effects[chosen[0]].pads_only:  # only a token moved: confirm
                     return self._shown(CONFIRM, moves, chosen, L, X, touched, False)
                 kind = COMMIT if len(moves) == 1 else CHOOSE
                 return self._shown(kind, moves, chosen, L, X, touched, ext)
@@ -737,7 +741,7 @@ class Reconciler:
         if not cands and frame.stack is not None:  # part of a stack in the hand
             cands, held = self._stack_moves(frame, L, X)
         # an earlier position whose capturing piece was lifted off again is a takeback;
-        # otherwise the last move completed (the Cube, castling, a remainder) comes first
+        # otherwise the last move completed (a token, castling, a remainder) comes first
         if plies is not None and not cands and (need or not amends):
             return Decision(TAKEBACK, plies=plies, extendable=plies < len(self._past),
                             touched=touched, lifted=view.spots(L), placed=view.spots(X))

@@ -18,7 +18,7 @@ Two renderings:
   board).  Repeated per-spot parts are drawn in a compact table of the same nets.
 
 The part sets per sensing kind live in ``_sensing_components`` only, next to
-``boardprint.sensing_parts`` which prices them.
+``parts.sensing_parts`` which prices them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from controller.layout import Layout
-from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER, sensing_kind
+from controller.parts import rail_loads, regulator_count
+from controller.sensing.kinds import (  # chip_ref: the read-out chips' names, one home
+    ANALOG,
+    MATRIX,
+    SHIFT_REGISTER,
+    chip_ref,
+    sensing_kind,
+)
 
 #: Raspberry Pi Pico: GPn → physical pin (datasheet pinout)
 PICO_GP_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15,
@@ -44,16 +51,20 @@ HC4067_INPUT_PIN = {0: 9, 1: 8, 2: 7, 3: 6, 4: 5, 5: 4, 6: 3, 7: 2, 8: 23, 9: 22
 HC4067_SELECT_PIN = (10, 11, 14, 13)  # S0..S3
 
 GND, V5_IN, V5_FUSED, V5, V3S = "GND", "+5V_IN", "+5V_FUSED", "+5V", "+3V3_SENSORS"
-VSYS, PICO_EN = "VSYS", "PICO_3V3_EN"
-#: the first reference number of the shift registers / multiplexers (U1 is the Pico, U2 the
-#: level shifter, U3 the regulator): the one home of the chips' names in the schematic, the
-#: wiring tables and the guides
-CHIP_REF_BASE = 10
+VSYS, PICO_EN, PICO_3V3 = "VSYS", "PICO_3V3_EN", "+3V3_PICO"
 
 
-def chip_ref(k: int) -> str:
-    """The reference of the ``k``-th read-out chip (0 = nearest the Pico)."""
-    return f"U{CHIP_REF_BASE + k}"
+#: KiCad footprints (standard libraries) of the through-hole parts a builder solders
+R_AXIAL = "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal"
+C_CERAMIC = "Capacitor_THT:C_Disc_D5.0mm_W2.5mm_P2.50mm"
+C_TANTALUM = "Capacitor_THT:CP_Radial_Tantal_D5.0mm_P2.50mm"
+R_NETWORK = "Resistor_THT:R_Array_SIP9"
+#: a reed's 12.7 mm glass with its leads bent at 20.32 mm
+REED = "Resistor_THT:R_Axial_DIN0414_L11.9mm_D4.5mm_P20.32mm_Horizontal"
+
+
+def header_footprint(pins: int) -> str:
+    return f"Connector_PinHeader_2.54mm:PinHeader_1x{pins:02d}_P2.54mm_Vertical"
 
 
 @dataclass
@@ -104,7 +115,8 @@ def _pico(net: Netlist) -> Component:
     return net.add(Component("U1", "Raspberry Pi Pico", "RP2040 board, CircuitPython; VSYS "
                              "from the 5 V rail through D2, on only while that rail is", pins,
                              "Module:RaspberryPi_Pico_Common_THT"),
-                   p38=GND, p3=GND, p39=VSYS, p37=PICO_EN)
+                   p38=GND, p3=GND, p8=GND, p13=GND, p18=GND, p23=GND, p28=GND,
+                   p39=VSYS, p37=PICO_EN)
 
 
 def _power(net: Netlist) -> None:
@@ -159,29 +171,60 @@ def board_netlist(layout: Layout) -> Netlist:
                        "13": "4OE", "14": "VCC"}, "Package_DIP:DIP-14_W7.62mm"),
             p1=GND, p2="LED_DATA_3V3", p3="LED_DATA_5V", p4=GND, p5=GND, p7=GND, p9=GND,
             p10=GND, p12=GND, p13=GND, p14=V5)
+    net.add(Component("C4", "100nF", "bypass at U2", {"1": "~", "2": "~"}, C_CERAMIC),
+            p1=V5, p2=GND)
     net.add(Component("R1", "10k", "pull-down: LED data low while the Pico boots",
-                      {"1": "~", "2": "~"}), p1="LED_DATA_3V3", p2=GND)
+                      {"1": "~", "2": "~"}, R_AXIAL), p1="LED_DATA_3V3", p2=GND)
     net.add(Component("R2", "330", "series resistor in the LED data line",
-                      {"1": "~", "2": "~"}), p1="LED_DATA_5V", p2="LED_DIN")
+                      {"1": "~", "2": "~"}, R_AXIAL), p1="LED_DATA_5V", p2="LED_DIN")
     _sensing_components(layout, net, fw, pico)
     _leds(layout, net)
     return net
 
 
-def _sensor(net: Netlist, ref: str, value: str, spot: str, out: str) -> None:
+def _sensor(net: Netlist, ref: str, value: str, spot: str, out: str, rail: str) -> None:
     net.add(Component(ref, value, f"hall sensor under {spot}",
                       {"1": "VCC", "2": "GND", "3": "OUT"}, "Package_TO_SOT_THT:TO-92_Inline",
-                      spot), p1=V3S, p2=GND, p3=out)
-    net.add(Component("C" + ref, "100nF", f"bypass at {ref}", {"1": "~", "2": "~"}, spot=spot),
-            p1=V3S, p2=GND)
+                      spot), p1=rail, p2=GND, p3=out)
+    net.add(Component("C" + ref, "100nF", f"bypass at {ref}", {"1": "~", "2": "~"},
+                      C_CERAMIC, spot), p1=rail, p2=GND)
 
 
-def _regulator(net: Netlist) -> None:
-    net.add(Component("U3", "LM1117-3.3", "3.3 V regulator for the sensors (never the Pico's "
-                      "3V3 pin)", {"1": "GND", "2": "VOUT", "3": "VIN"},
-                      "Package_TO_SOT_SMD:SOT-223-3_TabPin2"), p1=GND, p2=V3S, p3=V5)
-    net.add(Component("C2", "10uF", "regulator input", {"1": "~", "2": "~"}), p1=V5, p2=GND)
-    net.add(Component("C3", "10uF", "regulator output", {"1": "~", "2": "~"}), p1=V3S, p2=GND)
+def sensor_rails(layout: Layout) -> list[str]:
+    """The sensors' 3.3 V rails, one per regulator (the BOM's count: each regulator within
+    80 % of its current rating and of the heat its package may shed)."""
+    count = regulator_count(rail_loads(layout)["sensor-3v3"])
+    return [V3S] + [f"{V3S}_{k + 1}" for k in range(1, count)]
+
+
+def regulator_ref(k: int) -> str:
+    """The reference of the ``k``-th sensor regulator (U1 is the Pico, U2 the level shifter,
+    the read-out chips start at U10)."""
+    return f"U{3 + k}"
+
+
+def sensor_supplies(layout: Layout) -> list[tuple[str, str]]:
+    """(regulator, rail) feeding each spot's sensor, in the order of ``layout.spots`` (the
+    wiring table's): the spots split evenly between the regulators, the first share on the
+    first.  Empty when the sensors take no supply (a reed matrix)."""
+    if sensing_kind(layout) is MATRIX:
+        return []
+    rails = sensor_rails(layout)
+    shares = [i * len(rails) // len(layout.spots) for i in range(len(layout.spots))]
+    return [(regulator_ref(k), rails[k]) for k in shares]
+
+
+def _regulator(net: Netlist, rails: list[str]) -> None:
+    for k, rail in enumerate(rails):
+        ref = regulator_ref(k)
+        net.add(Component(ref, "LM1117-3.3", "3.3 V regulator for the sensors, TO-220 in "
+                          "free air (never the Pico's 3V3 pin)",
+                          {"1": "GND", "2": "VOUT", "3": "VIN"},
+                          "Package_TO_SOT_THT:TO-220-3_Vertical"), p1=GND, p2=rail, p3=V5)
+        net.add(Component(f"C{2 + 4 * k}", "10uF", f"{ref} input", {"1": "+", "2": "-"},
+                          C_TANTALUM), p1=V5, p2=GND)
+        net.add(Component(f"C{3 + 4 * k}", "10uF", f"{ref} output", {"1": "+", "2": "-"},
+                          C_TANTALUM), p1=rail, p2=GND)
 
 
 def _sensing_components(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
@@ -195,14 +238,27 @@ def _matrix(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
     cols = [f"COL{k}" for k in range(layout.matrix_columns)]
     for name, gp in zip(rows + cols, [*fw["MATRIX_ROWS"], *fw["MATRIX_COLUMNS"]],
                         strict=True):
-        net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))  # internal pull-ups
+        net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))
     anodes_on_rows = fw.get("DIODE_ANODES", "rows") == "rows"
+    # the anode lines are read with pull-ups: 4.7 kΩ networks to the Pico's 3V3 (the
+    # RP2040's own 50–80 kΩ recover too slowly between columns)
+    sensed = rows if anodes_on_rows else cols
+    net.connect(PICO_3V3, pico.ref, str(PICO_POWER_PINS["3V3"]))
+    for k in range(-(-len(sensed) // 8)):
+        ref = f"RN{k + 1}"
+        kind = "rows" if anodes_on_rows else "columns"
+        net.add(Component(ref, "8x4k7", f"bussed pull-ups of {kind} {8 * k}–"
+                          f"{min(8 * k + 7, len(sensed) - 1)}",
+                          {str(p): "common" if p == 1 else f"R{p - 1}" for p in range(1, 10)},
+                          R_NETWORK), p1=PICO_3V3)
+        for j, line in enumerate(sensed[8 * k:8 * k + 8]):
+            net.connect(line, ref, str(2 + j))
     for spot in layout.spots:
         w = spot.sensor
         row, col = rows[w.row], cols[w.column]
         mid = f"SW_{spot.name}"
         net.add(Component(f"SW_{spot.name}", "reed", f"reed switch under {spot.name}",
-                          {"1": "~", "2": "~"}, spot=spot.name),
+                          {"1": "~", "2": "~"}, REED, spot.name),
                 p1=mid, p2=col if anodes_on_rows else row)
         # KiCad diode pins: 1 = K (ringed end), 2 = A
         net.add(Component(f"D_{spot.name}", "1N4148", f"diode in series with {spot.name}",
@@ -213,35 +269,41 @@ def _matrix(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
 
 def _shift_register(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
     """Digital halls on 74HC165 inputs with bussed pull-ups, the chain into the Pico."""
-    _regulator(net)
+    rails = sensor_rails(layout)
+    _regulator(net, rails)
     chips = layout.chain_length // 8
-    for name, gp in (("SR_CLK", fw["SHIFT_CLOCK"]), ("SR_PL", fw["SHIFT_LATCH"]),
-                     ("SR_QH0", fw["SHIFT_DATA"])):
-        net.connect(name, pico.ref, str(PICO_GP_PIN[_gp(gp)]))
+    net.connect("SR_QH0", pico.ref, str(PICO_GP_PIN[_gp(fw["SHIFT_DATA"])]))
+    # clock and latch run to every chip: 33 Ω at the Pico damps their ringing
+    for k, (name, gp) in enumerate((("SR_CLK", fw["SHIFT_CLOCK"]),
+                                    ("SR_PL", fw["SHIFT_LATCH"]))):
+        net.connect(f"{name}_PICO", pico.ref, str(PICO_GP_PIN[_gp(gp)]))
+        net.add(Component(f"R{5 + k}", "33", f"series resistor in {name} at the Pico",
+                          {"1": "~", "2": "~"}, R_AXIAL), p1=f"{name}_PICO", p2=name)
     for k in range(chips):
         pins = {"1": "SH/LD", "2": "CLK", "7": "~QH", "8": "GND", "9": "QH", "10": "SER",
                 "15": "CLK_INH", "16": "VCC"}
         pins.update({str(p): letter for letter, p in HC165_INPUT_PIN.items()})
         net.add(Component(chip_ref(k), "74HC165", f"shift register {k + 1} of {chips} "
                           "(1 = nearest the Pico)", pins, "Package_DIP:DIP-16_W7.62mm"),
-                p1="SR_PL", p2="SR_CLK", p8=GND, p9=f"SR_QH{k}", p15=GND, p16=V3S,
+                p1="SR_PL", p2="SR_CLK", p8=GND, p9=f"SR_QH{k}", p15=GND, p16=rails[0],
                 p10=f"SR_QH{k + 1}" if k + 1 < chips else GND)
         net.add(Component(f"C{10 + k}", "100nF", f"bypass at {chip_ref(k)}",
-                          {"1": "~", "2": "~"}), p1=V3S, p2=GND)
+                          {"1": "~", "2": "~"}, C_CERAMIC), p1=rails[0], p2=GND)
         net.add(Component(f"RN{k + 1}", "8x10k", f"bussed pull-ups of {chip_ref(k)}",
                           {str(p): "common" if p == 1 else f"R{p - 1}"
-                           for p in range(1, 10)}), p1=V3S)
+                           for p in range(1, 10)}, R_NETWORK), p1=rails[0])
         for j, letter in enumerate("HGFEDCBA"):
             bit_net = f"BIT{8 * k + j}"
             net.connect(bit_net, chip_ref(k), str(HC165_INPUT_PIN[letter]))
             net.connect(bit_net, f"RN{k + 1}", str(2 + j))
-    for spot in layout.spots:
-        _sensor(net, f"H_{spot.name}", "DRV5033", spot.name, f"BIT{spot.sensor.chain}")
+    for spot, (_, rail) in zip(layout.spots, sensor_supplies(layout), strict=True):
+        _sensor(net, f"H_{spot.name}", "DRV5033", spot.name, f"BIT{spot.sensor.chain}", rail)
 
 
 def _analog(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
     """Linear halls through CD74HC4067 multiplexers, one ADC input each."""
-    _regulator(net)
+    rails = sensor_rails(layout)
+    _regulator(net, rails)
     # analog: multiplexers on the sensors' rail, one ADC input each.  ADC_VREF stays open:
     # the Pico filters its own 3V3 onto it through 200 Ω (Pico datasheet), so joining it to
     # the sensors' regulator would tie two regulators together
@@ -256,17 +318,22 @@ def _analog(layout: Layout, net: Netlist, fw: dict, pico: Component) -> None:
         ref = chip_ref(m)
         net.add(Component(ref, "CD74HC4067", f"multiplexer {m + 1}: channels {16 * m}–"
                           f"{16 * m + 15}", pins, "Package_DIP:DIP-24_W15.24mm"),
-                p1=f"MUX{m + 1}_SIG", p12=GND, p15=GND, p24=V3S)
+                p1=f"MUX{m + 1}_SIG", p12=GND, p15=GND, p24=rails[0])
         for s, p in enumerate(HC4067_SELECT_PIN):
             net.connect(f"MUX_S{s}", ref, str(p))
         net.connect(f"MUX{m + 1}_SIG", pico.ref, str(PICO_GP_PIN[_gp(fw["MUX_SIGNALS"][m])]))
-        net.add(Component(f"C{10 + m}", "100nF", f"bypass at {ref}", {"1": "~", "2": "~"}),
-                p1=V3S, p2=GND)
-    for spot in layout.spots:
+        net.add(Component(f"C{10 + m}", "100nF", f"bypass at {ref}", {"1": "~", "2": "~"},
+                          C_CERAMIC), p1=rails[0], p2=GND)
+    for spot, (_, rail) in zip(layout.spots, sensor_supplies(layout), strict=True):
         ch = spot.sensor.channel
         out = f"CH{ch}"
-        _sensor(net, f"H_{spot.name}", "DRV5055A4", spot.name, out)
+        _sensor(net, f"H_{spot.name}", "DRV5055A4", spot.name, out, rail)
         net.connect(out, chip_ref(ch // 16), str(HC4067_INPUT_PIN[ch % 16]))
+    # a spare input to GND, as the guide says: the firmware scans every channel, and an open
+    # input would read whatever the last channel left on it
+    used = {spot.sensor.channel for spot in layout.spots}
+    for ch in sorted(set(range(16 * muxes)) - used):
+        net.connect(GND, chip_ref(ch // 16), str(HC4067_INPUT_PIN[ch % 16]))
 
 
 #: how each sensing kind is drawn
@@ -280,8 +347,46 @@ def _leds(layout: Layout, net: Netlist) -> None:
                           {"1": "VDD", "2": "DOUT", "3": "VSS", "4": "DIN"},
                           "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm", spot.name),
                 p1=V5, p3=GND, p4="LED_DIN" if k == 0 else f"LED_D{k}")
+        net.add(Component(f"C_LED{k}", "100nF", f"decoupling at LED {k}", {"1": "~", "2": "~"},
+                          C_CERAMIC, spot.name), p1=V5, p2=GND)
         if k + 1 < len(by_index):
             net.connect(f"LED_D{k + 1}", f"LED{k}", "2")
+
+
+def strip_spots(layout: Layout) -> list[str]:
+    """The spots of the first sensor strip a builder wires: matrix row 0 on a matrix (a
+    rank on square8, ring A on kaleido89), else the cells of the first rank."""
+    if sensing_kind(layout) is MATRIX:
+        return [s.name for s in layout.spots if s.sensor.row == 0]
+    ranks = layout.geometry.attributes["rank"]
+    first = min(ranks)
+    return [layout.geometry.cells[c] for c in range(layout.cell_count) if ranks[c] == first]
+
+
+def strip_netlist(layout: Layout, spots: list[str] | None = None) -> Netlist:
+    """One sensor strip as its own small board: the per-spot parts (sensor, diode or
+    bypass, LED and its capacitor) of ``spots`` and a header J1 carrying every net that
+    leaves the strip, named as on the main board's netlist."""
+    full = board_netlist(layout)
+    names = set(spots if spots is not None else strip_spots(layout))
+    strip = Netlist(f"{layout.name}-strip")
+    inside = {ref for ref, comp in full.components.items() if comp.spot in names}
+    leaving = sorted({name for name, nodes in full.nets.items()
+                      if any(ref in inside for ref, _ in nodes)
+                      and any(ref not in inside for ref, _ in nodes)})
+    strip.add(Component("J1", f"Conn_01x{len(leaving):02d}", "strip connector: to the main "
+                        "board's nets of the same names",
+                        {str(k + 1): name for k, name in enumerate(leaving)},
+                        header_footprint(len(leaving))),
+              **{f"p{k + 1}": name for k, name in enumerate(leaving)})
+    for ref in sorted(inside, key=lambda r: list(full.components).index(r)):
+        comp = full.components[ref]
+        strip.add(comp)
+        for name, nodes in full.nets.items():
+            for node_ref, pin in nodes:
+                if node_ref == ref:
+                    strip.connect(name, ref, pin)
+    return strip
 
 
 # ---------------------------------------------------------------------------------
@@ -370,10 +475,13 @@ def schematic_svg(net: Netlist, title: str) -> str:
     for spot, comps in per_spot.items():
         cells = []
         for comp in comps:
+            # ground and the common 5 V go without saying; a sensor's VCC names its rail
+            # (lotus39's sensors are split between two regulators)
             nets = ", ".join(f"{comp.pins[p]}→{net.net_of(comp.ref, p) or '-'}"
                              for p in sorted(comp.pins, key=lambda p: (len(p), p))
                              if comp.pins[p] not in ("VCC", "VDD", "GND", "VSS")
-                             or comp.ref.startswith("SW"))
+                             or comp.ref.startswith("SW")
+                             or (comp.pins[p] == "VCC" and net.net_of(comp.ref, p) != V5))
             cells.append(f"{comp.ref}: {nets}")
         body.append(_t(10, y, f"{spot:<16} " + "   ".join(cells), 2.6))
         y += 3.6

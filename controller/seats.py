@@ -14,10 +14,13 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from controller.adaptive_seat import AdaptiveSeat
 from controller.board import Board
 from controller.clock import GameClock, format_clock, parse_time_control
 from controller.coach import Coach, evaluation_words, parse_advice, review_words
 from controller.config import Config, ConfigError
+from controller.fogtable import FogTable, plays_on_view
+from controller.i18n import Text
 from controller.journal import GameRecord
 from controller.opponent import Computer, Opponent
 from controller.rules import Game, Move, Position, get_game
@@ -62,7 +65,7 @@ class Failures:
                       extra={"failure": kind, "problem": reason})
         else:
             log.debug(f"{room} failed again", extra={"failure": kind, "count": count})
-        self.active[room] = says.format(reason=reason[:200])
+        self.active[room] = Text(says, reason=reason[:200])  # (each page: its language)
 
     def cleared(self, room: str) -> None:
         self.active.pop(room, None)
@@ -72,12 +75,12 @@ class Failures:
 
 
 #: what the page says when the computer's search failed
-COMPUTER_FAILED = ("The computer stopped working ({reason}). Its moves are yours to make "
-                   "now: play on as two players, or start a new game to choose another "
-                   "opponent.")
+COMPUTER_FAILED = Text("The computer stopped working ({reason}). Its moves are yours to make "
+                       "now: play on as two players, or start a new game to choose another "
+                       "opponent.")
 #: what the page says when the coach's worker failed
-COACH_FAILED = ("The coach stopped working ({reason}). Hint, Evaluate and Coach are off; "
-                "the game goes on. Ask for a hint or switch Coach on to try again.")
+COACH_FAILED = Text("The coach stopped working ({reason}). Hint, Evaluate and Coach are off; "
+                    "the game goes on. Ask for a hint or switch Coach on to try again.")
 
 
 def record_of(session: GameSession, pos: Position) -> list[str]:
@@ -228,13 +231,18 @@ class ComputerSeat:
     """The computer's players: its move is asked for while the board waits for one of
     them, and shown with the board's execute flow once the search answers.  On the
     simulated board the simulated hand then makes it, one action at a time
-    (``perform`` carries out one hand action; none: the person makes the move)."""
+    (``perform`` carries out one hand action; none: the person makes the move).  With
+    hidden information and no simulated hand the table holds the person's view only
+    (:attr:`table`, :class:`~controller.fogtable.FogTable`): the computer's moves are made
+    on the whole position there, never shown."""
 
     def __init__(self, opponent: Opponent,
                  perform: Callable[[dict[str, Any]], None] | None,
-                 failures: Failures) -> None:
+                 failures: Failures, adaptive: AdaptiveSeat | None = None) -> None:
         self.opponent = opponent
         self.failures = failures
+        #: the adaptive level (``controller/adaptive_seat.py``): the level of a new game
+        self.adaptive = adaptive or AdaptiveSeat(False, None)
         self._perform = perform
         #: simulated board: actions of the simulated hand still to make (the computer's
         #: move), one every HAND_STEP_S so the sensors see each of them
@@ -242,6 +250,8 @@ class ComputerSeat:
         self._hand_at = 0.0
         self.hand_shown = 0  # the version showing the move the hand is to make
         self._hand_first = False  # the hand has not acted yet
+        #: the game's whole position when the table holds the person's view only
+        self.table: FogTable | None = None
 
     @property
     def seats(self) -> frozenset[int]:
@@ -257,6 +267,40 @@ class ComputerSeat:
         self.opponent.cancel()
         self.hand = []
         self.opponent.computer = computer or Computer()
+        self.set_table(None)
+
+    def lay_table(self, board: Board, session: GameSession, linked: bool,
+                  commit: Callable[[Move], None],
+                  taken_back: Callable[[list[Move]], None] = lambda moves: None) -> None:
+        """``session`` is put on the board: with hidden information and no hand to make
+        the computer's moves, the table holds the person's view only (``commit`` and
+        ``taken_back`` journal the whole game's moves and takebacks)."""
+        game = session.game
+        person = plays_on_view(game, self.seats, self._perform is not None, linked)
+        if person is None:
+            self.set_table(None)
+            return
+        whole = game.parse_position(session.setup)  # the board's own, with its history
+        for move in board.position.moves:
+            whole.push(move)
+        self.set_table(FogTable(board, game, whole, person, commit, taken_back))
+
+    def take_back(self, allowed: bool) -> None:
+        """The person takes back his last move (and the computer's reply) on a table that
+        holds his view — the board has no history to restore by hand (``allowed``: the
+        owner's ``board.takeback``).  Raises ValueError (one line) otherwise."""
+        if self.table is None:
+            raise ValueError(Text("a takeback is made on the board: put back the "
+                                  "position before the move"))
+        if not allowed:
+            raise ValueError(Text("takebacks are off on this board"))
+        self.opponent.cancel()  # a search of the position taken back is never used
+        self.table.take_back()
+
+    def set_table(self, table: FogTable | None) -> None:
+        if self.table is not None:
+            self.table.detach()
+        self.table = table
         self.failures.cleared("computer")
 
     def hand_turn(self, now: float, pages_behind: bool) -> bool:
@@ -277,9 +321,13 @@ class ComputerSeat:
              layout: Any, now: float) -> tuple[Move | None, bool]:
         """Ask for, or collect, the computer's move.  (the move now shown with the execute
         flow or None, whether the page's "thinking" changed)."""
-        if board.state != "turn" or session.ended or not self.seats:
+        table = self.table
+        if table is not None and table.turn():  # the person's move on his view, judged
+            return None, True
+        if board.state != "turn" or session.ended or not self.seats or (
+                table is not None and table.waiting):
             return None, False
-        pos = board.position
+        pos = board.position if table is None else table.position
         thinking = self.opponent.thinking
         try:
             move = self.opponent.poll(session.game, session.options, session.setup,
@@ -289,8 +337,12 @@ class ComputerSeat:
             return None, True
         if move is None:
             return None, self.opponent.thinking != thinking
-        log.info("computer move", extra={"game_id": session.game_id,
-                                         "move": session.game.move_text(pos, move)})
+        hidden = session.game.hidden_information  # its move is told to no log either
+        log.info("computer move", extra={"game_id": session.game_id, **(
+            {} if hidden else {"move": session.game.move_text(pos, move)})})
+        if table is not None:
+            table.play(move)
+            return move, True
         before = pos.copy()
         board.execute(move)
         if self._perform is not None:
@@ -310,8 +362,13 @@ class ComputerSeat:
         self.opponent.computer = Computer(frozenset(), self.opponent.computer.level)
 
     def json(self, game: Game) -> dict[str, Any]:
+        """The computer for the page; ``takeback``: the page offers the person a takeback
+        (the table holds his view, so he cannot restore the position by hand), if the
+        owner allows takebacks."""
+        table = self.table
         return dict(self.opponent.computer.json(game), thinking=self.opponent.thinking,
-                    problem=self.failures.active.get("computer"))
+                    problem=self.failures.active.get("computer"),
+                    takeback=table is not None and table.board.options.takeback)
 
     def close(self) -> None:
         self.opponent.close()
@@ -342,19 +399,21 @@ class CoachSeat:
         return (session.game_id, len(pos.moves))
 
     def ask(self, kind: str, session: GameSession, board: Board,
-            played: str | None = None) -> None:
-        """Ask the coach's worker: a "hint" or an "evaluate" for the position now, or a
-        "review" of ``played`` (long notation), the move just made."""
+            played: str | None = None, now: Position | None = None) -> None:
+        """Ask the coach's worker: a "hint" or an "evaluate" for the position now (``now``:
+        the game's, when the board holds a view only), or a "review" of ``played`` (long
+        notation), the move just made."""
         s = session
-        moves = record_of(s, board.position)
+        now = board.position if now is None else now
+        moves = record_of(s, now)
         if played is not None:
             moves = moves[:-1]
         pos = s.game.parse_position(s.setup)
-        for move in board.position.moves[:len(moves)]:
+        for move in now.moves[:len(moves)]:
             pos.push(move)
         if not s.game.legal_moves(pos):
             return
-        key = self._key(s, board.position)
+        key = self._key(s, now)
         # a review stays about its move while later plies are made (the computer's reply
         # comes before it); a takeback or a new game cancels it
         self._reviewing = key if kind == "review" else None
@@ -382,12 +441,13 @@ class CoachSeat:
     def new_game(self) -> None:
         self.taken_back()
 
-    def turn(self, session: GameSession, board: Board) -> None:
+    def turn(self, session: GameSession, board: Board, now: Position | None = None) -> None:
         """An answer of the coach's worker: light the hint, note a poor move, show the
-        evaluation."""
+        evaluation (``now``: as for :meth:`ask`)."""
         reviewing = self._reviewing
+        now = board.position if now is None else now
         try:
-            got = self.coach.answer(reviewing or self._key(session, board.position))
+            got = self.coach.answer(reviewing or self._key(session, now))
         except Exception as exc:  # noqa: BLE001 - any failure of the worker
             self._failed(exc, session.game.hidden_information)
             return
@@ -401,7 +461,7 @@ class CoachSeat:
         kind, advice = got
         self.failures.cleared("coach")
         s = session
-        pos = board.position
+        pos = now
         self.advice = dict(self.advice, busy=None)
         if kind == "hint":
             move = parse_advice(s.game, pos, advice)
@@ -415,7 +475,7 @@ class CoachSeat:
                                           "best_text": advice.best_text,
                                           "text": evaluation_words(advice),
                                           "ply": len(pos.moves)})
-        elif kind == "review" and advice.loss >= self.coach.margin:
+        elif kind == "review" and self.coach.remarks_on(advice):
             ply = advice.ply if advice.ply is not None else (
                 reviewing or self._key(s, pos))[1]  # the move reviewed
             self.advice["note"] = {"ply": ply, "played": advice.played,
@@ -471,18 +531,18 @@ def computer_from_config(config: Config) -> Computer:
 def resume_summary(computer: Computer, coach: Coach, session: GameSession,
                    other_boards: list[str], now: float) -> str:
     """What is resumed, in words: "against the computer, level 6, 4:12 – 3:58"."""
-    parts = []
+    parts: list[str] = []
     if computer.seats:
-        parts.append(f"against the computer, level {computer.level}")
+        parts.append(Text("against the computer, level {level}", level=computer.level))
     if other_boards:
-        parts.append("linked with " + ", ".join(other_boards))
+        parts.append(Text("linked with {boards}", boards=", ".join(other_boards)))
     clock = session.game_clock
     if clock is not None:
         parts.append(" – ".join(format_clock(clock.remaining(i, now))
                                 for i in range(len(clock.seats))))
     if coach.on:
-        parts.append("coach on")
-    return ", ".join(parts)
+        parts.append(Text("coach on"))
+    return Text.join(", ", parts)  # (a Text: each page says it in its own language)
 
 
 __all__ = ["CLOCK_PHASES", "COACH_FAILED", "COMPUTER_FAILED", "HAND_PAGE_WAIT_S", "HAND_STEP_S",

@@ -24,21 +24,19 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from controller.adaptive_seat import AdaptiveSeat
 from controller.board import HINT, NEW_GAME, NEXT_GAME, Board, BoardOptions
-from controller.board.fogsync import FogSync
 from controller.clock import ClockError, parse_time_control
 from controller.coach import Coach
 from controller.config import Config, ConfigError, PlayerSettings
+from controller.i18n import Text, text_of
 from controller.interaction import Interaction
 from controller.journal import GameRecord, Journal, JournalError
 from controller.layout import Layout, layout_playing, load_layout
-from controller.leds.drivers import ThrottledLeds
-from controller.leds.palette import Palette
-from controller.leds.scene import LedFrame
 from controller.lighting import Lighting
 from controller.link.messages import Start
-from controller.link.remote import Remote
 from controller.link.seat import LinkRefused, LinkSeat, open_remote
+from controller.online.room import OnlineRefused, OnlineRoom
 from controller.opponent import Computer, Opponent
 from controller.rules import GAMES, Game, Move, Outcome, Position, get_game
 from controller.seats import HAND_PAGE_WAIT_S as HAND_PAGE_WAIT_S  # re-exported (tests)
@@ -49,7 +47,6 @@ from controller.seats import (
     ComputerSeat,
     Failures,
     computer_from_config,
-    record_of,
     resume_summary,
 )
 from controller.sensing.backends import QUIET_S as QUIET_S  # re-exported: the loop's rest
@@ -57,52 +54,26 @@ from controller.sensing.backends import open_sensing
 from controller.sensing.frame import Frame
 from controller.sensing.sim.objects import supply_names
 from controller.sensing.watch import SensingWatch
-from controller.session import GameSession, JournalWriteError, Scorebook
+from controller.service_errors import ServiceError, ServiceFailed, page_request
+from controller.service_rooms import RoomNames
+from controller.session import GameSession, JournalWriteError, Scorebook, online_view
 from controller.snapshot import BoardSnapshot, health_of, take_snapshot
 from controller.speech.room import BoardVoice
 from controller.speech.words import event_words
 
 log = logging.getLogger("fairyboard.service")
+#: why the engine's help is refused during an online game
+FAIR_PLAY = ("off during an online game: fair play (no engine, hints, evaluation or "
+             "coach)")
 
 
-class ServiceError(ValueError):
-    """A request the service cannot carry out (bad game name, no choice open, …)."""
-
-
-class ServiceFailed(ServiceError):
-    """A page request after (or causing) a journal write failure: the service is stopping."""
-
-
-# ---------------------------------------------------------------------------------
-# the service
-
-
-def _page_request(method: Callable[..., Any]) -> Callable[..., Any]:
-    """A page request that may write the journal: after a write failure it is refused
-    (ServiceFailed, one line), never answered with state the journal does not hold."""
-    import functools
-
-    @functools.wraps(method)
-    def request(self: BoardService, *args: Any, **kwargs: Any) -> Any:
-        if self.failure is not None:
-            raise ServiceFailed(f"{self.failure}; the service is stopping")
-        try:
-            return method(self, *args, **kwargs)
-        except JournalWriteError:
-            raise ServiceFailed(f"{self.failure}; the service is stopping") from None
-    return request
-
-
-class BoardService:
+class BoardService(RoomNames):
     """The running board: the loop and the wiring.  It owns the sensing pipeline, the
     state machine and the LEDs; everything else is a room it wires to the board's events
     (``move``, ``takeback``, ``command``, ``game_over``) and to the loop's tick: the
     session and its journal (:class:`~controller.session.Scorebook`), the clock, the
     computer and the coach (:mod:`controller.seats`), and the linked boards
-    (:class:`~controller.link.seat.LinkSeat`).  The page reads :meth:`snapshot`.
-
-    Its fields are the pipeline's parts, the rooms and the LED glow (about 30): the
-    price of being the one place they are wired together."""
+    (:class:`~controller.link.seat.LinkSeat`).  The page reads :meth:`snapshot`."""
 
     def __init__(self, config: Config, *, seed: int | None = None) -> None:
         """``seed`` makes the virtual die and the simulator's magnets repeatable."""
@@ -135,14 +106,18 @@ class BoardService:
         coach.on = config.board.coach
         failures = Failures()  # the workers': logged once, counted, shown
         self.coach_seat = CoachSeat(coach, self._changed, failures)
-        opponent = Opponent(computer_from_config(config), seed=seed or 0,
-                            engine=config.engine)
-        self.computer = ComputerSeat(opponent, None, failures)
+        # the adaptive level (``[engine] adaptive``): its state beside the journal
+        adaptive = AdaptiveSeat(config.engine.adaptive, journal.folder)
+        opponent = Opponent(adaptive.computer(computer_from_config(config)),
+                            seed=seed or 0, engine=config.engine)
+        self.computer = ComputerSeat(opponent, None, failures, adaptive)
         #: the board's voice: each event said once, for the page and the Pi's speaker
         self.voice = BoardVoice(config.speech, listener=lambda: self.page_viewer(None),
                                 who=self._who, remaining=self._remaining)
         #: linked boards (their ``remote`` is None: this board plays alone)
         self.link = LinkSeat(open_remote(config), self.scorebook, self)
+        #: the owner's online account and game (controller/online/room.py)
+        self.online = OnlineRoom(config.online, self)
         self.sensing = open_sensing(config, self.layout, self._is_extendable, seed or 0)
         try:
             self._set_up(config)
@@ -156,90 +131,30 @@ class BoardService:
             from controller.sensing.sim.hand import perform
             self.computer = ComputerSeat(self.computer.opponent,
                                          lambda action: perform(self, action),
-                                         self.computer.failures)
-        self.clock = self.sensing.clock
+                                         self.computer.failures, self.computer.adaptive)
         self._previewed: Frame | None = None
         self.lighting.open(config, self.sensing.send_led_frame, self.clock)
         self.resume_offer: dict[str, Any] | None = None
         self.on_failure: Callable[[], None] | None = None
         self._restart: str | None = None
         self._resume_or_start()
+        self.online.start()
         self._light(self.clock())
 
-    # -- the rooms, as the page and the tests name them ----------------------------------
     @property
-    def session(self) -> GameSession:
-        session = self.scorebook.session
-        assert session is not None
-        return session
-
-    @property
-    def journal(self) -> Journal:
-        return self.scorebook.journal
-
-    @property
-    def journal_problems(self) -> list[str]:
-        return self.scorebook.problems
-
-    @property
-    def failure(self) -> str | None:
-        return self.scorebook.failure
-
-    @property
-    def opponent(self) -> Opponent:
-        return self.computer.opponent
-
-    @property
-    def coach(self) -> Coach:
-        return self.coach_seat.coach
-
-    @property
-    def advice(self) -> dict[str, Any]:
-        return self.coach_seat.advice
-
-    @property
-    def remote(self) -> Remote | None:
-        return self.link.remote
-
-    @property
-    def fog(self) -> FogSync | None:
-        return self.link.fog
-
-    @property
-    def link_problem(self) -> str | None:
-        return self.link.problem
-
-    @property
-    def time_control(self) -> str:
-        return self.clock_seat.time_control
-
-    @property
-    def palette(self) -> Palette:
-        return self.lighting.palette
-
-    @property
-    def leds(self) -> ThrottledLeds | None:
-        return self.lighting.leds
-
-    @property
-    def led_frame(self) -> LedFrame | None:
-        return self.lighting.frame
-
-    @property
-    def led_version(self) -> int:
-        return self.lighting.version
-
-    @property
-    def board_name(self) -> str:
-        return self.link.board_name
+    def clock(self) -> Callable[[], float]:
+        """The sensing back end's clock (simulated time on the simulated board)."""
+        return self.sensing.clock
 
     # -- games and the journal ---------------------------------------------------------
     def _check_game(self, name: str) -> None:
-        if name not in GAMES:
-            raise ConfigError(f"board.game: unknown game {name!r} (known: {', '.join(GAMES)})")
+        if name not in GAMES:  # (Texts: a page reads the problem in its own language)
+            raise ConfigError(Text("board.game: {problem}", problem=Text(
+                "unknown game {name} (known: {games})", name=repr(name), games=", ".join(GAMES))))
         if name not in self.layout.games:
-            raise ConfigError(f"board.game: layout {self.layout.name} is not made for "
-                              f"{name} (it serves {', '.join(self.layout.games)})")
+            raise ConfigError(Text("board.game: {problem}", problem=Text(
+                "layout {layout} is not made for {game} (it serves {games})",
+                layout=self.layout.name, game=name, games=", ".join(self.layout.games))))
 
     def _resume_or_start(self) -> None:
         """Resume the newest game if it is unfinished.  A file that cannot be read — empty,
@@ -258,6 +173,11 @@ class BoardService:
     def _resume(self, record: GameRecord) -> None:
         if record.link and record.link.get("refereed") and self.remote is not None:
             self._resume_refereed(record)
+            return
+        if online_view(record):  # the server's view brings the board up to date
+            session, pos = self.scorebook.continued_online_view(record)
+            self._restore_seats(session.game, record.seats or {})
+            self._install(session, pos)
             return
         session, pos = self.scorebook.continued(record)
         game, plies = session.game, session.plies
@@ -284,13 +204,16 @@ class BoardService:
         """Who plays the game and how, for its start record (a resume restores it)."""
         computer = self.opponent.computer
         return {"computer": sorted(computer.seats), "level": computer.level,
-                "coach": self.coach.on, "coach_margin": self.coach.margin}
+                "coach": self.coach.on, "coach_margin": self.coach.margin,
+                **({"online": self.online.record} if self.online.record else {})}
 
     def _restore_seats(self, game: Game, seats: dict[str, Any]) -> None:
         players = frozenset(p for p in seats.get("computer", []) if p < game.players)
         self.computer.new_game(Computer(players, seats.get("level", 6)))
         self.coach.on = seats.get("coach", self.coach.on)
         self.coach.margin = seats.get("coach_margin", self.coach.margin)
+        if isinstance(seats.get("online"), dict):  # an online game: its seat comes back
+            self.online.resumed(seats["online"])
 
     def _other_boards(self, session: GameSession) -> list[str]:
         if session.link is None or self.remote is None:
@@ -360,6 +283,8 @@ class BoardService:
         else:
             self.board.new_game(game, pos)
         self.voice.follow(self.board)
+        self.computer.lay_table(self.board, session, self.link.linked(session), self._on_move,
+                                self._on_takeback)
         if self.link.linked(session):  # the others' moves come linked
             assert session.link is not None
             self.board.set_away(self.link.away(session.link))
@@ -400,10 +325,13 @@ class BoardService:
     def _on_move(self, move: Move) -> None:
         """A move is committed (already on ``board.position``): journal it before the
         board publishes it.  Raises OSError when the disk refuses — nothing is shown."""
+        if self.computer.table is not None and not self.computer.table.committing:
+            return  # the person's move on his view: the table judges it, then commits it
         s = self.session
         pos = self.position
         amend = self.board is not None and self.board.replacing is not None
-        remaining = self.clock_seat.press(s, s.game.ply_mover(pos), self.clock())
+        remaining = (self.clock_seat.press(s, s.game.ply_mover(pos), self.clock())
+                     or self.online.times())  # online: the server's clocks
         ply = self.scorebook.move(pos, move, amend, remaining)  # once it is on disk
         if self.resume_offer is not None:  # a move made on the resumed game keeps it
             self.resume_offer = None        # (a board without a screen): the clocks run
@@ -413,7 +341,8 @@ class BoardService:
                               by_person=ply.player not in self.computer.seats
                               and self.link.plays_here(s, ply.player))
         self.link.moved(s, pos, ply.player, ply.long)
-        log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies), "move": ply.text,
+        log.info("move", extra={"game_id": s.game_id, "ply": len(s.plies),
+                                **({} if s.game.hidden_information else {"move": ply.text}),
                                 "player": s.game.player_names[ply.player],
                                 **({"amends": True} if amend else {})})
         self._changed()
@@ -421,10 +350,11 @@ class BoardService:
     def _on_takeback(self, moves: list[Move]) -> None:
         if self.board is not None and self.board.replacing is not None:
             return  # the move callback writes the replacement as one amend record
-        if self.fog is not None:
-            return  # a refereed game: nothing is journalled but its views
+        if self.fog is not None or (self.computer.table and not self.computer.table.committing):
+            return  # the board holds a view: nothing is journalled but the game's moves
         s = self.session
         self.scorebook.takeback(len(moves))
+        self.online.taken_back(len(moves))  # online: a takeback offer
         self.coach_seat.taken_back()
         self.clock_seat.taken_back(s, s.game.ply_mover(self.position), self.clock())
         self.link.taken_back(s, len(moves))
@@ -435,6 +365,9 @@ class BoardService:
         s = self.session
         if self.scorebook.end(outcome):
             self.link.ended(s, outcome.result, outcome.reason)
+            self.adaptive.game_over(s.game_id, outcome, self.opponent.computer,
+                                    s.game.players,  # online and linked games never count
+                                    self.online.record is None and s.link is None)
         log.info("game over", extra={"game_id": s.game_id, "result": outcome.result,
                                      "reason": outcome.reason})
         self._changed()
@@ -443,6 +376,8 @@ class BoardService:
         log.info("command", extra={"command": name, "player": player})
         if name in (NEW_GAME, NEXT_GAME):
             self._restart = name  # the board resets itself; the journal follows
+        elif self.board is not None and name in self.board.progress.commands:
+            self.online.from_board(name)
         elif name == HINT:
             self._ask("hint")
 
@@ -455,11 +390,14 @@ class BoardService:
         self.link.fog_detach()
         self.scorebook.abandon()
         self.resume_offer = None
+        self.online.new_game()
         game = self.board.game
         options = self.session.options if game is self.session.game else {}
         pos = self.board.position
         setup = game.position_text(pos)
-        self.scorebook.install(self._new_session(game, options, setup))
+        self.computer.new_game(self.adaptive.computer(self.opponent.computer))
+        self.scorebook.install(session := self._new_session(game, options, setup))
+        self.computer.lay_table(self.board, session, False, self._on_move, self._on_takeback)
         self._dress(game, pos)
         log.info("new game", extra={"game_id": self.session.game_id, "game": game.name,
                                     "setup": setup, "from": "board"})
@@ -476,6 +414,38 @@ class BoardService:
     def _join(self, start: Start, consent: bool = False) -> None:
         """Another board's invitation, as the link takes it (tests call it directly)."""
         self.link.join(start, consent)
+
+    def begin_online(self, game: Game, options: dict[str, Any], setup: str,
+                     names: list[str]) -> None:
+        """The online room's game on this board: no engine, no coach, the server's clock."""
+        switch = self._simulated_layout_for(game.name)
+        self.link.fog_detach()
+        self.scorebook.abandon()
+        self.resume_offer = None
+        self.computer.new_game(None)
+        self.coach_seat.new_game()
+        self.coach.on = False
+        if switch is not None:
+            self._use_simulated_layout(switch)
+        session = self.scorebook.new(game, options, setup, names, None, None,
+                                     self._seats_record())
+        self._install(session, game.parse_view(setup))  # (the owner's view, if hidden)
+
+    def online_layout_problem(self, game: Game) -> str | None:
+        if self._simulated_layout_for(game.name) is not None:
+            return None  # (the simulated board takes the layout made for it)
+        try:
+            self._check_game(game.name)
+        except ConfigError as exc:
+            return exc.args[0].values["problem"]
+        return None
+
+    def online_aborted(self) -> None:
+        self.new_game(self.game.name, self.game_options)
+
+    def online_set_back(self, plies: int) -> None:
+        self.scorebook.takeback(plies)
+        self._changed()
 
     def begin_refereed(self, game: Game, start: Start, pos: Position) -> GameSession:
         self.scorebook.abandon()
@@ -514,8 +484,10 @@ class BoardService:
         if self.clock_seat.run(self.session, board, self.resume_offer is None
                                and self.failure is None, now):
             self._changed()
-        self.coach_seat.turn(self.session, board)
+        self.coach_seat.turn(self.session, board, self.position)
         self.link.turn()
+        if self.online.tick(board):
+            self._changed()
         self._computer_turn(now)
         if board.interaction != before:
             self._changed()
@@ -550,17 +522,15 @@ class BoardService:
 
     def _ask(self, kind: str) -> None:
         assert self.board is not None
-        self.coach_seat.ask(kind, self.session, self.board)
+        if self.online.playing:
+            return  # fair play: no engine during an online game
+        self.coach_seat.ask(kind, self.session, self.board, now=self.position)
 
     @property
     def busy(self) -> bool:
         """Something is under way that wants the loop at full speed (the computer's
         search or the simulated hand making its move)."""
         return self.computer.busy or self.coach_seat.busy
-
-    def _record(self) -> list[str]:
-        """The moves of the game so far in long notation (what the engine's worker replays)."""
-        return record_of(self.session, self.position)
 
     def _light(self, now: float) -> None:
         """The LEDs for the interaction now (see :class:`~controller.lighting.Lighting`)."""
@@ -596,11 +566,13 @@ class BoardService:
     @property
     def position(self) -> Position:
         assert self.board is not None
-        return self.board.position
+        table = self.computer.table
+        return self.board.position if table is None else table.position
 
     def expected_position(self) -> Position:
-        """What the board should show: the committed position."""
-        return self.position
+        """What the board should show (a table that holds a view: the view)."""
+        assert self.board is not None
+        return self.board.position
 
     @property
     def plies(self) -> list[tuple[int, str]]:
@@ -638,7 +610,9 @@ class BoardService:
         return self.lighting.glow
 
     def clock_json(self) -> dict[str, Any] | None:
-        """The seats' clocks for the page (None without a clock)."""
+        """The seats' clocks for the page (None without a clock); online: the server's."""
+        if self.online.record is not None:
+            return self.online.clock_json()
         return self.clock_seat.json(self.session, self.clock())
 
     def advice_json(self) -> dict[str, Any]:
@@ -654,8 +628,12 @@ class BoardService:
         return self.link.club_json()
 
     def set_coach(self, on: bool) -> None:
-        """The page's Coach box."""
+        """The page's Coach box (journalled: a resume keeps it; refused during an online
+        game: fair play)."""
+        if on and self.online.playing:
+            raise ServiceError(FAIR_PLAY)
         self.coach_seat.set_on(on)
+        self.scorebook.seats(self._seats_record())
 
     def page_viewer(self, viewer: int | None) -> int | None:
         """Whose view the page shows in a game with hidden information: a refereed
@@ -687,7 +665,7 @@ class BoardService:
         """What ``/health`` says: ok, degraded (and why) or failed."""
         return health_of(self)
 
-    @_page_request
+    @page_request
     def answer_choice(self, index: int) -> None:
         """Answer the open choice with option ``index`` of :meth:`choice_labels`."""
         assert self.board is not None
@@ -695,28 +673,37 @@ class BoardService:
         if not labels:
             raise ServiceError("there is no choice to answer")
         if not 0 <= index < len(labels):
-            raise ServiceError(f"choice {index} does not exist (0..{len(labels) - 1})")
+            raise ServiceError(Text("choice {index} does not exist (0..{last})", index=index,
+                                    last=len(labels) - 1))
         self.board.answer_choice(index)
         self._follow_board_restart()
         self._changed()
 
     #: commands the page may give for the player to move
     COMMANDS = ("offer draw", "accept draw", "resign", "hint", "evaluate", "coach on",
-                "coach off")
+                "coach off", "takeback")
 
-    @_page_request
+    @page_request
     def command(self, name: str) -> None:
         """``offer draw``, ``accept draw`` or ``resign`` for the player to move (the same
         commands as the board's own menu; the journal follows through the callbacks);
         ``hint``, ``evaluate`` and ``coach on|off`` ask the engine."""
         assert self.board is not None
         if name not in self.COMMANDS:
-            raise ServiceError(f"unknown command {name!r} (one of {', '.join(self.COMMANDS)})")
+            raise ServiceError(Text("unknown command {name} (one of {known})",
+                                    name=repr(name)[:40], known=", ".join(self.COMMANDS)))
         if name in ("coach on", "coach off"):
             self.set_coach(name == "coach on")
             return
         if self.outcome is not None:
             raise ServiceError("the game is over")
+        if self.online.playing:  # the server decides; no engine help (fair play)
+            if name in ("hint", "evaluate"):
+                raise ServiceError(FAIR_PLAY)
+            try:
+                return self.online.command(name)
+            except OnlineRefused as exc:  # (its Text: said in the page's language)
+                raise ServiceError(text_of(exc)) from None
         if name in ("hint", "evaluate"):
             if self.board.state != "turn" and name == "hint":
                 raise ServiceError("a hint is shown when it is a player's turn")
@@ -725,15 +712,17 @@ class BoardService:
         try:
             if name == "resign":
                 self.board.resign()
+            elif name == "takeback":  # (a table that holds the person's view only)
+                self.computer.take_back(self.board.options.takeback)
             elif name == "offer draw":
                 self.board.offer_draw()
             else:
                 self.board.accept_draw()
         except ValueError as exc:
-            raise ServiceError(str(exc)) from None
+            raise ServiceError(exc.args[0] if exc.args else str(exc)) from None
         self._changed()
 
-    @_page_request
+    @page_request
     def roll_die(self) -> int:
         """The page's virtual die: a random face, entered as the roll move."""
         assert self.board is not None
@@ -744,7 +733,7 @@ class BoardService:
         self._changed()
         return int(move.token.split(":")[1])
 
-    @_page_request
+    @page_request
     def new_game(self, name: str, options: dict[str, Any] | None = None,
                  setup: str | None = None, computer: Computer | None = None,
                  time_control: str | None = None, remote: dict[int, str] | None = None,
@@ -761,20 +750,23 @@ class BoardService:
             try:
                 parse_time_control(time_control)
             except ClockError as exc:
-                raise ServiceError(f"new game: {exc}") from None
+                raise ServiceError(exc.args[0]) from None  # (a Text: the page translates it)
         if computer is not None:
             game_class = GAMES.get(name)
             players = game_class(**options).players if game_class is not None else 2
             bad = [p for p in computer.seats if not 0 <= p < players]
             if bad or not 1 <= computer.level <= 10:
-                raise ServiceError(f"computer: players 0..{players - 1} and a level 1..10, "
-                                   f"got players {sorted(computer.seats)} level {computer.level}")
+                raise ServiceError(Text("computer: players 0..{last} and a level 1..10, got "
+                                        "players {players} level {level}", last=players - 1,
+                                        players=sorted(computer.seats), level=computer.level))
+        if self.online.playing:  # abandoned only when the player says so
+            raise ServiceError("an online game is on: resign or abort it first")
         switch = None if remote or link else self._simulated_layout_for(name)
         try:
             if switch is None:
                 self._check_game(name)
         except ConfigError as exc:
-            raise ServiceError(str(exc).removeprefix("board.game: ")) from None
+            raise ServiceError(exc.args[0].values["problem"]) from None
         game = get_game(name, **options)  # bad options fail before the journal changes
         if setup:
             game.check_playable(game.parse_position(setup))
@@ -784,8 +776,8 @@ class BoardService:
             try:
                 invite = self.link.start(game, options, setup, remote, control)
             except LinkRefused as exc:
-                raise ServiceError(str(exc)) from None
-            if game.hidden_information:  # the referee sends each board its view
+                raise ServiceError(text_of(exc)) from None
+            if self.link.refereed(game, invite):  # the referee sends each board its view
                 self.link.request_refereed(invite)
                 return
         self.link.fog_detach()
@@ -793,9 +785,10 @@ class BoardService:
         self.resume_offer = None
         if time_control is not None:
             self.clock_seat.time_control = time_control.strip()
-        self.computer.new_game(computer)
+        self.computer.new_game(self.adaptive.computer(computer))
         self.coach_seat.new_game()
         self.link.new_game()
+        self.online.new_game()
         if switch is not None:
             self._use_simulated_layout(switch)
         session = self._start(name, options, setup, game, link or invite)
@@ -823,42 +816,42 @@ class BoardService:
         self.config.board.layout = name
         self.layout, self.board, self.lighting = layout, None, lighting
         self.sensing = open_sensing(self.config, layout, self._is_extendable, 0)
-        self.sim, self.clock = self.sensing.sim, self.sensing.clock
+        self.sim = self.sensing.sim
         self._previewed = None
         self.watch = SensingWatch()
         self.lighting.open(self.config, self.sensing.send_led_frame, self.clock)
         log.info("layout", extra={"layout": name, "from": "page"})
 
-    @_page_request
+    @page_request
     def link_resync(self) -> None:
         """After the linked boards disagreed: take the other board's moves."""
         try:
             self.link.resync()
         except LinkRefused as exc:
-            raise ServiceError(str(exc)) from None
+            raise ServiceError(text_of(exc)) from None
 
-    @_page_request
+    @page_request
     def link_accept(self, accept: bool = True) -> None:
         """The player's answer to the invitation waiting: leave this game for it, or not."""
         try:
             self.link.accept(accept)
         except LinkRefused as exc:
-            raise ServiceError(str(exc)) from None
+            raise ServiceError(text_of(exc)) from None
 
-    @_page_request
+    @page_request
     def decline_takeback(self) -> None:
         """The page's answer to the other board's takeback request: no."""
         try:
             self.link.decline_takeback()
         except LinkRefused as exc:
-            raise ServiceError(str(exc)) from None
+            raise ServiceError(text_of(exc)) from None
 
     def set_tutorial(self, on: bool) -> None:
         """Start (from the current move) or stop the page's guided first game."""
         self.tutorial_since = len(self.position.moves) if on else None
         self._changed()
 
-    @_page_request
+    @page_request
     def decide_resume(self, keep: bool) -> None:
         """The page's answer to the resume prompt."""
         if self.resume_offer is None:
@@ -869,7 +862,7 @@ class BoardService:
             return
         self.new_game(self.session.game.name, self.session.options, None)
 
-    @_page_request
+    @page_request
     def sim_action(self, action: dict[str, Any]) -> None:
         """A human action on the simulated board (the page's simulator)."""
         if self.sim is None:
@@ -885,6 +878,7 @@ class BoardService:
         self.computer.close()
         self.coach_seat.close()
         self.link.close()
+        self.online.close()
         self._notify()
         with contextlib.suppress(Exception):
             self.lighting.close()

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.clock import GameClock
+from controller.i18n import Text, text_of
 from controller.journal import GameRecord, GameWriter, Journal, JournalError
 from controller.link.messages import Start
-from controller.rules import Game, Move, Outcome, Position, RulesError
+from controller.rules import GAMES, Game, Move, Outcome, Position, RulesError, get_game
 from controller.rules.core import Termination
 
 log = logging.getLogger("fairyboard.service")
@@ -106,7 +107,7 @@ class Scorebook:
     def move(self, pos: Position, move: Move, amend: bool,
              remaining: list[float] | None) -> Ply:
         """A committed move (already pushed on ``pos``): one ``move`` record, or one
-        ``amend`` record when it replaces the last one (the Cube handed over after it) —
+        ``amend`` record when it replaces the last one (a token handed over after it) —
         a kill never leaves the journal without the move the board showed.  Returns once
         the record is on disk."""
         s = self.session
@@ -134,6 +135,12 @@ class Scorebook:
         self.write(s.writer.takeback, plies)
         del s.plies[len(s.plies) - plies:]
         s.ended = False
+
+    def seats(self, seats: dict[str, Any]) -> None:
+        """Who plays and how changed mid-game (the Coach box): one ``seats`` record."""
+        s = self.session
+        if s is not None and not s.ended:
+            self.write(s.writer.seats, seats)
 
     def end(self, outcome: Outcome) -> bool:
         """The game ended; False when its end record was already written."""
@@ -200,15 +207,17 @@ class Scorebook:
 
     def unreadable(self, record: GameRecord, exc: BaseException) -> None:
         """``record`` could not be resumed (the file, not the board): set it aside."""
-        self.quarantine(record.path, " ".join(str(exc).split()).removeprefix(
+        problem = exc.problem if isinstance(exc, JournalError) else None
+        self.quarantine(record.path, problem or " ".join(str(exc).split()).removeprefix(
             f"{record.path.name}: "))
 
     def quarantine(self, path: Path, problem: str) -> None:
         try:
             aside: Path | str = self.journal.quarantine(path)
         except OSError as exc:
-            aside = f"(cannot rename: {exc.strerror or exc})"
-        line = f"{path.name}: {problem}; quarantined as {getattr(aside, 'name', aside)}"
+            aside = Text("(cannot rename: {problem})", problem=str(exc.strerror or exc))
+        line = Text("{file}: {problem}; quarantined as {aside}", file=path.name,
+                    problem=problem, aside=getattr(aside, "name", aside))  # (page: its language)
         self.problems.append(line)
         log.warning("journal file unreadable; quarantined", extra={
             "file": path.name, "problem": problem, "quarantined": str(aside)})
@@ -222,7 +231,9 @@ class Scorebook:
         except (RulesError, TypeError, ValueError) as exc:
             if isinstance(exc, JournalError):
                 raise
-            raise JournalError(f"{record.path.name}: {' '.join(str(exc).split())}") from None
+            problem = text_of(exc) if isinstance(text_of(exc), Text) else " ".join(
+                str(exc).split())
+            raise JournalError(Text.join(": ", [record.path.name, problem]), problem) from None
         if record.damage:
             self.problems.append(record.damage)
             log.warning("journal damaged; resuming the moves before the damage", extra={
@@ -230,15 +241,36 @@ class Scorebook:
         writer = self.write(self.journal.continue_game, record)
         return GameSession(game, record.setup, dict(record.options), writer, plies), pos
 
-    def continued_view(self, record: GameRecord, game: Game, link: Start) -> GameSession:
-        """A refereed game: the journal holds its first view only (the board never knows
-        more)."""
+    def continued_view(self, record: GameRecord, game: Game,
+                       link: Start | None) -> GameSession:
+        """A refereed game (``link``) or an online one with hidden information: the journal
+        holds its first view only (the board never knows more)."""
         return GameSession(game, record.setup, dict(record.options),
                            self.write(self.journal.continue_game, record), link=link)
+
+    def continued_online_view(self, record: GameRecord) -> tuple[GameSession, Position]:
+        """An online game with hidden information (:func:`online_view`): its first view,
+        which the server's view then brings up to date.  JournalError: it cannot be."""
+        try:
+            game = get_game(record.game, **record.options)
+            pos = game.parse_view(record.setup)
+        except RulesError as exc:
+            raise JournalError(Text.join(": ", [record.path.name, text_of(exc)]),
+                               str(exc)) from None
+        return self.continued_view(record, game, None), pos
 
     def has_link_game(self, game_id: str) -> bool:
         """Whether this board's journal holds the linked game ``game_id``."""
         return any(r.link and r.link.get("game_id") == game_id for r in self.journal.games())
+
+
+def online_view(record: GameRecord) -> bool:
+    """Whether ``record`` is an online game with hidden information: the board plays it
+    on its owner's view, so the journal holds that view and his tries, never the game
+    (its moves cannot be replayed; the server holds the game)."""
+    cls = GAMES.get(record.game)
+    return (cls is not None and cls.hidden_information
+            and isinstance((record.seats or {}).get("online"), dict))
 
 
 def recency(record: GameRecord) -> tuple:

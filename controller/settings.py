@@ -1,10 +1,12 @@
 """The owner's settings, changed from the page and saved to the configuration file.
 
 :data:`OWNER_SETTINGS` names the settings an owner changes while living with the board
-(the game and its options, the computer's seats and level, the clock, the coach, the LED
-brightness, the players' names); :func:`describe` gives them as JSON for a page to draw
-(value, default, type, choices or range, and the help text — the comment above the
-setting in ``controller/config.py``, its one home).
+(the game and its options, the computer's seats and level and whether that level adapts
+to the owner, the clock, the coach, the LED brightness, the players' names, the voice's
+volume and the board's language — ``speech.language``, its one home: the Pi's voice and
+every page that has not chosen its own); :func:`describe` gives them as JSON for a page
+to draw (value, default, type, choices or range, and the help text — the comment above
+the setting in ``controller/config.py``, its one home).
 
 :func:`save_settings` validates a change exactly as the file is validated when the
 service starts (the whole file with the change applied goes through
@@ -26,13 +28,24 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from controller.atomic import write_atomically
-from controller.config import CHOICES, RANGES, Config, ConfigError, config_from_dict
+from controller.config import (
+    CHOICES,
+    RANGES,
+    Config,
+    ConfigError,
+    TomlError,
+    config_from_dict,
+    not_utf8,
+    parse_toml,
+)
+from controller.i18n import Text, text_of
 
 #: the settings the page may change (``section.name`` of ``controller/config.py``)
 OWNER_SETTINGS: tuple[str, ...] = (
     "board.game", "board.options", "board.computer", "board.computer_level", "board.clock",
     "board.on_flag", "board.coach", "board.coach_margin", "board.menu_hint",
-    "board.takeback", "leds.brightness", "players.names",
+    "board.takeback", "leds.brightness", "players.names", "speech.language",
+    "speech.volume", "engine.adaptive",
 )
 #: bounds the file's validation leaves to the code that reads the setting
 _EXTRA_RANGES = {"board.computer_level": (1, 10)}
@@ -41,7 +54,8 @@ _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-\s\"']+?)\s*\]\s*(#.*)?$")
 
 
 class SettingsError(ValueError):
-    """A settings change that cannot be saved; the message is one line."""
+    """A settings change that cannot be saved; the message is one line (a :class:`Text`
+    with its values, so the page reads it in its own language)."""
 
 
 # -- the description --------------------------------------------------------------------
@@ -107,29 +121,34 @@ def validate_change(data: Mapping[str, Any], changes: Mapping[str, Any],
     """The file's tables with ``changes`` applied, and the configuration they make —
     validated as the file is; a bad change is a :class:`SettingsError`."""
     if not isinstance(changes, Mapping) or not changes:
-        raise SettingsError("settings: expected {\"section.name\": value, …}")
+        raise SettingsError(Text("settings: expected {\"section.name\": value, …}"))
     merged = json.loads(json.dumps(data))  # a copy (the parsed file is plain data)
     for key, value in changes.items():
         if key not in OWNER_SETTINGS:
-            raise SettingsError(f"settings: {key!r} is not a setting the page may change "
-                                f"(these are: {', '.join(OWNER_SETTINGS)})")
+            raise SettingsError(Text("settings: {key} is not a setting the page may change "
+                                     "(these are: {known})", key=repr(key),
+                                     known=", ".join(OWNER_SETTINGS)))
         if isinstance(value, float) and not math.isfinite(value):
-            raise SettingsError(f"settings: {key}: expected a finite number, got {value!r}")
+            raise SettingsError(Text("settings: {key}: expected a finite number, got {value}",
+                                     key=key, value=repr(value)))
         low_high = _EXTRA_RANGES.get(key)
         if (low_high and isinstance(value, int) and not isinstance(value, bool)
                 and not low_high[0] <= value <= low_high[1]):
-            raise SettingsError(f"settings: {key}: expected a number from {low_high[0]} to "
-                                f"{low_high[1]}, got {value!r}")
+            raise SettingsError(Text("settings: {key}: expected a number from {low} to {high}, "
+                                     "got {value}", key=key, low=low_high[0], high=low_high[1],
+                                     value=repr(value)))
         section, name = key.split(".")
         table = merged.setdefault(section, {})
         if not isinstance(table, dict):
-            raise SettingsError(f"settings: [{section}] in the file is not a table")
+            raise SettingsError(Text("settings: [{section}] in the file is not a table",
+                                     section=section))
         table[name] = value
     try:
         config = config_from_dict(merged, source)
         _check_game(config)
     except ConfigError as exc:
-        raise SettingsError(" ".join(str(exc).split())) from None
+        text = text_of(exc)  # (the file's own words, kept as a Text to be translated)
+        raise SettingsError(text if isinstance(text, Text) else " ".join(text.split())) from None
     return merged, config
 
 
@@ -139,16 +158,17 @@ def _check_game(config: Config) -> None:
 
     board = config.board
     if board.game not in GAMES:
-        raise ConfigError(f"board.game: unknown game {board.game!r} (known: "
-                          f"{', '.join(GAMES)})")
+        raise ConfigError(Text("board.game: unknown game {game} (known: {known})",
+                               game=repr(board.game), known=", ".join(GAMES)))
     try:
         game = get_game(board.game, **board.options)
     except (TypeError, ValueError, KeyError) as exc:
-        raise ConfigError(f"board.options: {exc}") from None
+        raise ConfigError(Text("board.options: {problem}", problem=text_of(exc))) from None
     unknown = [n for n in board.computer if n not in game.player_names]
     if unknown:
-        raise ConfigError(f"board.computer: {unknown[0]!r} is not a player of {game.title} "
-                          f"({', '.join(game.player_names)})")
+        raise ConfigError(Text("board.computer: {player} is not a player of {game} ({players})",
+                               player=repr(unknown[0]), game=game.title,
+                               players=Text.join(", ", list(game.player_names))))
 
 
 def save_settings(path: str | Path, changes: Mapping[str, Any]) -> Config:
@@ -158,22 +178,26 @@ def save_settings(path: str | Path, changes: Mapping[str, Any]) -> Config:
     path = Path(path).expanduser()
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path.name}: cannot read it to change it ({exc})") from None
+        data = parse_toml(text)
+    except (OSError, UnicodeDecodeError, TomlError) as exc:
+        problem = (not_utf8(exc) if isinstance(exc, UnicodeDecodeError) else text_of(exc)
+                   if isinstance(exc, TomlError) else str(exc.strerror or exc))
+        raise SettingsError(Text("{file}: cannot read it to change it ({problem})",
+                                 file=path.name, problem=problem)) from None
     merged, config = validate_change(data, changes, path.name)
     new_text = text
     for key in changes:
         section, name = key.split(".")
         new_text = _set_line(new_text, section, name, merged[section][name])
     if tomllib.loads(new_text) != merged:  # the edit must say exactly what was validated
-        raise SettingsError(f"{path.name}: the file is laid out in a way this cannot edit "
-                            f"(a dotted key or an inline table?): change it by hand")
+        raise SettingsError(Text("{file}: the file is laid out in a way this cannot edit "
+                                 "(a dotted key or an inline table?): change it by hand",
+                                 file=path.name))
     try:
         write_atomically(path, new_text.encode("utf-8"))
     except OSError as exc:
-        raise SettingsError(f"{path}: cannot save it ({exc.strerror or exc}); the file "
-                            "is unchanged") from None
+        raise SettingsError(Text("{file}: cannot save it ({problem}); the file is unchanged",
+                                 file=str(path), problem=str(exc.strerror or exc))) from None
     return config
 
 

@@ -79,9 +79,11 @@ class BoardSnapshot:
     failure: str | None
     #: the game's end record is written
     ended: bool
-    #: the voice's last announcements (``controller/speech/``), for ``listener``'s ears
+    #: the voice's last announcements (``controller/speech/``), each with the player its
+    #: words were made for (``ears``)
     announcements: tuple[dict[str, Any], ...] = ()
-    listener: int | None = None
+    #: the online account and game (``controller/online/room.py``; the token masked)
+    online: dict[str, Any] | None = None
 
 
 
@@ -104,7 +106,7 @@ def take_snapshot(service: Any) -> BoardSnapshot:
         choice_kind=board.choice.kind if board.choice is not None else None,
         palette=service.palette, options=dict(service.game_options), setup=service.setup,
         game_id=service.game_id, tutorial_since=service.tutorial_since,
-        computer=service.computer.json(service.game),
+        computer=dict(service.computer.json(service.game), adaptive=service.adaptive.json()),
         die_expected=service.die_expected(), sim=sim, supply=tuple(service.supply),
         resume_offer=dict(service.resume_offer) if service.resume_offer else None,
         glow=tuple(service.lighting.glow), led_roles=None if frame is None else tuple(frame.roles),
@@ -113,7 +115,7 @@ def take_snapshot(service: Any) -> BoardSnapshot:
         journal_problems=tuple(service.journal_problems),
         problems=tuple(service.computer.failures.lines()), failure=service.failure,
         ended=service.session.ended, announcements=tuple(service.voice.json()),
-        listener=service.page_viewer(None))
+        online=service.online.json())
 
 
 def health_of(service: Any) -> dict[str, Any]:

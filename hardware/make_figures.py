@@ -43,7 +43,7 @@ except ImportError:  # the PNGs are then committed unreduced
 
 FIGURES = ROOT / "hardware" / "figures"
 KEEP = ("surface.png", "template.png", "wiring.png", "wiring.md", "wiring.csv", "bom.md",
-        "bom.csv", "schematic.svg", "netlist.net")
+        "bom.csv", "schematic.svg", "netlist.net", "strip-netlist.net")
 
 
 def make_figures(name: str) -> list[Path]:

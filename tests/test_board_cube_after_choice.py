@@ -31,7 +31,7 @@ def test_the_cube_handed_over_after_a_confirmed_move_amends_it(analog):
     rig.answer(plain)
     rig.wait(0.3)
     assert rig.moves == [plain] and rig.state == "turn"
-    rig.move(rig.layout.pad("cube", 0).name, rig.layout.pad("cube", 1).name)
+    rig.move(rig.layout.pad("token", 0, "cube").name, rig.layout.pad("token", 1, "cube").name)
     rig.wait(0.5)
     assert rig.state == "turn", (rig.state, rig.interaction.message)  # was "correction"
     assert rig.position.moves[-1] == with_cube and rig.moves[-1] == with_cube

@@ -263,23 +263,31 @@ def test_power_budget_arithmetic(printed: dict[str, dict[str, Path]]) -> None:
     assert b.leds == 82
     assert b.full_white_a == pytest.approx(4.92)
     assert b.led_a == pytest.approx(1.23)
-    assert b.electronics_a == pytest.approx(0.06)  # reeds draw nothing
-    assert b.load_a == pytest.approx(1.29)
-    assert b.supply_a == 2  # 1.29 A × 1.2 = 1.55 A
+    # reeds draw nothing: the Pico 60 mA, two row pull-up networks 2 × 5.6 mA, the level
+    # shifter 0.04 mA and the bleeder 5 mA (boards/parts.toml)
+    assert b.electronics_a == pytest.approx(0.07624)
+    assert b.load_a == pytest.approx(1.30624)
+    assert b.supply_a == 2  # 1.306 A × 1.2 = 1.57 A
     md = printed["square8"]["bom.md"].read_text()
     assert "82 × 60 mA = 4920 mA" in md
     assert "4920 mA × 0.25 = 1230 mA" in md
-    assert "load: 1230 mA + 60 mA = 1290 mA; × 1.2 headroom = 1548 mA → a 5 V 2 A supply" in md
+    assert ("microcontroller 60 mA + 2 row pull-up networks × 5.6 mA + level shifter 0.04 mA "
+            "+ bleeder 5 mA = 76.24 mA") in md
+    assert ("load: 1230 mA + 76.24 mA = 1306.24 mA; × 1.2 headroom = 1567.49 mA → a 5 V 2 A "
+            "supply") in md
     md9 = printed["square9"]["bom.md"].read_text()
-    assert "microcontroller 60 mA + 87 sensors × 3.5 mA = 364.5 mA" in md9
-    assert "1305 mA + 364.5 mA = 1669.5 mA; × 1.2 headroom = 2003.4 mA → a 5 V 3 A" in md9
+    assert ("microcontroller 60 mA + 87 sensors × 3.5 mA + 11 shift registers × 0.08 mA + "
+            "11 pull-up networks × 2.64 mA + level shifter 0.04 mA + bleeder 5 mA = "
+            "399.46 mA") in md9
+    assert "1305 mA + 399.46 mA = 1704.46 mA; × 1.2 headroom = 2045.35 mA → a 5 V 3 A" in md9
     lotus = power_budget(load_layout("lotus39"))
-    # 47 LEDs: 2.82 A full, 0.705 A capped; 47 linear halls × 10 mA + 60 mA = 0.53 A
-    assert lotus.electronics_a == pytest.approx(0.53)
-    assert lotus.load_a == pytest.approx(1.235)
+    # 47 LEDs: 2.82 A full, 0.705 A capped; 47 linear halls × 10 mA + 3 multiplexers ×
+    # 0.16 mA + 60 mA + 0.04 mA + 5 mA = 0.53552 A
+    assert lotus.electronics_a == pytest.approx(0.53552)
+    assert lotus.load_a == pytest.approx(1.24052)
     assert lotus.supply_a == 2
     full = power_budget(load_layout("kaleido89"), cap=1.0)
-    assert full.load_a == pytest.approx(96 * 0.06 + 0.06)
+    assert full.load_a == pytest.approx(96 * 0.06 + 0.07624)
     assert full.supply_a == 8  # 5.82 A × 1.2 = 6.98 A
     with pytest.raises(ValueError, match="brightness cap"):
         power_budget(load_layout("square8"), cap=0)

@@ -9,20 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from controller import boardprint
+from controller import parts
 from controller.boardprint import (
-    RAIL_LIMIT,
     bill_of_materials,
     bom_csv,
     bom_markdown,
     bom_total,
     led_budget_ma,
-    parts_catalogue,
     power_budget,
     rails,
     supply_part,
 )
 from controller.layout import load_layout
+from controller.parts import RAIL_LIMIT, parts_catalogue
 
 BOARDS = ("square8", "square9", "lotus39", "kaleido89")
 
@@ -37,10 +36,12 @@ def test_every_rail_within_80_percent(name: str) -> None:
     # the host's budget leaves the default 25 % brightness cap undimmed
     assert power_budget(layout).led_a * 1000 <= led_budget_ma(layout)
     assert supply_part(layout)["rating_a"] >= power_budget(layout).supply_a
-    if layout.sensor_kind != "reed":  # hall sensors: their own 3.3 V regulator
-        regulator = named["3.3 V sensor regulator"]
-        sensors = len(layout.spots) * boardprint.SENSOR_MA[layout.sensor_kind]
-        assert regulator.rating_ma >= 1.25 * sensors
+    if layout.sensor_kind != "reed":  # hall sensors: their own 3.3 V regulator(s)
+        (regulator,) = [r for n, r in named.items() if n.startswith("3.3 V sensor regulator")]
+        count = parts.regulator_count(parts.rail_loads(layout)["sensor-3v3"])
+        sensor = parts_catalogue()["parts"][layout.sensor_kind]
+        sensors = len(layout.spots) * float(sensor["supply_ma"])
+        assert count * regulator.rating_ma >= 1.25 * sensors
 
 
 def test_hall_sensor_current_on_the_pico_pin_is_refused(monkeypatch: pytest.MonkeyPatch
@@ -49,7 +50,7 @@ def test_hall_sensor_current_on_the_pico_pin_is_refused(monkeypatch: pytest.Monk
     catalogue = {**parts_catalogue(), "parts": {**parts_catalogue()["parts"]}}
     catalogue["parts"]["linear-hall"] = {**catalogue["parts"]["linear-hall"],
                                          "rail": "pico-3v3"}
-    monkeypatch.setattr(boardprint, "parts_catalogue", lambda: catalogue)
+    monkeypatch.setattr(parts, "parts_catalogue", lambda: catalogue)
     pico = next(r for r in rails(load_layout("lotus39")) if r.name.startswith("Pico"))
     assert pico.load_ma == pytest.approx(470.0)
     assert pico.load_ma > RAIL_LIMIT * pico.rating_ma
@@ -64,8 +65,8 @@ def test_parts_fit_the_3v3_design() -> None:
     square9 = {line.mpn: line for line in bill_of_materials(load_layout("square9"))}
     assert square9["DRV5033FAQLPG"].quantity == 87
     assert "A3144 also works" not in text
-    assert square9["LM1117MPX-3.3/NOPB"].quantity == 1
-    assert "LM1117MPX-3.3/NOPB" not in {line.mpn for line in
+    assert square9["LM1117T-3.3/NOPB"].quantity == 1
+    assert "LM1117T-3.3/NOPB" not in {line.mpn for line in
                                         bill_of_materials(load_layout("square8"))}
     for name in BOARDS:
         mpns = {line.mpn for line in bill_of_materials(load_layout(name))}
@@ -85,7 +86,8 @@ def test_prices_spares_and_files() -> None:
     md = bom_markdown(load_layout("lotus39"))
     assert "`leds.current_budget_ma = 1060`" in md
     assert "MAX_BRIGHTNESS` stays 255" in md
-    assert "| 3.3 V sensor regulator | 470 mA | 800 mA | 59% |" in md
+    assert "| 3.3 V sensor regulator (each of 2) | 235 mA | 800 mA | 29% |" in md
+    assert "LM1117MPX" not in md and "SOT-223 on perfboard (136 °C/W) would rise 132 °C" in md
 
 
 @pytest.mark.parametrize("name", BOARDS)

@@ -63,7 +63,7 @@ def test_selftest_names_an_open_row_shorted_columns_a_reversed_diode_and_swapped
     text = report.text()
     assert not report.ok
     assert "wiring: row 3 (GPIO" in text
-    assert "wire open (or every diode on it reversed): a4, b4, c4, d4, e4, f4, g4, h4" in text
+    assert "wire open (its diodes read neither way): a4, b4, c4, d4, e4, f4, g4, h4" in text
     assert "wiring: columns 5 and 6 shorted (GPIO" in text
     assert "wiring: diode at e6 reversed" in text
     assert "red, green, blue showed as green, red, blue" in text
@@ -75,6 +75,17 @@ def test_selftest_names_an_open_row_shorted_columns_a_reversed_diode_and_swapped
     assert "crosstalk" not in text
     assert text.splitlines()[0].startswith("Self-test of square8")
     assert text.splitlines()[-1] == "faults found"
+
+
+def test_a_rank_of_reversed_diodes_is_named_as_diodes_not_as_an_open_row(monkeypatch):
+    """A whole rank of diodes soldered the wrong way round read "row 4 wire open (or every
+    diode on it reversed)": the same in a forward scan.  The Pi scans a dead spot's lines
+    backwards while its piece lies there, which only a reversed diode conducts."""
+    rank = {s.name: "reversed" for s in SQUARE8.spots if s.sensor.row == 4}
+    report, _ = selftest_with(monkeypatch, diodes=rank)
+    assert report.wiring == [
+        "every diode on row 4 (GPIO13) reversed (each reads backwards): turn them round as "
+        "the guide shows: a5, b5, c5, d5, e5, f5, g5, h5"], report.text()
 
 
 def test_the_led_walk_shows_every_led_through_the_throttle(monkeypatch):
@@ -118,9 +129,15 @@ def test_a_seeded_open_diode_and_an_open_column_on_the_pi_matrix():
         board.advance(0.05)
         seed_matrix_faults(rig, open_columns=[2], diodes={"f7": "open"})
         report = walk(rig, board, SQUARE8, spots=range(64))
+        # scanned backwards too (the Pi's pins): neither reads, so the wire and the diode
+        sharp = walk(rig, board, SQUARE8, spots=range(64),
+                     backwards=rig.backend.scan_backwards)
     assert report.wiring[0].startswith(
         "col 2 wire open (or every diode on it reversed): c1, c2, c3, c4, c5, c6, c7, c8")
     assert report.wiring[1].startswith("diode at f7 reversed or missing")
+    assert sharp.wiring == [
+        "col 2 wire open (its diodes read neither way): c1, c2, c3, c4, c5, c6, c7, c8",
+        "diode at f7 missing or its sensor dead (it reads neither way): row 6 and col 5 work"]
 
 
 def test_matrix_faults_are_checked():
@@ -207,9 +224,9 @@ def _spots_named(question: str, prefix: str) -> list[int]:
     return [SQUARE8.spot_index(n) for n in names]
 
 
-def test_selftest_on_a_pi_asks_only_to_start_and_for_the_colours(monkeypatch):
+def test_selftest_on_a_pi_asks_only_to_start_and_about_the_leds(monkeypatch):
     """The production path (RPi.GPIO, real time): no Enter per spot; the walk notices
-    each piece as it is put down."""
+    each piece as it is put down.  The LED questions take Enter on a good board."""
     import controller.sensing.gpio as gpio
 
     board = SimulatedBoard(SQUARE8)
@@ -243,7 +260,8 @@ def test_selftest_on_a_pi_asks_only_to_start_and_for_the_colours(monkeypatch):
     assert report.ok, report.text()
     assert report.checked == len(SQUARE8.spots) and report.colours_seen == "RGB"
     assert [q.split(",")[0].split(" (")[0] for q in builder.questions] == [
-        "The first three LEDs of the chain show three colours: which",
+        "One LED is lit white: LED 0 of the chain", "One LED is lit white: LED 81 of the chain",
+        "The LEDs under a1",
         "Take every piece off the board and the pads",
         "Take every piece off the board and the pads", "Put pieces on a1",
         "Take the pieces off a1"]

@@ -215,13 +215,18 @@ def _argv(rng: random.Random, name: str, sub: argparse.ArgumentParser, files: li
 def test_every_subcommand_fuzzed_ends_with_a_status_and_no_traceback(tmp_path, monkeypatch):
     import controller.link.referee as referee
     import controller.process as service  # fairyboard run: the process
+    import controller.server.app as club_server  # fairyboard server
 
-    async def served(svc, sock) -> int:  # start-up is checked; serving is not the fuzz's
+    async def served(svc, sock, *rest) -> int:  # start-up is checked; serving is not the fuzz's
         return 0
 
     monkeypatch.setattr(service, "_serve", served)
     monkeypatch.setattr(referee, "serve", lambda *args, **kwargs: None)
+    # the server's start-up (its store opened and migrated) is checked; serving is not
+    monkeypatch.setattr(club_server, "serve", lambda data, host="", port=0, database=None,
+                        sock=None, broker_port=None: club_server.build(data, database))
     monkeypatch.setattr(service, "setup_logging", lambda *a, **k: _NullHandler())
+    monkeypatch.chdir(tmp_path)  # `backup` without --out writes into the current folder
     rng = random.Random(SEED)
     files = []
     for i, text in enumerate(['[board]\ngame = "chess"\n', "x = " + "[" * 3000,
@@ -251,6 +256,8 @@ def test_every_subcommand_fuzzed_ends_with_a_status_and_no_traceback(tmp_path, m
                 argv += ["--journal", str(tmp_path / "referee.json")]
             elif name == "calibrate":
                 argv += ["--out", str(tmp_path / "calibration.json")]
+            elif name == "server":
+                argv += ["--data", str(tmp_path / "server")]
             stdout, stderr = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 try:

@@ -201,6 +201,57 @@ def test_no_game_name_in_code_outside_the_rules() -> None:
     assert _game_names_in_code(probe, names) == ["contract_probe.py:5: \"gnuqi\""]
 
 
+def _token_names_in_code(path: Path, names: set[str]) -> list[str]:
+    """A game's token names in a file's code, in any case: identifiers with the name as
+    one of their ``_`` parts (``CUBE``, ``cube_pads``) and string literals that are not
+    docstrings (comments and docstrings may mention a token)."""
+    import io
+    import tokenize
+
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, sorted(names))) + r")(?![\w])",
+                         re.IGNORECASE)
+    found, previous = [], None
+    text = path.read_text(encoding="utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.STRING and previous not in (
+                None, tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.NL):
+            if pattern.search(tok.string):
+                found.append(f"{path.name}:{tok.start[0]}: {tok.string[:60]}")
+        elif tok.type == tokenize.NAME and set(tok.string.lower().split("_")) & names:
+            found.append(f"{path.name}:{tok.start[0]}: {tok.string}")
+        if tok.type not in (tokenize.COMMENT, tokenize.NL):
+            previous = tok.type
+    return found
+
+
+def test_no_token_name_in_code_outside_the_rules() -> None:
+    """A game's off-board tokens are its declaration (``Game.tokens``) and the layout's
+    ``token`` pads: no generic module spells one (issue 32)."""
+    names = {w.lower() for cls in GAME_CLASSES for t in cls.tokens for w in (t.name, t.title)}
+    assert "cube" in names  # Lùotuoqí declares its Cube: the check has something to find
+    found = [hit for p in _code_outside_rules() for hit in _token_names_in_code(p, names)]
+    assert found == []
+    probe = CONTROLLER.parent / "tests" / "data" / "token_probe.py"
+    assert _token_names_in_code(probe, names) == [
+        "token_probe.py:7: cube_pad", "token_probe.py:7: \"cube\"",
+        "token_probe.py:8: cube_pad"]
+
+
+@pytest.mark.parametrize("cls", GAME_CLASSES, ids=lambda c: c.name)
+def test_tokens_are_declared_with_their_pads(cls: type[Game]) -> None:
+    """Every token a game declares has a token pad need per holder, and its positions
+    name only declared tokens (a die roll's ``die:N`` is no token held)."""
+    from controller.rules.core import Token
+
+    for token in cls.tokens:
+        assert isinstance(token, Token) and token.name.isidentifier() and token.title
+        assert set(token.pads()) <= set(cls.pads)
+    declared = {t.name for t in cls.tokens}
+    assert {n.piece for n in cls.pads if n.role == "token"} <= declared
+    game = get_game(cls.name)
+    assert set(game.start().tokens) <= declared
+
+
 # -- legal_moves is empty exactly where the game has ended ------------------------------
 
 

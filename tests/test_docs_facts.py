@@ -122,3 +122,15 @@ def test_the_kaleido89_kit_has_a_magnet_for_every_piece_of_every_set_up():
     assert pieces + 1 <= magnets <= pieces + 8  # the die; a few spares, not a player's set
     guide = (ROOT / "hardware" / "kaleido89.md").read_text().replace("\n", " ")
     assert f"{magnets} magnets" in guide and f"{pieces} pieces" in guide
+
+
+def test_adding_a_game_says_how_its_words_reach_every_language():
+    """A product game's title and names are catalogue messages: the recipe says to extract
+    and translate them (the suite fails until every catalogue has them)."""
+    from controller.i18n.messages import game_texts
+    from controller.rules import GAME_CLASSES
+
+    recipe = (ROOT / "docs" / "adding-a-game.md").read_text()
+    assert "scripts/i18n extract" in recipe and "scripts/i18n check" in recipe
+    assert {cls.title for cls in GAME_CLASSES if cls.__module__.startswith("controller.")} \
+        <= game_texts()

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
+from controller.engine import LEVELS
 from controller.engine.fog import (
     Recall,
     draw_positions,
@@ -43,6 +45,13 @@ def test_two_true_positions_that_look_the_same_give_the_same_move():
     first = think_from_view("laotzu", public, va, level=4, seed=5, limits=LIMITS, memory=ma)
     second = think_from_view("laotzu", public, vb, level=4, seed=5, limits=LIMITS, memory=mb)
     assert first == second and first
+    # the beginner levels choose on the positions they picture from the view, too
+    beginner = replace(LIMITS, style=LEVELS[1].style)
+    for seed in range(4):
+        one = think_from_view("laotzu", public, va, level=1, seed=seed, limits=beginner,
+                              memory=ma)
+        assert one and one == think_from_view("laotzu", public, vb, level=1, seed=seed,
+                                              limits=beginner, memory=mb)
 
 
 def test_drawn_positions_agree_with_the_view():

@@ -77,7 +77,8 @@ def test_a_node_capped_level_plays_the_same_move_for_a_seed_whatever_the_clock(l
     assert (again.move, again.nodes, again.score) == (first.move, first.nodes, first.score)
 
 
-def test_level_one_lets_a_free_knight_go_for_some_seeds_and_level_two_up_never():
+def test_level_one_lets_a_free_knight_go_for_some_seeds_level_two_less_three_up_never():
+    """The beginners (levels 1 and 2) notice some of their captures; the searches all."""
     game = get_game("chess")
     pos = game.parse_position(FREE_KNIGHT)
     best = Engine(game, 10, clock=frozen).choose(pos, nodes=5_000).move
@@ -87,23 +88,27 @@ def test_level_one_lets_a_free_knight_go_for_some_seeds_and_level_two_up_never()
         return sum(Engine(game, level, seed=s, clock=frozen).choose(pos).move == best
                    for s in SEEDS)
 
-    assert 0 < takes(1) < len(SEEDS)  # a beginner gets chances, not every time
-    assert takes(2) == takes(3) == len(SEEDS)
+    assert 0 < takes(1) < takes(2)  # a beginner gets chances, not every time
+    assert takes(3) == len(SEEDS)
     assert Engine(game, 4, clock=frozen).choose(pos).move == best
 
 
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_no_level_thinks_longer_than_its_time_budget(level):
     """With a clock that uses up the budget within 25 readings (a slow machine), every
-    level answers within its movetime, give or take the clock's grain: the search reads
-    the clock every few hundred nodes, so it may notice the deadline one reading late,
-    and one more reading times the answer."""
+    level answers within its movetime — or, where its floor is not complete by then, the
+    floor's wait (``Level.floor_budget``: levels 7 and 8 here; docs/engine.md, "Depth
+    floor") — give or take the clock's grain: the search reads the clock every few
+    hundred nodes, so it may notice the deadline one reading late, and one more reading
+    times the answer."""
     game = get_game("gnuqi")
     budget = LEVELS[level].movetime
     step = budget / 25
     result = Engine(game, level, clock=ticking(step)).choose(game.start())
     assert result.move in game.legal_moves(game.start())
-    assert result.seconds <= budget + 2 * step
+    assert result.seconds <= LEVELS[level].floor_budget() + 2 * step
+    if result.seconds > budget + 2 * step:  # only a floor's wait takes longer
+        assert result.depth <= LEVELS[level].floor
 
 
 def test_a_weak_levels_noise_survives_a_stop_inside_the_first_depth():
@@ -144,7 +149,7 @@ def test_lao_tzus_computer_plays_its_levels_weakness_from_its_view_too():
     pos = game.parse_position(FREE_KNIGHT.replace(" w ", "[] w "))
     view = game.player_view(pos, 0)
     noisy = dataclasses.replace(sample_limits(LEVELS[1]), movetime=None)
-    calm = dataclasses.replace(noisy, noise=0)
+    calm = dataclasses.replace(noisy, noise=0, style=None)
 
     def firsts(limits) -> set:
         return {ranked_tries(game, view, limits, seed=s)[0] for s in range(12)}

@@ -10,6 +10,8 @@ answer whatever the machine's load).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from controller.engine import LEVELS, Engine
@@ -83,3 +85,79 @@ def test_a_floor_search_is_the_same_for_a_seed_whatever_the_clock():
     first = Engine(game, 4, seed=7, clock=frozen).choose(pos)
     again = Engine(game, 4, seed=7, clock=lambda: next(readings) * step).choose(pos)
     assert (again.move, again.nodes, again.depth) == (first.move, first.nodes, first.depth)
+
+
+class NodeClock:
+    """A machine searching ``rate`` nodes a second: its clock is the nodes searched so far
+    (over the floor search and the one after it), so the time a search takes is the same
+    on every run, whatever the load."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.search = None
+        self._base = self._last = 0
+
+    def __call__(self) -> float:
+        nodes = self.search.nodes if self.search is not None else 0
+        if nodes < self._last:  # a new search started counting afresh
+            self._base += self._last
+        self._last = nodes
+        return (self._base + nodes) / self.rate
+
+
+#: a crowded KaleidoChess position (93 moves): depth 2 takes about 500 nodes, depth 3 —
+#: level 6's floor — about 11,000, more than level 6's 0.25 s at 20,000 nodes a second
+CROWDED = ("1D=wP,3D=wR,6E=wL,8E=wH,2F=wP,2G=wH,2H=wT,3F=bL,3G=bW,4G=bH,4H=bP,5F=bE,5H=bP,"
+           "6F=bP,6G=bH,6H=bT,8F=wT,8G=wV,8H=wP,1J=wE,1K=wR,2I=wE,2K=wL,3J=bT,5J=bE,6J=bV,"
+           "8I=bL w - - w:8G-8J,b:5J-6I 20 11")
+
+
+def _engine(level: int, rate: float = 20_000.0, **changes) -> Engine:
+    game = get_game("kaleidochess")
+    clock = NodeClock(rate)
+    engine = Engine(game, level, seed=1, clock=clock)
+    clock.search = engine.search
+    if changes:
+        engine.level = replace(engine.level, **changes)
+    return engine
+
+
+def test_the_floor_is_waited_for_where_the_budget_would_end_it():
+    """Issue 33: level 6 stopped inside depth 3 in crowded KaleidoChess and Lùotuoqí
+    positions (12 and 7 of 15 held its floor).  The floor search may take up to
+    ``floor_wait``; without it the budget ends depth 3 here."""
+    game = get_game("kaleidochess")
+    pos = game.parse_position(CROWDED)
+    result = _engine(6, rate=10_000.0).choose(pos)
+    assert result.depth >= LEVELS[6].floor == 3
+    assert result.move in game.legal_moves(pos)
+    unstretched = _engine(6, rate=10_000.0, floor_wait=0.0).choose(pos)
+    assert unstretched.depth < LEVELS[6].floor
+
+
+def test_a_stronger_level_waits_as_long_and_is_never_shallower():
+    """Level 7's floor (depth 4) is dear here too; without its wait its 0.5 s ended the
+    search at depth 2, shallower than level 6 that waits for depth 3."""
+    game = get_game("kaleidochess")
+    pos = game.parse_position(CROWDED)
+    seven = _engine(7, rate=10_000.0).choose(pos)
+    assert seven.depth >= LEVELS[6].floor  # what level 6 completes here (above)
+    assert _engine(7, rate=10_000.0, floor_wait=0.0).choose(pos).depth < LEVELS[6].floor
+
+
+def test_the_stretch_is_bounded_by_the_level_and_by_a_clocks_share():
+    """The wait is bounded: never past ``floor_wait`` (a machine some 30
+    times slower than this one stops inside depth 3 at 2 s of its clock), and a clock's share
+    (``movetime``) is real time, never stretched."""
+    game = get_game("kaleidochess")
+    pos = game.parse_position(CROWDED)
+    level = LEVELS[6]
+    slow = _engine(6, rate=600.0).choose(pos)
+    assert slow.depth < level.floor
+    assert slow.seconds <= level.floor_budget() + 2 * 512 / 600.0
+    share = _engine(6).choose(pos, movetime=level.movetime)
+    assert share.depth < level.floor
+    assert share.seconds <= level.movetime + 512 / 20_000.0
+    assert level.floor_budget(movetime=0.1) == 0.1
+    assert level.floor_budget(slowness=8) == level.floor_wait * 8 > level.budget(slowness=8)
+    assert LEVELS[9].floor_budget() == LEVELS[9].budget()  # 2 s: its own time already

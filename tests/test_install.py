@@ -166,12 +166,16 @@ def test_installed_command_plays_and_prints_outside_the_checkout(built: Built,
 def test_the_wheel_ships_the_players_guides(built: Built, tmp_path: Path) -> None:
     where = subprocess.run([str(built.env / "bin" / "python"), "-c",
                             "from controller.web.guides import guides_dir, guide_html; "
-                            "print(guides_dir()); print(len(guide_html('gnuqi', 'Gnu Qi')))"],
+                            "print(guides_dir()); print(len(guide_html('gnuqi', 'Gnu Qi'))); "
+                            "print('雏鹰' in guide_html('luotuoqi', 'Lùotuoqí', 'zh')); "
+                            "print('Kamel' in guide_html('gnuqi', 'Gnu Qi', 'de'))"],
                            cwd=tmp_path, check=True, capture_output=True, text=True,
                            env=_outside())
-    folder, size = where.stdout.split()
+    folder, size, chinese, german = where.stdout.split()
     assert Path(folder).is_relative_to(built.env) and int(size) > 1000
     assert (Path(folder) / "images" / "gnuqi-camel.svg").is_file()
+    # the translations are in the wheel too (docs/rules/LANG/GAME.md, issue 34)
+    assert (Path(folder) / "zh" / "luotuoqi.md").is_file() and chinese == german == "True"
 
 
 def test_the_installed_voice_speaks_each_language_from_its_catalogue(built: Built,

@@ -86,7 +86,7 @@ def test_square8_wiring_and_pads() -> None:
     assert layout.spot("a1").centre_mm == (45.0, 80.0)
     assert layout.spot("a1").outline_mm[0] == (25.0, 60.0)
     # pads: Cube per player, hand P N B R Q per player, six options
-    assert [p.name for p in layout.pads("cube")] == ["white-cube", "black-cube"]
+    assert [p.name for p in layout.pads("token")] == ["white-cube", "black-cube"]
     assert [p.piece for p in layout.pads("hand", 0)] == list("PNBRQ")
     assert [p.piece for p in layout.pads("hand", 1)] == list("PNBRQ")
     assert len(layout.pads("option")) == 6

@@ -21,6 +21,7 @@ from controller.link.messages import (
     encode,
     position_digest,
 )
+from controller.seats import record_of
 from controller.service import BoardService
 from controller.web.simulator import move_actions
 from tests.support.linkplay import until as run_until
@@ -117,7 +118,8 @@ def test_two_boards_play_one_game_through_the_broker(tmp_path, broker):
                   gamma)
             (game,) = [g for g in gamma.club_json()["games"] if g["game_id"] == link_id]
             assert game["seats"] == ["alpha", "beta"] and game["title"] == alpha.game.title
-            assert game["moves"] == alpha._record() and game["result"] is None
+            assert game["moves"] == record_of(alpha.session, alpha.position)
+            assert game["result"] is None
             client = page_client(gamma)
             assert client.get("/api/club").json()["games"][0]["game_id"] == link_id
             assert "The club's games" in client.get("/club").text

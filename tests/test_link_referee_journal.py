@@ -52,6 +52,20 @@ def test_a_move_appends_one_line_to_its_games_file_and_an_ended_game_is_archived
     assert again.started == 2
 
 
+def test_a_game_closed_outside_the_rules_is_archived_once(tmp_path):
+    journal = RefereeJournal(tmp_path / "referee.json")
+    referee = Referee("test", journal)
+    referee.start(Start("c-1", "chess", {}, "", SEATS))
+    mate = long_texts(FOOLS_MATE)
+    play(referee, "c-1", mate[:2])
+    assert referee.close("c-1") == mate[:2]  # (a resignation on the club server)
+    assert (journal.archive / "c-1.jsonl").exists()
+    assert not (journal.folder / "c-1.jsonl").exists()
+    assert referee.close("c-1") == mate[:2]  # again: nothing more to archive
+    assert referee.close("nosuch") == []
+    assert list(Referee("test", RefereeJournal(tmp_path / "referee.json")).games) == []
+
+
 def test_a_damaged_game_is_set_aside_alone_and_a_torn_line_cut(tmp_path, caplog):
     caplog.set_level(logging.WARNING)
     journal = RefereeJournal(tmp_path / "referee.json")

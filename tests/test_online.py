@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import time
 
+import httpx
 import pytest
 
 from controller.online.api import BoardApi, OnlineError, Unauthorized
@@ -155,6 +156,72 @@ def test_a_revoked_token_is_one_clear_line(server):
         api.account()
     with pytest.raises(OnlineError, match="empty or has spaces"):
         BoardApi(server.url, "two words")
+
+
+def test_a_connection_closed_as_idle_is_asked_again_once_on_a_new_one():
+    """A server closes a kept-alive connection after a few idle seconds; a request that goes
+    out on it just then finds it closed without an answer.  It is asked once more (it was
+    an error for the board before); a server that drops the answer twice is not reached."""
+    drops = {"left": 1}
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        if drops["left"]:
+            drops["left"] -= 1
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        return httpx.Response(200, json={"id": "owner", "username": "owner"})
+
+    api = BoardApi("http://lichess.test", "token", transport=httpx.MockTransport(answer))
+    assert api.account()["id"] == "owner" and asked == ["/api/account"] * 2
+    drops["left"] = 2
+    with pytest.raises(OnlineError, match="cannot be reached .RemoteProtocolError."):
+        api.account()
+    assert len(asked) == 4
+
+
+def test_one_request_at_a_time_while_a_stream_stays_open(server):
+    """lichess asks a client for one request at a time: requests from several threads
+    wait their turn, and an open game stream does not hold the others up."""
+    import threading
+
+    api = BoardApi(server.url, "tok-owner")
+    gid = server.new_game("owner", "sparring")
+    stream = api.stream_game(gid)
+    try:
+        assert next(stream)["type"] == "gameFull"  # (open while the requests go)
+        server.answer_delay_s = 0.1
+        calls = [lambda: api.draw(gid), lambda: api.takeback(gid), lambda: api.chat(gid, "hi"),
+                 lambda: api.draw(gid, False), lambda: api.account()]
+        threads = [threading.Thread(target=call) for call in calls]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert server.most_in_flight == 1
+        assert sum(method == "POST" for method, _ in server.requests) == 4
+    finally:
+        stream.close()
+        api.close()
+
+
+def test_a_closed_seat_lets_its_game_stream_go(server):
+    """A seat closed (the board starts another game) closes its game stream at the next
+    keep-alive, not at the next move that may never come."""
+    api = BoardApi(server.url, "tok-owner")
+    gid = server.new_game("owner", "sparring")
+    rig = Rig(game="chess")
+    seat = OnlineSeat(api, rig.board, gid, "owner", backoff_s=(0.05,))
+    try:
+        _pump(rig, seat, lambda: seat.server is not None and server.game_streams_open == 1)
+        seat.close()
+        deadline = time.monotonic() + 5
+        while server.game_streams_open and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.game_streams_open == 0
+    finally:
+        seat.close()
+        api.close()
 
 
 def test_the_plan_after_a_gap():

@@ -244,3 +244,22 @@ def test_games_export_prints_pgn_of_one_or_every_game(tmp_path, capsys):
     assert first.headers["Result"] == "1/2-1/2" and second.headers["Result"] == "*"
     assert cli_main(["games", "export", "--journal", str(tmp_path)]) == 2
     assert "game ids" in capsys.readouterr().err
+
+
+def test_an_unfinished_hidden_information_game_is_not_exported(tmp_path, capsys):
+    """As the page's archive: a Lao Tzu game still under way would show each player what
+    he may not see (the other's moves); named it is refused in one line, ``--all`` skips
+    it and says so; once ended it is exported."""
+    _record(tmp_path, "chess", ["e4", "e5"], end=("1/2-1/2", "agreement"))
+    secret = _record(tmp_path, "laotzu", ["e4", "e5", "Nf3"])
+    assert cli_main(["games", "export", "--journal", str(tmp_path), secret.id]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert f"game {secret.id} hides information from its players and has not ended" in err
+    assert cli_main(["games", "export", "--journal", str(tmp_path), "--all"]) == 0
+    out, err = capsys.readouterr()
+    assert "Nf3" not in out and "Lao" not in out and "e4 e5" in out
+    assert err.strip() == f"not exported (hidden information, not ended yet): {secret.id}"
+    ended = _record(tmp_path, "laotzu", ["e4", "e5"], end=("0-1", "resignation"))
+    assert cli_main(["games", "export", "--journal", str(tmp_path), ended.id]) == 0
+    assert "1. e4 e5 0-1" in capsys.readouterr().out

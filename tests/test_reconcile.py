@@ -102,7 +102,8 @@ def test_expected_state_has_cube_pad_of_holder_and_no_command_pads():
     assert LAYOUT.spot_index("option-1") not in view.tracked
     key = rec.index.expected
     assert sum(key) == 32 + 1
-    assert key[view.cube_pads[1]] and not key[view.cube_pads[0]]  # Black holds the Cube
+    # Black holds the Cube
+    assert key[view.token_pads["cube", 1]] and not key[view.token_pads["cube", 0]]
 
 
 def test_layout_of_another_shape_is_refused():

@@ -18,6 +18,7 @@ from controller.schematic import (
     board_netlist,
     chip_ref,
     kicad_netlist,
+    sensor_rails,
 )
 from controller.sensing.fwconfig import firmware_settings
 
@@ -54,7 +55,7 @@ def test_nets_follow_the_layout(name: str) -> None:
             out = net.nets[net.net_of(f"H_{spot.name}", 3)]
             assert (chip_ref(w.channel // 16), str(HC4067_INPUT_PIN[w.channel % 16])) in out
         if layout.sensor_kind != "reed":
-            assert net.net_of(f"H_{spot.name}", 1) == V3S
+            assert net.net_of(f"H_{spot.name}", 1) in sensor_rails(layout)
     # the LED chain in index order, fed from the firmware's pin through the level shifter
     by_led = {spot.led: spot.name for spot in layout.spots}
     assert sorted(by_led) == list(range(layout.led_count))
@@ -67,8 +68,13 @@ def test_nets_follow_the_layout(name: str) -> None:
     data = net.nets[net.net_of("U2", 2)]
     assert _pico(fw["NEOPIXEL_PIN"]) in data and ("R1", "1") in data  # with its pull-down
     assert net.net_of("R1", 2) == "GND" and net.net_of("U2", 14) == "+5V"
-    # power: nothing on the Pico's 3V3 pin; sensors from the regulator
-    assert net.net_of("U1", PICO_POWER_PINS["3V3"]) is None
+    # power: the Pico's 3V3 pin feeds only the matrix pull-ups; sensors from the regulators
+    pico_3v3 = net.net_of("U1", PICO_POWER_PINS["3V3"])
+    if layout.sensing == "matrix":
+        assert {ref for ref, _ in net.nets[pico_3v3]} - {"U1"} == {
+            ref for ref in net.components if ref.startswith("RN")}
+    else:
+        assert pico_3v3 is None
     # the inlet: jack → fuse → reverse-polarity MOSFET (drain in, source out) → +5V
     assert net.net_of("J1", 1) == net.net_of("F1", 1) and net.net_of("J1", 2) == "GND"
     assert net.net_of("F1", 2) == net.net_of("Q1", 2) and net.net_of("Q1", 3) == "+5V"
@@ -78,7 +84,9 @@ def test_nets_follow_the_layout(name: str) -> None:
         "U1", PICO_POWER_PINS["VSYS"])
     assert net.net_of("Q2", 3) == net.net_of("U1", PICO_POWER_PINS["3V3_EN"])
     if layout.sensor_kind != "reed":
-        assert net.net_of("U3", 2) == V3S and net.net_of("U3", 3) == "+5V"
+        for k, rail in enumerate(sensor_rails(layout)):
+            assert net.net_of(f"U{3 + k}", 2) == rail and net.net_of(f"U{3 + k}", 3) == "+5V"
+        assert sensor_rails(layout)[0] == V3S
     assert net.net_of("U1", PICO_POWER_PINS["ADC_VREF"]) is None  # the Pico's own filter
 
 
@@ -113,7 +121,8 @@ def test_board_print_schematic(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["board", "print", "lotus39", "--out", str(tmp_path), "--schematic"]) == 0
     lines = capsys.readouterr().out.split()
     names = {Path(p).name for p in lines}
-    assert {"lotus39-schematic.svg", "lotus39-schematic.pdf", "lotus39-netlist.net"} <= names
+    assert {"lotus39-schematic.svg", "lotus39-schematic.pdf", "lotus39-netlist.net",
+            "lotus39-strip-netlist.net"} <= names
     assert (tmp_path / "lotus39-schematic.pdf").read_bytes().startswith(b"%PDF")
     assert "DRV5055A4" in (tmp_path / "lotus39-netlist.net").read_text()
 

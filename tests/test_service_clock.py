@@ -171,3 +171,24 @@ def test_the_computer_thinks_for_its_share_of_the_clock(tmp_path):
         wait_for(svc, lambda: len(svc.plies) == 2)  # it answers, shown and made
     finally:
         svc.close()
+
+
+def test_low_time_is_announced_once_for_the_mover_with_its_sound(tmp_path):
+    """A minute's game: below a tenth of it (6 s) the mover hears how long he has, once,
+    on the page (and the Pi's speaker) with the low-time sound."""
+    config = make_config(tmp_path, clock="1+0")
+    config.sensing.scan_hz = 20.0  # (a minute of scans is the test's cost)
+    svc = BoardService(config)
+    try:
+        set_up(svc)
+        svc.step(50.0)
+        assert not [a for a in svc.voice.json() if a["sound"] == "low_time"]
+        svc.step(5.0)  # 5 s left: low (from 6 s on)
+        svc.step(2.0)
+        low = [a["text"] for a in svc.voice.json() if a["sound"] == "low_time"]
+        assert len(low) == 1 and low[0] in ("White: 6 seconds left",
+                                            "White: 5 seconds left"), svc.voice.json()
+        assert [a["text"] for a in page_state(svc)["announcements"]
+                if a["sound"] == "low_time"] == low
+    finally:
+        svc.close()

@@ -130,3 +130,34 @@ def test_a_move_on_the_board_continues_the_resumed_game_and_its_clocks(tmp_path)
         assert again.clock_json()["remaining"][0] < before - 1.5
     finally:
         again.close()
+
+
+def test_the_coach_switched_mid_game_is_resumed_after_a_power_cut(tmp_path):
+    """A change made mid-game is journalled at once: switched off after the first moves,
+    the coach stays off after a power cut (the start record said on), with the clocks."""
+    config = make_config(tmp_path, layout="square9", game="gnuqi", computer=["Black"],
+                         computer_level=2, clock="5+3", coach=True)
+    svc = BoardService(config)
+    set_up(svc)
+    play(svc, "e4")
+    wait_for(svc, lambda: len(svc.position.moves) == 2 and svc.interaction.phase == "turn")
+    svc.command("coach off")
+    assert svc.journal.games()[-1].seats["coach"] is False
+    play(svc, "a4")
+    remaining = svc.journal.games()[-1].remaining
+    _power_cut(svc)
+
+    again = BoardService(make_config(tmp_path, layout="square9", game="gnuqi", coach=True))
+    try:
+        assert not again.coach.on  # the switch, not the start record nor the configuration
+        assert again.opponent.computer.seats == {1} and again.opponent.computer.level == 2
+        assert again.clock_json()["remaining"] == [round(r, 1) for r in remaining]
+        assert not page_state(again)["resume"]["summary"].endswith("coach on")
+        again.command("coach on")  # and back on: the next resume has it on
+    finally:
+        again.close()
+    third = BoardService(make_config(tmp_path, layout="square9", game="gnuqi"))
+    try:
+        assert third.coach.on
+    finally:
+        third.close()

@@ -105,7 +105,7 @@ def test_a_speaker_that_fails_is_logged_once_and_the_board_plays_on(caplog):
     def broken(data: bytes, device: str) -> None:
         raise OSError("no sound card")
 
-    def speak(text: str, lang: str, speed: int) -> None:
+    def speak(text: str, lang: str, speed: int, device: str) -> None:
         played.append((text, lang))
         if len(played) == 3:
             done.set()
@@ -124,7 +124,7 @@ def test_a_speaker_that_falls_behind_drops_the_oldest_words():
     gate = threading.Event()
     spoken: list[str] = []
 
-    def slow(text: str, lang: str, speed: int) -> None:
+    def slow(text: str, lang: str, speed: int, device: str) -> None:
         gate.wait(5)
         spoken.append(text)
 
@@ -147,3 +147,19 @@ def test_in_fog_the_computers_hidden_move_is_said_from_the_persons_view():
     announcer.execute(reply, 1)
     assert "Knight" not in said[-1].text and "c6" not in said[-1].text
     assert said[-1].text.startswith("Black has moved")
+
+
+def test_low_time_is_said_once_when_it_begins_and_again_only_after_it_ended():
+    """The mover's clock passed its warning mark: "White: 27 seconds left" with its sound,
+    once while the warning lasts (each interaction after it says nothing more)."""
+    rig = Rig(game="chess")
+    _, said = _announcer(rig, remaining=lambda player: 27.6 if player == 0 else 300.0)
+    rig.board.set_low_time(True)
+    rig.wait(0.2)
+    rig.board.set_low_time(True)  # (the clock's tick says it again: nothing new)
+    rig.wait(0.2)
+    low = [a for a in said if a.event == "low_time"]
+    assert [(a.text, a.sound) for a in low] == [("White: 27 seconds left", "low_time")]
+    rig.board.set_low_time(False)
+    rig.board.set_low_time(True)
+    assert [a.text for a in said if a.event == "low_time"] == ["White: 27 seconds left"] * 2

@@ -49,6 +49,8 @@ def test_the_event_sounds_are_served_and_a_wrong_name_is_a_404(client):
     assert r.content[:4] == b"RIFF" and len(r.content) > 2000
     r = client.get("/sound/bell")
     assert r.status_code == 404 and "no sound 'bell'" in r.json()["error"]
+    r = client.get("/sound/bell", headers={"Accept-Language": "de"})  # the page's language
+    assert r.status_code == 404 and r.json()["error"] == "kein Klang 'bell'"
 
 
 def test_the_pis_speaker_hears_the_same_announcements(tmp_path, monkeypatch):
@@ -82,10 +84,15 @@ def test_the_pis_speaker_hears_the_same_announcements(tmp_path, monkeypatch):
         service.close()
 
 
-def test_in_fog_a_page_showing_the_other_player_hears_nothing(tmp_path):
+def test_in_fog_each_page_hears_only_the_words_made_for_its_player(tmp_path):
+    """Lao Tzu shared at one board: White's move is worded from Black's view, for Black's
+    page only; White's page is given none of it (before, a page heard only when it showed
+    the board's listener — nobody at a shared board — and the words kept no owner, so a
+    later listener was handed words made for another player)."""
     service = BoardService(make_config(tmp_path, layout="square8"))
     try:
         service.new_game("laotzu", {"seed": "3"})
+        assert service.page_viewer(None) is None  # two people at one board
         service.sim_action({"action": "arrange"})
         service.step(0.1)
         move = service.game.legal_moves(service.position)[0]
@@ -93,9 +100,9 @@ def test_in_fog_a_page_showing_the_other_player_hears_nothing(tmp_path):
             service.sim_action(action)
             service.step(0.03)
         service.step(0.1)
-        listener = service.page_viewer(None)
-        other = 1 - listener if listener is not None else 0
-        mine = page_state(service, listener)["announcements"]
-        assert mine and page_state(service, other)["announcements"] == [] or listener is None
+        black = [a for a in page_state(service, 1)["announcements"] if a["event"] == "move"]
+        white = [a for a in page_state(service, 0)["announcements"] if a["event"] == "move"]
+        assert [a["ears"] for a in black] == [1] and black[0]["text"]
+        assert white == []
     finally:
         service.close()

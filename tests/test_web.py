@@ -32,7 +32,7 @@ def test_layout_has_every_spot_outline(client, svc):
     assert len(data["spots"]) == len(svc.layout.spots) == 82
     a1 = data["spots"][0]
     assert a1["name"] == "a1" and len(a1["outline"]) == 4 and a1["fill"] == "#8c7d6a"
-    cube = next(s for s in data["spots"] if s["role"] == "cube" and s["owner"] == 0)
+    cube = next(s for s in data["spots"] if s["role"] == "token" and s["owner"] == 0)
     assert cube["label"] == "Cube" and cube["kind"] == "pad"
     assert data["size"] == [410.0, 440.0]
 

@@ -82,12 +82,14 @@ def test_play_on_the_simulated_board_in_chromium(page, service):
     drag(page, "d2", "e3")
     wait_moves(page, ["Ed2-e3"])
     # the board's voice: the move in words in the live region a screen reader reads
-    expect(page.locator("#announcer")).to_have_text("Eaglet d2 to e3", timeout=5000)
+    expect(page.locator("#announcer > :last-child")).to_have_text("Eaglet d2 to e3",
+                                                             timeout=5000)
     assert page.get_attribute("#announcer", "aria-live") == "polite"
     click(page, "d7")
     click(page, "e6")
     wait_moves(page, ["Ed2-e3", "Ed7-e6"])
-    expect(page.locator("#announcer")).to_have_text("Eaglet d7 to e6", timeout=5000)
+    expect(page.locator("#announcer > :last-child")).to_have_text("Eaglet d7 to e6",
+                                                             timeout=5000)
 
     # lift three stones of the Tower (the cell stays occupied: the sensors see nothing
     # yet) and put them down on d4: five splits fit, the board asks
@@ -167,6 +169,9 @@ def test_new_game_form_starts_another_game(page, service):
     assert page.locator(".fog polygon").count() > 0
     fogged = page.locator(".fog polygon").count()
     page.check("input[name=viewer][value='1']")
-    page.wait_for_timeout(300)
-    assert page.locator(".fog polygon").count() == fogged  # symmetric start
+    # the page redraws for Black's view (e2's light goes dark; waited for, not a fixed
+    # 300 ms that a loaded machine outran), then the fog is as large: a symmetric start
+    e2 = page.locator("[data-name='e2']").get_attribute("data-spot")
+    expect(page.locator(f"[data-led='{e2}']")).to_have_attribute("fill", "none", timeout=5000)
+    assert page.locator(".fog polygon").count() == fogged
     assert led(page, "e2") == "none"

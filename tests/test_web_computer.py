@@ -124,11 +124,13 @@ def test_a_game_against_the_computer_from_the_page(pages, case):
     person = people[0] if game.hidden_information else None
     rng = random.Random(f"{name} {options}")
     computer_plies = 0
+    following = None  # the computer's next ply, when it moves again at once (the Cube)
     while len(pos.moves) < PLY_LIMIT and computer_plies < COMPUTER_MOVES:
         turn = cp.turn()
         if turn["result"] is not None:
             break
-        n = turn["plies"]
+        n = turn["plies"] if following is None else following
+        following = None
         game, pos, _ = cp.game(n)
         if turn["die"]:  # a person rolls, for the computer's seat too
             cp.enter_face(_face(rng, game, pos, game.ply_mover(pos) in computer))
@@ -137,12 +139,15 @@ def test_a_game_against_the_computer_from_the_page(pages, case):
         if mover in computer:
             cp.wait("S.moves.length > arg", n)
             game, after, moves = cp.game(n + 1)
+            again = game.ply_mover(after) in computer
             check_computer_ply(cp, game, pos, moves[-1],
-                               first=first_of_service and computer_plies == 0,
-                               again=game.ply_mover(after) in computer)
+                               first=first_of_service and computer_plies == 0, again=again)
             cp.computer_moved = True
-            cp.wait_board_shows(game, after, person)  # the simulated hand is done
             computer_plies += 1
+            if again:  # the hand makes its next ply at once: the board is checked after it
+                following = n + 1
+                continue
+            cp.wait_board_shows(game, after, person)  # the simulated hand is done
             continue
         cp.play(game, pos, rng.choice(not_losing_at_once(game, pos)))
     game, pos, moves = cp.game()

@@ -83,8 +83,12 @@ def check_state(state: dict, game: Game, positions: list[Position], cells: list[
              if w in cells}
     assert not named & hidden, state["message"]
     # the voice names only cells the person has seen (a phrase may be about the ply just
-    # made, whose cells he saw before it)
-    ever = set().union(*(game.player_view(p, PERSON).visible for p in positions[:n + 1]))
+    # made, whose cells he saw before it) — or sees once the computer's move he is told to
+    # make is made: "White Pawn seen on f4" comes while that move is not yet in the list
+    upto = n + 1
+    if n + 1 < len(positions) and game.ply_mover(pos) == COMPUTER:
+        upto = n + 2
+    ever = set().union(*(game.player_view(p, PERSON).visible for p in positions[:upto]))
     for said in state["announcements"]:
         words = said["text"].replace(",", " ").replace(";", " ").replace(".", " ").split()
         named = {cells.index(w) for w in words if w in cells}

@@ -87,9 +87,12 @@ def check_outputs(svc) -> None:
             assert m["text"] == (text if player == viewer else None)
         assert state["game"]["setup"] is None
         assert not {"white_array", "black_array", "seed"} & set(state["game"]["options"])
-        # no hidden cell is named anywhere else (messages, labels…); his own earlier moves
-        # may name a cell he no longer sees
-        body = json.dumps({k: x for k, x in state.items() if k not in ("health", "moves")})
+        # the voice's words reach a page only when made for its player (from his view then)
+        assert all(a["ears"] in (None, viewer) for a in state["announcements"])
+        # no hidden cell is named anywhere else (messages, labels…); his own earlier moves,
+        # and the words said of them, may name a cell he no longer sees
+        body = json.dumps({k: x for k, x in state.items()
+                           if k not in ("health", "moves", "announcements")})
         named = {SQ(name) for name in CELL_NAME.findall(body)}
         assert not named & hidden, ([NAMES[c] for c in named & hidden], state["message"])
     check_outputs.calls += 1

@@ -15,7 +15,7 @@ from tests.support.linkpages import (
     start_linked_chess,
     wait_moves,
 )
-from tests.support.webtools import CHROMIUM, running_service
+from tests.support.webtools import CHROMIUM, running_services
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -31,9 +31,10 @@ def test_two_pages_play_a_linked_game_to_mate(tmp_path, broker):
     expect = sync_api.expect
     (tmp_path / "alpha").mkdir()
     (tmp_path / "beta").mkdir()
-    with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a, \
-            running_service(tmp_path / "beta", link_config("beta", broker.port)) as url_b, \
-            live_pages(sync_api, {"alpha": url_a, "beta": url_b}) as pages:
+    with running_services((tmp_path / "alpha", link_config("alpha", broker.port)),
+                          (tmp_path / "beta", link_config("beta", broker.port))) as urls, \
+            live_pages(sync_api, lambda: dict(zip(("alpha", "beta"), urls(),
+                                                  strict=True))) as pages:
         # alpha's page starts a chess game with Black on beta; beta joins: its page shows
         # the chess start
         start_linked_chess(pages["alpha"], [pages["alpha"], pages["beta"]])

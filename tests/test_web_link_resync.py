@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from tests.support.linkpages import click, link_config, moves, start_linked_chess, wait_moves
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
+from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service, running_services
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -26,7 +26,8 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
     for name in ("alpha", "beta"):
         (tmp_path / name).mkdir()
     journal = tmp_path / "alpha" / "journal"
-    with running_service(tmp_path / "beta", link_config("beta", broker.port)) as url_b, \
+    # beta starts while Chromium is launched, alpha while beta's page opens
+    with running_services((tmp_path / "beta", link_config("beta", broker.port))) as url_b, \
             sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         errors: list[str] = []
@@ -38,7 +39,6 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
             expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
             return page
 
-        beta = open_page(url_b)
 
         def ply(mover, other, origin: str, target: str, n: int) -> None:
             click(mover, origin)
@@ -49,8 +49,9 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
             click(other, target)
             wait_moves(other, n)
 
-        with running_service(tmp_path / "alpha", link_config("alpha", broker.port)) as url_a:
-            alpha = open_page(url_a)
+        with running_services((tmp_path / "alpha", link_config("alpha", broker.port))) as url_a:
+            beta = open_page(url_b()[0])
+            alpha = open_page(url_a()[0])
             start_linked_chess(alpha, [alpha, beta])
             ply(alpha, beta, "e2", "e4", 1)
             ply(beta, alpha, "e7", "e5", 2)

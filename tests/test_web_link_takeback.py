@@ -17,7 +17,7 @@ from tests.support.linkpages import (
     start_linked_chess,
     wait_moves,
 )
-from tests.support.webtools import CHROMIUM, running_service
+from tests.support.webtools import CHROMIUM, running_services
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -30,11 +30,11 @@ def test_a_takeback_asked_on_one_page_is_accepted_or_declined_on_the_other(tmp_p
     (tmp_path / "alpha").mkdir()
     (tmp_path / "beta").mkdir()
     extra = "[board]\ntakeback_delay_s = 0.4\n"
-    with running_service(tmp_path / "alpha", link_config("alpha", broker.port, extra=extra)) \
-            as url_a, \
-            running_service(tmp_path / "beta", link_config("beta", broker.port, extra=extra)) \
-            as url_b, \
-            live_pages(sync_api, {"alpha": url_a, "beta": url_b}) as pages:
+    with running_services((tmp_path / "alpha", link_config("alpha", broker.port, extra=extra)),
+                          (tmp_path / "beta", link_config("beta", broker.port, extra=extra))
+                          ) as urls, \
+            live_pages(sync_api, lambda: dict(zip(("alpha", "beta"), urls(),
+                                                  strict=True))) as pages:
         alpha, beta = pages["alpha"], pages["beta"]
         start_linked_chess(alpha, [alpha, beta])
         banner = {name: page.locator("#link-banner") for name, page in pages.items()}

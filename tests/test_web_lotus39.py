@@ -223,6 +223,10 @@ def test_partial_game_by_clicking_in_chromium(browser_service):
 
 
 def centre(page, spot: str) -> tuple[float, float]:
+    """The spot's centre in the viewport: the board is scrolled into view first (a click
+    on a card lower down may have scrolled it out, and a mouse press outside the viewport
+    reaches nothing)."""
+    page.locator("#board").scroll_into_view_if_needed()
     box = page.locator(f"[data-name='{spot}']").bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 

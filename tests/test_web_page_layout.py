@@ -8,9 +8,11 @@ new game, and an offline page that says so when the service stops.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, browser_page, running_service
+from tests.support.webtools import CHROMIUM, chromium, live_page, running_service
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -43,16 +45,23 @@ CONTROLS_OFF_SCREEN = """() => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module; each test opens its own page."""
+    with chromium(sync_api) as running:
+        yield running
+
+
 def cell_centre_y(page, name: str) -> float:
     box = page.locator(f"#board [data-name='{name}']").bounding_box()
     return box["y"] + box["height"] / 2
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
-def test_page_geometry(size, tmp_path):
+def test_page_geometry(size, tmp_path, browser):
     width, height = SIZES[size]
     expect = sync_api.expect
-    with running_service(tmp_path) as url, browser_page(sync_api, url, width, height) as page:
+    with running_service(tmp_path) as url, live_page(sync_api, browser, url, width, height) as page:
         # the board drawn and the first state shown (a loaded machine is slow to both)
         page.wait_for_selector("#board [data-name='a1']", timeout=10000)
         expect(page.locator("#turn-text")).not_to_have_text("", timeout=10000)
@@ -96,10 +105,9 @@ def test_page_geometry(size, tmp_path):
         assert page.evaluate(NAMES_OUTSIDE_CELLS) == []
 
 
-def test_a_stopped_service_greys_the_page(tmp_path):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 390, "height": 844})
+def test_a_stopped_service_greys_the_page(tmp_path, browser):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
         with running_service(tmp_path) as url:
             page.goto(url)
             sync_api.expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
@@ -108,12 +116,13 @@ def test_a_stopped_service_greys_the_page(tmp_path):
         sync_api.expect(page.locator("#connection")).to_have_text("reconnecting…")
         assert "offline" in page.evaluate("document.body.className")
         page.screenshot(path=str(tmp_path / "offline.png"))
-        browser.close()
+    finally:
+        page.close()
 
 
-def test_a_lao_tzu_game_from_the_form_draws_both_arrays(tmp_path):
+def test_a_lao_tzu_game_from_the_form_draws_both_arrays(tmp_path, browser):
     expect = sync_api.expect
-    with running_service(tmp_path) as url, browser_page(sync_api, url) as page:
+    with running_service(tmp_path) as url, live_page(sync_api, browser, url) as page:
         page.click("#new-game summary")
         page.select_option("#ng-game", "laotzu")
         assert page.locator("#ng-options input[name=white_array]").get_attribute(
@@ -126,10 +135,10 @@ def test_a_lao_tzu_game_from_the_form_draws_both_arrays(tmp_path):
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
-def test_the_walkthrough_card_on_screen_and_advancing(size, tmp_path):
+def test_the_walkthrough_card_on_screen_and_advancing(size, tmp_path, browser):
     width, height = SIZES[size]
     expect = sync_api.expect
-    with running_service(tmp_path) as url, browser_page(sync_api, url, width, height) as page:
+    with running_service(tmp_path) as url, live_page(sync_api, browser, url, width, height) as page:
         page.click("#tutorial-start")
         expect(page.locator("#tutorial")).to_be_visible(timeout=5000)
         expect(page.locator("#tutorial-steps li.current")).to_have_attribute(
@@ -141,28 +150,27 @@ def test_the_walkthrough_card_on_screen_and_advancing(size, tmp_path):
         if size == "phone":
             card = page.locator("#tutorial").bounding_box()
             assert card["y"] + card["height"] <= page.locator("#board").bounding_box()["y"]
-        assert page.locator("#guide-link").get_attribute("href") == "/guide/luotuoqi"
+        assert page.locator("#guide-link").get_attribute("href").split("?")[0] == "/guide/luotuoqi"
         page.screenshot(path=str(tmp_path / f"walkthrough-{size}.png"), full_page=True)
 
 
 @pytest.mark.parametrize("layout,game", [("square9", "gnuqi"), ("kaleido89", "kaleidochess"),
                                          ("lotus39", "lotus39")])
-def test_every_board_names_its_cells_inside_them_both_ways(layout, game, tmp_path):
+def test_every_board_names_its_cells_inside_them_both_ways(layout, game, tmp_path, browser):
     config = f"[board]\nlayout = '{layout}'\ngame = '{game}'\n"
     with running_service(tmp_path, config) as url, \
-            browser_page(sync_api, url, *SIZES["phone"]) as page:
+            live_page(sync_api, browser, url, *SIZES["phone"]) as page:
         assert page.evaluate(NAMES_OUTSIDE_CELLS) == []
         assert page.evaluate(CONTROLS_OFF_SCREEN) == []
         page.click("#flip")
         assert page.evaluate(NAMES_OUTSIDE_CELLS) == []
 
 
-def test_a_turn_made_before_the_first_state_arrives_is_kept(tmp_path):
+def test_a_turn_made_before_the_first_state_arrives_is_kept(tmp_path, browser):
     """The first state used to turn the board back (White at the bottom, meant for a new
     game), undoing a turn the person made while it was on its way — seen as a rare
     failure of the phone geometry test under load.  The state is held back here."""
-    with running_service(tmp_path) as url, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with running_service(tmp_path) as url:
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         held: list = []
         route: dict = {}
@@ -173,15 +181,18 @@ def test_a_turn_made_before_the_first_state_arrives_is_kept(tmp_path):
             server.on_message(lambda m: ws.send(m) if route.get("open") else held.append(m))
             ws.on_message(lambda m: server.send(m))
 
-        page.route_web_socket("**/ws", on_socket)
+        # the page's socket is /ws?lang=…: a glob of "**/ws" matched nothing once the
+        # language was added, and the state was never held (the test raced instead)
+        page.route_web_socket(re.compile(r"/ws(\?|$)"), on_socket)
         page.goto(url)
         page.wait_for_selector("#board [data-name='a1']")
         page.click("#flip")
         assert cell_centre_y(page, "a1") < cell_centre_y(page, "a8")
         sync_api.expect(page.locator("#turn-text")).to_have_text("")  # no state yet
+        assert "page" in route, "the page's socket was not routed"
         route["open"] = True
         for message in held:
             route["page"].send(message)
         sync_api.expect(page.locator("#turn-text")).not_to_have_text("", timeout=10_000)
         assert cell_centre_y(page, "a1") < cell_centre_y(page, "a8")
-        browser.close()
+        page.close()

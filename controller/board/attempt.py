@@ -74,7 +74,7 @@ class Attempt:
         off (the victims of an elimination taken off afterwards are new lifts), and is
         forgotten when they are all back (it was a tap, not an arrival) — unless part of a
         stack lifted from one of them may land there (``splits_onto(cell, support)``).
-        The Cube's pads (``token_pads``) are no pieces off the board."""
+        The token pads (``token_pads``) are no pieces off the board."""
         touched = self.touched
         arrivals = dict(self.arrivals)
         for c in bits(put & touched):
@@ -162,6 +162,12 @@ class Progress:
     #: a resumed game waits for its player: a move plays on, the command menu on the
     #: option pads (lit meanwhile) offers a new game instead
     resuming: bool = False
+    #: the menu's commands during the game when another room carries them out (an online
+    #: game: the server decides a resignation or a draw); empty: the board's own menu
+    commands: tuple[str, ...] = ()
+    #: a lifted piece lights its legal targets (off in an online game unless its owner
+    #: allows it: the board then only checks moves)
+    targets: bool = True
 
 
 @dataclass

@@ -14,6 +14,7 @@ from controller.board.options import (
     NEXT_GAME,
     OFFER_DRAW,
     RESIGN,
+    TAKE_BACK,
 )
 from controller.reconcile import Key
 from controller.rules.core import Game, Move, PlayerView, Position
@@ -42,16 +43,22 @@ class Choice:
 
 
 def menu_items(started: bool, over: bool, draw_offer: int | None, mover: int,
-               hints: bool = False, resuming: bool = False) -> list[str]:
+               hints: bool = False, resuming: bool = False,
+               commands: tuple[str, ...] = (), takeback: bool = False) -> list[str]:
     """The command menu: before the game (a resumed one may be left for a new game of
     the same kind), after it, or during it (a draw offer by the other player can be
-    accepted; a hint when the board offers hints)."""
+    accepted; a hint when the board offers hints; ``takeback`` when a room takes moves
+    back on command); ``commands``, carried out by another room, are added before and
+    after the game and replace the board's own during it."""
     if not started:
-        return [NEW_GAME, NEXT_GAME] if resuming else [NEXT_GAME]
+        return ([NEW_GAME, NEXT_GAME] if resuming else [NEXT_GAME]) + list(commands)
     if over:
-        return [NEW_GAME, NEXT_GAME]
+        return [NEW_GAME, NEXT_GAME] + list(commands)
+    if commands:
+        return list(commands)
     draw = ACCEPT_DRAW if draw_offer is not None and draw_offer != mover else OFFER_DRAW
-    return [draw, RESIGN, NEW_GAME] + ([HINT] if hints else [])
+    return ([draw, RESIGN, NEW_GAME] + ([TAKE_BACK] if takeback else [])
+            + ([HINT] if hints else []))
 
 
 def own_cells(fog: PlayerView | None) -> frozenset[int] | None:

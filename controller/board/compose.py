@@ -19,9 +19,10 @@ from controller.board.attempt import Attempt, Progress
 from controller.board.choices import Answers, move_label, own_cells
 from controller.board.flow import PLAY
 from controller.board.options import MORE, ROYAL
+from controller.i18n.text import Text
 from controller.interaction import NOT_A_MOVE, RESUMED_TEXT, ChoiceOption, Interaction
 from controller.layout import Layout
-from controller.reconcile import CUBE, Effect, FrameLike, Key, PositionIndex, SensorView
+from controller.reconcile import Effect, FrameLike, Key, PositionIndex, SensorView
 from controller.rules.core import OFF_BOARD, Game, Move, Piece, PlayerView, Position
 from controller.sight import Sight, viewer_spots
 
@@ -89,11 +90,11 @@ def effect_of(index: PositionIndex, move: Move) -> Effect | None:
 
 
 def move_spots(view: SensorView, move: Move) -> frozenset[int]:
-    """Cells a move changed (and the Cube pads when the Cube changed hands)."""
+    """Cells a move changed (and a token's pads when the move handed it over)."""
     cells = {move.origin, move.target, *(c for pair in move.also for c in pair)}
     cells.discard(OFF_BOARD)
-    if move.token == CUBE:
-        cells |= set(view.tracked[j] for j in view.cube_pads.values())
+    if move.token in view.pad_tokens:
+        cells |= token_spots(view, move.token)
     return frozenset(cells)
 
 
@@ -138,8 +139,10 @@ def compose(s: Snapshot) -> Interaction:
                 rolled = game.long_move_text(pos, roll)
             finally:
                 pos.push(roll)
-            message = (f"{rolled}: the only move is {game.move_text(pos, moves[0])}"
-                       if len(moves) == 1 else f"{rolled}: move one of the lit pieces")
+            message = (Text("{rolled}: the only move is {move}", rolled=rolled,
+                            move=game.move_text(pos, moves[0]))
+                       if len(moves) == 1 else
+                       Text("{rolled}: move one of the lit pieces", rolled=rolled))
         if len(moves) == 1 and moves[0].origin == OFF_BOARD and moves[0].captures:
             # the only move takes pieces off (a KaleidoChess player who cannot move is
             # out): mark them at once
@@ -155,7 +158,7 @@ def compose(s: Snapshot) -> Interaction:
             base["guide"] = spot
             message = _guide_text(s, spot, spot in extra)
         elif state == "setup":
-            message = message or ("set up the position" if (missing or extra) else "")
+            message = message or (Text("set up the position") if (missing or extra) else "")
         if state == "setup" and progress.resuming and not s.guiding:
             message = RESUMED_TEXT
         elif state == "correction" and not message:
@@ -164,7 +167,8 @@ def compose(s: Snapshot) -> Interaction:
         a = s.attempt
         d = a.pending if state == "settling" and a.pending else a.decision
         if d is not None:
-            base.update(origins=d.origins, targets=d.targets, to_remove=d.to_remove)
+            base.update(origins=d.origins, to_remove=d.to_remove,
+                        targets=d.targets if progress.targets else frozenset())
             pads = {t for t in d.targets
                     if t >= s.view.n_cells and s.layout.spots[t].role == "hand"}
             if not message and pads and frame is not None and any(
@@ -194,22 +198,26 @@ def compose(s: Snapshot) -> Interaction:
                 moving = view.spots(e.vacate | e.arrive | e.touch)
                 base["missing"] = missing - moving
                 base["extra"] = extra - moving
-        message = message or f"execute {move_label(game, pos, m)}"
+        message = message or Text("execute {move}", move=move_label(game, pos, m))
     elif state == "game_over" and progress.outcome is not None:
         o = progress.outcome
-        who = ", ".join(game.player_names[w] for w in o.winners)
-        message = f"{o.result} ({o.reason})" + (f": {who} wins" if who else "")
+        who = Text.join(", ", [game.player_names[w] for w in o.winners])
+        message = (Text("{result} ({reason}): {who} wins", result=o.result, reason=o.reason,
+                        who=who) if who else
+                   Text("{result} ({reason})", result=o.result, reason=o.reason))
         if game.players > 2 and who:  # "1-0" / "winner 2" mean little with more players
-            message = f"{who} win{'s' if len(o.winners) == 1 else ''} ({o.reason})"
+            message = (Text("{who} wins ({reason})", who=who, reason=o.reason)
+                       if len(o.winners) == 1 else
+                       Text("{who} win ({reason})", who=who, reason=o.reason))
     elif state == "paused":
-        message = "paused"
+        message = Text("paused")
     fog = s.fog
     if progress.exchange is not None and state in PLAY and fog is None:
         # (with hidden information the promoting player swaps his piece unasked: the
         # board now serves his opponent, who may not learn where or what it became)
         message = message or _exchange_prompt(s, base, frame)
     if not message and progress.draw_offer is not None and state in PLAY:
-        message = f"{game.player_names[progress.draw_offer]} offers a draw"
+        message = Text("{player} offers a draw", player=game.player_names[progress.draw_offer])
     if fog is not None:
         message = _fogged(s, base, fog, message)
     base["message"] = message
@@ -238,11 +246,13 @@ def _choice(s: Snapshot, base: dict[str, Any], message: str) -> str:
     base["targets"] = c.targets
     if s.answers.on == "pads" and len(pages) == 1 and all(
             isinstance(v, Move) and v.kind == "roll" for v in c.values):
-        message = message or (f"roll the die and touch option pad 1–{len(opts)} "
-                              "for the face rolled")
-    return message or ("choose: " + ", ".join(o.label for o in opts)
-                       + (f" (page {c.page % len(pages) + 1}/{len(pages)})"
-                          if len(pages) > 1 else ""))
+        message = message or Text("roll the die and touch option pad 1–{count} for the "
+                                  "face rolled", count=len(opts))
+    options = Text.join(", ", [o.label for o in opts])
+    if message or len(pages) == 1:
+        return message or Text("choose: {options}", options=options)
+    return Text("choose: {options} (page {page}/{pages})", options=options,
+                page=c.page % len(pages) + 1, pages=len(pages))
 
 
 def _fogged(s: Snapshot, base: dict[str, Any], fog: PlayerView, message: str) -> str:
@@ -277,7 +287,7 @@ def _fogged(s: Snapshot, base: dict[str, Any], fog: PlayerView, message: str) ->
     if "owners" in base:
         base["owners"] = {c: p for c, p in base["owners"].items() if c in allowed}
     if not message and phase == "turn" and fog.in_check and fog.turn == fog.player:
-        message = "check"
+        message = Text("check")
     return message
 
 
@@ -304,25 +314,32 @@ def _exchange_prompt(s: Snapshot, base: dict[str, Any], frame: FrameLike | None)
     assert cell is not None
     piece = s.position.board[cell]
     name = s.layout.spots[cell].name
-    what = "piece" if piece is None else s.game.piece_name(piece)
+    what = Text("piece") if piece is None else s.game.piece_name(piece)
     off = frame is not None and not frame.occupied[cell]
     if base["phase"] == "turn":
         key = "missing" if off else "to_remove"
         base[key] = base.get(key, frozenset()) | {cell}
     if off:
-        return f"exchange the piece: put a {what} on {name}"
-    return f"exchange the piece on {name} for a {what}"
+        return Text("exchange the piece: put a {piece} on {cell}", piece=what, cell=name)
+    return Text("exchange the piece on {cell} for a {piece}", piece=what, cell=name)
 
 
-def _facts(index: PositionIndex) -> tuple[bool, int, bool]:
-    """Whether a move uses the Cube, the sources of all moves (a mask of tracked spots),
-    whether a die roll is due — once per position index, not per frame."""
+def token_spots(view: SensorView, token: str) -> set[int]:
+    """The spots of a token's pads (one per player who may hold it)."""
+    return {view.tracked[j] for (name, _), j in view.token_pads.items() if name == token}
+
+
+def _facts(index: PositionIndex) -> tuple[frozenset[str], int, bool]:
+    """The tokens (seen on pads) that moves may use, the sources of all moves (a mask of
+    tracked spots), whether a die roll is due — once per position index, not per frame."""
     facts = index.memo.get(_facts)
     if facts is None:
         sources = 0
         for e in index.effects:
             sources |= e.source
-        facts = index.memo[_facts] = (any(m.token == CUBE for m in index.moves), sources,
+        tokens = index.view.pad_tokens
+        facts = index.memo[_facts] = (frozenset(m.token for m in index.moves
+                                                if m.token in tokens), sources,
                                       any(m.kind == "roll" for m in index.moves))
     return facts  # type: ignore[return-value]
 
@@ -353,19 +370,19 @@ def _removal_message(s: Snapshot, to_remove: frozenset[int]) -> str:
 
 
 def _active_pads(s: Snapshot) -> frozenset[int]:
-    """Pads that may be used now: the Cube's holder's pad (or both while the last move
-    may still take the Cube), reserve pads with a piece to place, the die pad."""
+    """Pads that may be used now: a usable token's holder's pad (or all its pads while
+    the last move may still take it), reserve pads with a piece to place, the die pad."""
     view = s.view
-    cube_move, sources, roll = _facts(s.picture.index)
+    used, sources, roll = _facts(s.picture.index)
     pads = set()
-    if cube_move:
-        holder = s.position.tokens.get(CUBE)
-        if holder in view.cube_pads:
-            pads.add(view.tracked[view.cube_pads[holder]])
-    am = s.picture.amendable
-    if am is not None and any(m.token == CUBE for m in am[1]):
-        for j in view.cube_pads.values():
+    for token in used:
+        j = view.token_pads.get((token, s.position.tokens.get(token)))
+        if j is not None:
             pads.add(view.tracked[j])
+    am = s.picture.amendable
+    if am is not None:
+        for token in {m.token for m in am[1]} & view.pad_tokens:
+            pads |= token_spots(view, token)
     if s.progress.resuming:  # the question a resumed game asks: answered on the pads
         pads.update(view.option_pads)
     if s.progress.started and s.progress.outcome is None:  # a reserve piece may be placed now
@@ -394,26 +411,31 @@ def _not_a_move_text(s: Snapshot, missing: frozenset[int], extra: frozenset[int]
         return ""  # never name a piece the player may not know
     piece = pos.board[a]
     name = piece_words(game, piece)
-    back = f"put it back on {spots[a].name}"
+    cell = spots[a].name
     mover = game.ply_mover(pos)
+    player = game.player_names[mover]
     if not extra:  # lifted and held: a piece that cannot move now
         if piece.owner != mover:
-            return (f"it is {game.player_names[mover]}'s move: put the {name} back on "
-                    f"{spots[a].name}")
+            return Text("it is {player}'s move: put the {piece} back on {cell}",
+                        player=player, piece=name, cell=cell)
         if fog is None and not any(m.origin == a for m in s.picture.index.moves):
-            return f"the {name} on {spots[a].name} has no legal move now: {back}"
+            return Text("the {piece} on {cell} has no legal move now: put it back on {cell}",
+                        piece=name, cell=cell)
         return ""
-    b = next(iter(extra))
-    seen = f"{name} {spots[a].name}–{spots[b].name} is not a legal move"
+    seen = dict(piece=name, cell=cell, to=spots[next(iter(extra))].name)
     if piece.owner != mover:
-        return f"{seen}: it is {game.player_names[mover]}'s move; {back}"
+        return Text("{piece} {cell}–{to} is not a legal move: it is {player}'s move; put "
+                    "it back on {cell}", player=player, **seen)
     if fog is not None:  # the reason may lie in what he cannot see
-        return f"{seen}: {back}"
+        return Text("{piece} {cell}–{to} is not a legal move: put it back on {cell}", **seen)
     if game.in_check(pos):
-        return f"{seen}: {game.player_names[mover]} is in check; {back}"
+        return Text("{piece} {cell}–{to} is not a legal move: {player} is in check; put it "
+                    "back on {cell}", player=player, **seen)
     if not any(m.origin == a for m in s.picture.index.moves):
-        return f"{seen}: it has no legal move now; {back}"
-    return f"{seen}: {back} and lift it to see where it may go"
+        return Text("{piece} {cell}–{to} is not a legal move: it has no legal move now; put "
+                    "it back on {cell}", **seen)
+    return Text("{piece} {cell}–{to} is not a legal move: put it back on {cell} and lift "
+                "it to see where it may go", **seen)
 
 
 def _hand_pad_text(s: Snapshot, pads: frozenset[int]) -> str:
@@ -421,24 +443,28 @@ def _hand_pad_text(s: Snapshot, pads: frozenset[int]) -> str:
     spot = s.layout.spots[min(pads)]
     owner = s.game.player_names[spot.owner] if spot.owner is not None else ""
     kind = s.game.piece_names.get(spot.piece or "", spot.piece or "piece")
-    return (f"put a {owner} {kind} from the box on {owner}'s {kind} hand pad "
-            "(a captured piece changes colour)").replace("  ", " ")
+    if not owner:
+        return Text("put a {piece} from the box on its hand pad (a captured piece changes "
+                    "colour)", piece=kind)
+    return Text("put a {player} {piece} from the box on {player}'s {piece} hand pad (a "
+                "captured piece changes colour)", player=owner, piece=kind)
 
 
 def _guide_text(s: Snapshot, spot: int, extra: bool) -> str:
     """Guidance one piece at a time: what to do on ``spot``."""
     name = s.layout.spots[spot].name
     if extra:
-        return f"take the piece off {name}"
+        return Text("take the piece off {cell}", cell=name)
     pos = s.position
     if spot < s.view.n_cells:
         p = pos.board[spot]
         fog = s.fog
+        # hidden: the cell, never what stands there
         if p is not None and fog is not None and fog.piece_at(spot) is None:
-            return f"put a piece on {name}"  # hidden: the cell, never what stands there
+            return Text("put a piece on {cell}", cell=name)
         if p is not None:
-            return f"put the {piece_words(s.game, p)} on {name}"
-    return f"put the piece back on {name}"
+            return Text("put the {piece} on {cell}", piece=piece_words(s.game, p), cell=name)
+    return Text("put the piece back on {cell}", cell=name)
 
 
 def piece_words(game: Game, piece: Piece) -> str:
@@ -446,4 +472,6 @@ def piece_words(game: Game, piece: Piece) -> str:
     stack as the page writes it)."""
     who = game.player_names[piece.owner] if piece.owner < game.players else ""
     kind = game.piece_names.get(piece.kind, piece.kind)
-    return f"{who} {kind}".strip() + (f" ×{piece.height}" if piece.height > 1 else "")
+    named = Text("{player} {piece}", player=who, piece=kind) if who else kind
+    return Text("{piece} ×{height}", piece=named, height=piece.height) if piece.height > 1 \
+        else named

@@ -92,6 +92,13 @@ class FogSync:
         """A move was tried and the referee has not answered yet."""
         return bool(self.outbox) and self.outbox[-1].ply == self.ply + 1
 
+    def rewind(self) -> None:
+        """The referee took plies back: the next view is shown, though it counts fewer
+        plies than the one shown now."""
+        self.ply = 0
+        self.outbox = []
+        self._held = None
+
     def show(self, ply: int, position_text: str, refused: str = "",
              result: str | None = None, reason: str | None = None) -> bool:
         """The referee's view after ``ply`` plies: the board must show it before play goes

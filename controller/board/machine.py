@@ -33,7 +33,6 @@ from controller.board.compose import Snapshot, compose, effect_of, royal_cells
 from controller.board.flow import PLAY, TRANSITIONS
 from controller.board.options import (
     ACCEPT_DRAW,
-    HINT,
     ILLEGAL_MOVE,
     NEW_GAME,
     NEXT_GAME,
@@ -41,6 +40,7 @@ from controller.board.options import (
     RESIGN,
     BoardOptions,
 )
+from controller.i18n.text import Text
 from controller.interaction import PHASES, Interaction
 from controller.layout import Layout
 from controller.reconcile import (
@@ -93,9 +93,9 @@ class Board:
                  on_game_over: Callable[[Outcome], None] | None = None):
         self.game = game
         self.layout = layout
-        #: the Cube's pads: a Cube handed over leaves its pad empty, but it is no piece
+        #: the token pads: a token handed over leaves its pad empty, but it is no piece
         #: off the board (it never arrives on a cell)
-        self._token_pads = sum(1 << layout.spot_index(s.name) for s in layout.pads("cube"))
+        self._token_pads = sum(1 << layout.spot_index(s.name) for s in layout.pads("token"))
         self.options = options or BoardOptions()
         self.games = list(games) if games is not None else [game.name]
         if game.name not in self.games:
@@ -129,11 +129,12 @@ class Board:
         #: while an amend's takeback and move callbacks run: the move being replaced (the
         #: journal writes the replacement as one record)
         self.replacing: Move | None = None
-        #: a board of its own for one player (hidden information, linked through a
-        #: referee: controller/board/fogsync.py): whom it serves, and that the referee, not
-        #: this board's partial position, judges legality
+        #: a board of its own for one player (hidden information: controller/board/fogsync.py):
+        #: whom it serves, that the referee, not this board's partial position, judges
+        #: legality, and that the menu offers "take back" (the referee's, fogtable.py)
         self.serving: int | None = None
         self.referee_judges = False
+        self.takes_back_on_command = False
         #: the commit a preview showed, whose next index :meth:`prebuild` builds (with the
         #: index it belongs to)
         self._prebuild: tuple[Any, Move] | None = None
@@ -280,7 +281,7 @@ class Board:
         """Answer the open choice with option ``index`` (of all options, not a page)."""
         c = self.attempt.choice
         if self.state != "choice" or c is None:
-            raise ValueError("no choice is open")
+            raise ValueError(Text("no choice is open"))
         if not 0 <= index < len(c.values):
             raise ValueError(f"option {index} out of range 0..{len(c.values) - 1}")
         self._answer(index)
@@ -362,11 +363,12 @@ class Board:
     def _in_game(self, what: str) -> None:
         if (not self.progress.started or self.progress.outcome is not None
                 or self.state == "paused"):
-            raise ValueError(f"cannot {what}: no game in progress ({self.state})")
+            raise ValueError(Text("cannot {what}: no game in progress ({state})", what=what,
+                                  state=self.state))
 
     def resign(self, player: int | None = None) -> None:
         """``player`` (default: the player to move) resigns; the others win."""
-        self._in_game("resign")
+        self._in_game(Text("resign"))
         player = self._mover() if player is None else player
         others = tuple(p for p in range(self.game.players) if p != player)
         self._emit_command(RESIGN, player)
@@ -391,6 +393,13 @@ class Board:
             self.progress = replace(self.progress, low_time=low)
             self._publish()
 
+    def set_online(self, commands: tuple[str, ...], targets: bool) -> None:
+        """An online game: the menu offers ``commands`` (only emitted: the server decides
+        them); ``targets``: a lifted piece lights its legal targets."""
+        if (commands, targets) != (self.progress.commands, self.progress.targets):
+            self.progress = replace(self.progress, commands=commands, targets=targets)
+            self._publish()
+
     def show_hint(self, move: Move | None) -> None:
         """Show ``move`` as a suggestion to the mover (None: stop); it goes when he
         starts a move or the position changes.  (With hidden information it is a try
@@ -408,18 +417,19 @@ class Board:
 
     def offer_draw(self, player: int | None = None) -> None:
         """The offer stands until the other player has moved."""
-        self._in_game("offer a draw")
+        self._in_game(Text("offer a draw"))
         player = self._mover() if player is None else player
         self.progress = replace(self.progress, draw_offer=player)
-        self.shown.message = f"{self.game.player_names[player]} offers a draw"
+        self.shown.message = Text("{player} offers a draw",
+                                  player=self.game.player_names[player])
         self._emit_command(OFFER_DRAW, player)
         self._publish()
 
     def accept_draw(self, player: int | None = None) -> None:
-        self._in_game("accept a draw")
+        self._in_game(Text("accept a draw"))
         player = self._mover() if player is None else player
         if self.progress.draw_offer is None or self.progress.draw_offer == player:
-            raise ValueError("no draw offer to accept")
+            raise ValueError(Text("no draw offer to accept"))
         self._emit_command(ACCEPT_DRAW, player)
         self._end(Outcome((), Termination.AGREEMENT))
 
@@ -522,10 +532,11 @@ class Board:
     def _takeback(self, d: Decision, frame: FrameLike) -> None:
         """An earlier position: taken back once held still (or refused when off)."""
         if self.options.takeback:
-            self.shown.message = f"taking back {d.plies} move{'s' if d.plies > 1 else ''}"
+            self.shown.message = (Text("taking back {count} moves", count=d.plies)
+                                  if d.plies > 1 else Text("taking back 1 move"))
             self.timers = self.timers.earlier_position(d.plies, self.now)
         else:
-            self.shown.message = "take-backs are off: restore the position"
+            self.shown.message = Text("take-backs are off: restore the position")
             self._note_wrong(self.view.key(frame))
         self.takeback()
 
@@ -560,7 +571,7 @@ class Board:
             self._play_frame(frame)
             return
         if d.kind in (COMMIT, CHOOSE) and move not in d.moves:
-            self.shown.message = "that is not the move to execute"
+            self.shown.message = Text("that is not the move to execute")
         else:
             self.shown.message = ""
 
@@ -623,7 +634,7 @@ class Board:
                 self.attempt = replace(self.attempt, choice=replace(c, tapping=tapping))
                 return
         # the board moved on: the choice is dropped and the picture decided afresh — but
-        # a silent move confirmed by handing over the Cube keeps its gesture
+        # a silent move confirmed by handing over a token keeps its gesture
         keep = 0
         if c.kind == "confirm":
             d = self.reconciler.decide(frame, c.touched)
@@ -654,7 +665,7 @@ class Board:
             return
         p = self.progress
         items = menu_items(p.started, p.outcome is not None, p.draw_offer, self._mover(),
-                           self.options.hints, p.resuming)
+                           self.options.hints, p.resuming, p.commands, self.takes_back_on_command)
         expected = self.reconciler.index.expected
         keys = {expected}
         if self.sensed.key is not None:
@@ -688,7 +699,10 @@ class Board:
         self._commit(value, amend=c.kind == "amend" or value in c.amends)
 
     def _command(self, name: str) -> None:
-        if name == RESIGN:
+        if name in self.progress.commands:  # another room carries it out (set_online)
+            self._emit_command(name, self._mover())
+            self._replay()
+        elif name == RESIGN:
             self.resign()
         elif name == OFFER_DRAW:
             self.offer_draw()
@@ -700,8 +714,8 @@ class Board:
             self.new_game()
         elif name == NEXT_GAME:
             self.next_game()
-        elif name == HINT:  # the service asks the engine and calls show_hint
-            self._emit_command(HINT, self._mover())
+        else:  # a hint (the service asks the engine) or a takeback (controller/fogtable.py)
+            self._emit_command(name, self._mover())
             self._replay()
 
     def _offer_roll(self) -> bool:
@@ -716,9 +730,9 @@ class Board:
 
     def _offer_silent_turn(self) -> None:
         """When every legal move changes nothing on the board (a die roll, a forced pass,
-        only promotions), ask at once: a forced pass is made without asking."""
+        only promotions), ask at once (a forced pass unasked); an away player's: execute."""
         idx = self.reconciler.index
-        if self.state != "turn" or not idx.all_silent:
+        if self.state != "turn" or not idx.all_silent or self._mover() in self.progress.away:
             return
         if len(idx.moves) == 1 and idx.moves[0].kind == "pass":
             self._commit(idx.moves[0])
@@ -732,15 +746,15 @@ class Board:
             self._refuse()
             return
         mover = self._mover()
-        # An amendment (castling completed after its Rook move, the Cube handed over) is
-        # the previous mover's.  A refereed board holds a move until it can no longer be
-        # amended; an open linked board has already sent it, so there the amendment is
-        # refused like any move of the side that plays elsewhere (no fork).
-        maker = (move.piece.owner if amend and self.referee_judges and move.piece is not None
-                 else mover)
+        # An amendment (castling completed after its Rook move, a token handed over) is
+        # the previous mover's.  A refereed board and an online game (set_online) hold a
+        # move until it can no longer be amended; an open linked board has already sent it,
+        # so there the amendment is refused like any move of the side that plays elsewhere.
+        held = self.referee_judges or bool(self.progress.commands)
+        maker = move.piece.owner if amend and held and move.piece is not None else mover
         if maker in self.progress.away and self.progress.execute is None:
-            self._refuse(f"{self.game.player_names[maker]} moves on the other board: "
-                         "put the piece back and wait for the move")
+            self._refuse(Text("{player} moves on the other board: put the piece back and "
+                              "wait for the move", player=self.game.player_names[maker]))
             return
         self.replacing = None  # never stale from a callback that raised
         if amend:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller.i18n.text import Text
+
 
 @dataclass(frozen=True)
 class BoardOptions:
@@ -33,10 +35,14 @@ class BoardOptions:
 
 #: commands of the menu (option pads, or both Kings lifted on a board without pads)
 OFFER_DRAW, ACCEPT_DRAW, RESIGN, NEW_GAME, NEXT_GAME, HINT = (
-    "offer draw", "accept draw", "resign", "new game", "next game", "hint")
+    Text("offer draw"), Text("accept draw"), Text("resign"), Text("new game"),
+    Text("next game"), Text("hint"))
+#: a room that holds the whole game takes a move back on command (the board itself holds
+#: only a view of it: ``controller/fogtable.py``); offered only where one does
+TAKE_BACK = Text("take back")
 #: the option that turns to the next page of options
-MORE = "more…"
+MORE = Text("more…")
 #: the royal piece whose check the board shows and whose lifting opens the command menu
 ROYAL = "K"
 #: the only answer to a move that is illegal for reasons the player cannot see (Lao Tzu)
-ILLEGAL_MOVE = "illegal move"
+ILLEGAL_MOVE = Text("illegal move")

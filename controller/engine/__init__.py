@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from controller.engine.evaluation import Evaluator, weights_for
 from controller.engine.fog import SAMPLES
+from controller.engine.human import Beginner, Style
 from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
 from controller.rules import DEFAULT_GAME, Game, Position, get_game
 
@@ -49,6 +50,16 @@ class Level:
     #: levels imagine fewer of the ways the hidden pieces may stand, so they walk into
     #: the defender they did not picture (``controller/engine/fog.py``)
     samples: int = SAMPLES
+    #: a beginner's way of seeing the board (``controller/engine/human.py``): the level
+    #: chooses as he does instead of searching (a game of hidden information still
+    #: plays from its view, with the noise and samples above)
+    style: Style | None = None
+    #: seconds here (stretched by the machine's slowness as ``movetime`` is) the search
+    #: of ``floor`` may take when that is longer than the budget: in a crowded position
+    #: (KaleidoChess' 130–270 moves, Lùotuoqí's Cube) depth 3 costs up to six times the
+    #: default level's 0.25 s, so the floor is waited for there rather than broken
+    #: (0: the budget ends the floor search as any other)
+    floor_wait: float = 0.0
 
     def budget(self, movetime: float | None = None, slowness: float = 1.0) -> float:
         """Seconds a search may take: the level's time stretched by the machine's
@@ -56,6 +67,21 @@ class Level:
         own = self.movetime * slowness
         return own if movetime is None else min(movetime, own)
 
+    def floor_budget(self, movetime: float | None = None, slowness: float = 1.0) -> float:
+        """Seconds the search of ``floor`` may take: the longer of the level's time and
+        its ``floor_wait``, stretched by the machine's ``slowness``; never more than a
+        ``movetime`` given (a clock's share is real time)."""
+        own = max(self.movetime, self.floor_wait) * slowness
+        return own if movetime is None else min(movetime, own)
+
+
+#: seconds (here) a capped level with a shorter budget may wait for its floor: over 100
+#: random positions a game the dearest depth 3 — level 6's floor — took 1.6–1.8 s
+#: (Lùotuoqí; 6–7 times level 6's 0.25 s), the dearest depth 2 0.77 s.  Levels 7 and 8
+#: wait as long: their floors (depths 4 and 6) take longer still in those games, but
+#: without the wait they stopped at depth 2 where level 6 now completes depth 3
+#: (docs/engine.md, "Depth floor")
+FLOOR_WAIT = 2.0
 
 #: Noise falls steeply over levels 1–3, which look one ply ahead (level 1 plays almost at
 #: random among reasonable moves); levels 3–6 then search a whole ply deeper each (depths
@@ -65,9 +91,15 @@ class Level:
 #: 4 s without a cap.  From a view (Lao Tzu) levels 1 and 2 also draw fewer positions
 #: (one and two): the noise alone is averaged away by the vote over eight.  Level 3 draws
 #: eight: with four, or two, its depth-1 searches lost to level 2 in self-play.
+#: Levels 1 and 2 play as beginners (``Style``, ``controller/engine/human.py``): level 1
+#: sees the opponent's captures from two cells away (not a Knight's jump), looks only at
+#: the piece he moves nine times in ten and notices three in ten of his own captures; level
+#: 2 sees four cells away, forgets now and then, notices most captures.
 LEVELS: dict[int, Level] = {
-    1: Level(1, 0.2, noise=400, samples=1),
-    2: Level(1, 0.2, noise=150, samples=2),
+    1: Level(1, 0.2, noise=400, samples=1,
+             style=Style(horizon=2.0, overlook=0.9, noise=100, notice=0.3)),
+    2: Level(1, 0.2, noise=150, samples=2,
+             style=Style(horizon=4.0, overlook=0.3, noise=30, notice=0.8)),
     3: Level(1, 0.2, noise=50),
     4: Level(2, 0.2, nodes=3_000),
     5: Level(3, 0.2, nodes=4_500),
@@ -77,8 +109,10 @@ LEVELS: dict[int, Level] = {
     9: Level(10, 2.0, nodes=100_000),
     10: Level(64, 4.0),
 }
-#: a capped level's floor is the depth of the level below (one home for that depth)
-LEVELS.update({n: replace(level, floor=LEVELS[n - 1].depth)
+#: a capped level's floor is the depth of the level below (one home for that depth),
+#: waited for up to ``FLOOR_WAIT`` where the level's own time is shorter
+LEVELS.update({n: replace(level, floor=LEVELS[n - 1].depth,
+                          floor_wait=FLOOR_WAIT if level.movetime < FLOOR_WAIT else 0.0)
                for n, level in LEVELS.items() if level.nodes is not None})
 DEFAULT_LEVEL = 6
 
@@ -132,6 +166,9 @@ class Engine:
         #: ``opponents``: how 3–4 players' opponents are searched ("paranoid" or "brs";
         #: None: the search's default)
         self.search = Search(game, seed=seed, clock=clock, opponents=opponents)
+        self.beginner = (Beginner(game, self.level.style, self.search.rng,
+                                  self.search.evaluator)
+                         if self.level.style is not None else None)
 
     def limits(self, movetime: float | None = None, nodes: int | None = None) -> Limits:
         """The level's limits, with a shorter time budget (a clock) or fewer nodes when
@@ -146,18 +183,25 @@ class Engine:
                nodes: int | None = None, stop=None, view: bool = False) -> Result:
         """The move to play in ``pos`` (``Result.move`` is None when there is none).
 
-        A level with a node cap first searches its ``floor`` without the cap, then on
-        with the nodes left (the table remembers the first search, so little is done
+        A level with a node cap first searches its ``floor`` without the cap — for up to
+        ``Level.floor_wait`` where its budget is shorter — then on with the nodes and the
+        budget's time left (the table remembers the first search, so little is done
         twice).  A cap the caller gives (``nodes``) is kept as given.  ``view``: in a game
         with hidden information, decide as the board's computer does, from the mover's
         view and his earlier views only (:meth:`choose_from_view`)."""
         if view and self.game.hidden_information:
             return self.choose_from_view(pos, movetime)
+        if self.beginner is not None:
+            return self.choose_as_beginner(pos)
         limits = self.limits(movetime, nodes)
         floor = min(self.level.floor, self.level.depth)
         if nodes is not None or limits.nodes is None or not floor:
             return self.search.best_move(pos, limits, stop)
-        sure = self.search.best_move(pos, replace(limits, depth=floor, nodes=None), stop)
+        # the floor may take longer than the budget (``floor_wait``): a level plays
+        # at least as deep as the one below, in every game, also where that is dear
+        sure = self.search.best_move(pos, replace(
+            limits, depth=floor, nodes=None,
+            movetime=self.level.floor_budget(movetime, self.slowness)), stop)
         nodes_left = limits.nodes - sure.nodes
         time_left = limits.movetime - sure.seconds
         if (nodes_left <= 0 or time_left <= sure.seconds or sure.depth in (0, limits.depth)
@@ -173,6 +217,17 @@ class Engine:
         best = rest if rest.depth >= sure.depth else sure
         return replace(best, nodes=sure.nodes + rest.nodes,
                        seconds=sure.seconds + rest.seconds)
+
+    def choose_as_beginner(self, pos: Position) -> Result:
+        """A beginner level's move (``controller/engine/human.py``); a die's roll is the
+        search's, a virtual die.  The result's score is the position's evaluation."""
+        moves = self.game.legal_moves(pos)
+        if not moves or moves[0].kind == "roll":
+            return self.search.best_move(pos, self.limits())
+        started = time.monotonic()
+        move = self.beginner.choose(pos, moves)
+        return Result(move, self.search.evaluator.score(pos, self.game.ply_mover(pos)), 1,
+                      0, time.monotonic() - started, [move])
 
     def choose_from_view(self, pos: Position, movetime: float | None = None) -> Result:
         """The move the mover would choose knowing only what he sees (the fog engine,

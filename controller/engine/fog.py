@@ -434,7 +434,7 @@ def sample_limits(level: Level, movetime: float | None = None,
     share = level.samples
     nodes = max(1, level.nodes // share) if level.nodes is not None else None
     return Limits(depth=min(level.depth, 3), movetime=budget / share, nodes=nodes,
-                  noise=level.noise)
+                  noise=level.noise, style=level.style)
 
 
 def draw_positions(game: Game, view: PlayerView, rng: random.Random,
@@ -541,6 +541,8 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
     if seen:
         for pos in positions:
             _mark_repeats(game, pos, view.player, seen)
+    if limits.style is not None:
+        return _beginners_tries(game, tries, positions, limits, rng)
     # most of each sample's time and nodes for its proposal, the rest for the answers
     propose = replace(limits, movetime=_part(limits.movetime, 1 - ANSWER_SHARE),
                       nodes=_part(limits.nodes, 1 - ANSWER_SHARE))
@@ -593,6 +595,28 @@ def ranked_tries(game: Game, view: PlayerView, limits: Limits, seed: int = 0,
         ranked.insert(0, first)
     chosen = set(ranked)
     return [tries[i] for i in ranked] + [t for i, t in enumerate(tries) if i not in chosen]
+
+
+def _beginners_tries(game: Game, tries: list[Move], positions: list[Position],
+                     limits: Limits, rng: random.Random) -> list[Move]:
+    """A beginner level from a view (``Limits.style``): in each position he pictures he
+    chooses as at an open board (``controller/engine/human.py``: his horizon, what he
+    overlooks) — his choices first, in the order drawn, then the other tries.  Before,
+    Lao Tzu's level 1 was a one-ply search with quiescence on one drawn position and
+    beat the greedy player in 15 of 20 games (docs/engine.md, "Levels")."""
+    from controller.engine.human import Beginner
+
+    beginner = Beginner(game, limits.style, rng)
+    first: list[int] = []
+    for pos in positions:
+        legal = game.legal_moves(pos)
+        if not legal:
+            continue
+        i = _index_of(tries, beginner.choose(pos, legal))
+        if i is not None and i not in first:
+            first.append(i)
+    chosen = set(first)
+    return [tries[i] for i in first] + [t for i, t in enumerate(tries) if i not in chosen]
 
 
 def choose_try(game: Game, view: PlayerView, legal: list[Move], limits: Limits,

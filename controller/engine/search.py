@@ -30,9 +30,13 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from controller.engine.evaluation import Evaluator
 from controller.rules import Game, Move, Outcome, Position
+
+if TYPE_CHECKING:
+    from controller.engine.human import Style
 
 MATE = 1_000_000
 INF = 10 * MATE
@@ -108,6 +112,10 @@ class Limits:
     nodes: int | None = None
     movetime: float | None = None  #: seconds of wall-clock time for this move
     noise: int = 0  #: centipawns: weak levels choose among moves this close to the best
+    #: a beginner level's way of choosing (``controller/engine/human.py``): the fog
+    #: engine lets him choose on the positions he pictures instead of searching them
+    #: (``Search`` itself ignores it; ``Engine`` asks the beginner directly)
+    style: Style | None = None
 
 
 @dataclass

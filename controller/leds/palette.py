@@ -76,7 +76,7 @@ class Palette:
     execute: RGB = (255, 255, 255)      #: a move to execute (opponent / computer) — white
     visible: RGB = (40, 40, 40)         #: fog of war: a cell visible to you — faint white
     enemy: RGB = (0, 220, 170)          #: fog of war: the opponent's visible piece — teal
-    active: RGB = (0, 255, 60)          #: an active pad (the Cube may be used) — green, breathing
+    active: RGB = (0, 255, 60)          #: an active pad (a token may be used) — green, breathing
     height: RGB = (255, 255, 255)       #: Tower / stack height count — white flashes
     ambient: RGB = (255, 255, 255)      #: cells with nothing to show, at ``dark_level``
     hint: RGB = (150, 255, 0)           #: a suggested move (hint, coach) — lime, blinking

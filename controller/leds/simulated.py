@@ -40,12 +40,22 @@ class SimulatedChain(ChainDriver):
         #: red, green, blue: "RGB" as designed; "GRB" emulates chips wired for another
         #: ``pixel_order`` (a bring-up fault the self-test's colour check finds)
         self.chip_order = "RGB"
+        #: how the built chain differs from the guide (a ``LedChainWiring`` of the
+        #: emulation: reversed, two LEDs swapped, broken, a low supply), or None
+        self.wiring = None
+
+    def seen_all(self) -> list[RGB]:
+        """The colour a person sees at each LED place now (after the chips' byte order
+        and the chain's wiring)."""
+        out = []
+        for sent in self.pixels:
+            shown = dict(zip(self.chip_order, sent, strict=True))
+            out.append((shown["R"], shown["G"], shown["B"]))
+        return out if self.wiring is None else self.wiring.seen(out)
 
     def seen(self, led: int) -> RGB:
-        """The colour a person sees on one LED now (after the chips' byte order)."""
-        sent = self.pixels[led]
-        shown = {channel: level for channel, level in zip(self.chip_order, sent, strict=True)}
-        return (shown["R"], shown["G"], shown["B"])
+        """The colour a person sees at one LED place now."""
+        return self.seen_all()[led]
 
     def show(self, frame: LedFrame) -> None:
         if self.closed:

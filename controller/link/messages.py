@@ -321,6 +321,9 @@ class SeatView:
 
 
 REFEREE_TYPES = frozenset({"attempt", "view"})
+#: a seat of a refereed request naming a player of the club's server rather than a board:
+#: ``@NAME`` (the account NAME), ``@`` alone (anyone: a seek) — docs/server.md
+ACCOUNT_SEAT = "@"
 
 
 def encode_refereed(message: Attempt | SeatView) -> bytes:

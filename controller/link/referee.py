@@ -378,6 +378,18 @@ class Referee:
             log.info("refereed game ended", extra={"game_id": g.game_id})
         return out
 
+    def close(self, game_id: str) -> list[str]:
+        """A game ended outside the rules (a resignation, a clock, an agreement: the club
+        server's decisions): archived like one the rules ended; its moves, now public."""
+        g = self.games.get(game_id)
+        if g is None:
+            return []
+        if game_id not in self._ended:
+            if self.journal is not None:
+                self.journal.finish(game_id)
+            self._ended.append(game_id)
+        return list(g.moves)
+
     def resume(self) -> list[Out]:
         """After a restart: every game's views and state again (they are retained, so
         publishing them twice changes nothing)."""

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from controller.board import Board
 from controller.board.fogsync import FogSync
 from controller.config import Config, ConfigError
+from controller.i18n import Text
 from controller.link.client import BrokerSettings
 from controller.link.game import (
     Disagree,
@@ -28,7 +29,14 @@ from controller.link.game import (
     TakebackSettled,
     Withdrawn,
 )
-from controller.link.messages import LinkError, SeatView, Start, check_name, position_digest
+from controller.link.messages import (
+    ACCOUNT_SEAT,
+    LinkError,
+    SeatView,
+    Start,
+    check_name,
+    position_digest,
+)
 from controller.link.remote import Invitation, Remote
 from controller.rules import GAMES, Game, Position, RulesError, get_game
 from controller.session import GameSession, Scorebook
@@ -138,8 +146,8 @@ class LinkSeat:
         self.pending = None
         self.remote.took_back(plies)
         asking = self.remote.game is not None and self.remote.game.asked is not None
-        self.notice = ("takeback asked: waiting for the other board to agree"
-                       if asking else "takeback agreed")
+        self.notice = (Text("takeback asked: waiting for the other board to agree")
+                       if asking else Text("takeback agreed"))
         self.set_away()
 
     def ended(self, session: GameSession, result: str, reason: str) -> None:
@@ -182,19 +190,19 @@ class LinkSeat:
             elif isinstance(event, Disagree):
                 self.stop(event.reason)
             elif isinstance(event, TakebackAsked):
-                self.notice = (f"the other board took moves back: take them back here "
-                               f"too (to {event.ply} plies) to agree, or play on")
+                self.notice = Text("the other board took moves back: take them back here "
+                                   "too (to {ply} plies) to agree, or play on", ply=event.ply)
                 changed()
             elif isinstance(event, Withdrawn):
                 self.pending = None
                 if self.host.board is not None:
                     self.host.board.cancel_execute()
-                self.notice = "the other board took its move back"
+                self.notice = Text("the other board took its move back")
                 changed()
             elif isinstance(event, TakebackSettled):
-                self.notice = ("takeback agreed" if event.accepted else
-                               "the other board declined the takeback: make the moves "
-                               "shown again")
+                self.notice = (Text("takeback agreed") if event.accepted else
+                               Text("the other board declined the takeback: make the moves "
+                                    "shown again"))
                 self.set_away()
                 changed()
             elif isinstance(event, TakeBack):
@@ -251,10 +259,10 @@ class LinkSeat:
         plies to be made here."""
         s = self.host.session
         if self.remote is None or self.problem is None or s.link is None:
-            raise LinkRefused("the linked game has not stopped: nothing to resync")
+            raise LinkRefused(Text("the linked game has not stopped: nothing to resync"))
         stand = self.remote.resync()
         if stand is None:
-            raise LinkRefused("nothing heard from the other board yet: wait for it")
+            raise LinkRefused(Text("nothing heard from the other board yet: wait for it"))
         extra = len(s.plies) - stand
         board = self.host.board
         if extra > 0:
@@ -268,7 +276,7 @@ class LinkSeat:
             board.resume()
         self.pending = None
         self.problem = None
-        self.notice = "resynchronised with the other board"
+        self.notice = Text("resynchronised with the other board")
         log.info("linked game resynchronised", extra={"game_id": s.game_id,
                                                       "plies": stand, "taken_back": extra})
         self.set_away()
@@ -277,7 +285,7 @@ class LinkSeat:
     def decline_takeback(self) -> None:
         """The page's answer to the other board's takeback request: no."""
         if self.remote is None or not self.remote.decline_takeback():
-            raise LinkRefused("no takeback is asked")
+            raise LinkRefused(Text("no takeback is asked"))
         self.notice = None
         self.host.changed()
 
@@ -286,33 +294,47 @@ class LinkSeat:
         """The start message of a new game whose ``remote`` players (player → board name)
         play on other boards of the club."""
         if self.remote is None:
-            raise LinkRefused("remote players need a link: set link.broker in the "
-                              "configuration (docs/link.md)")
+            raise LinkRefused(Text("remote players need a link: set link.broker in the "
+                                   "configuration (docs/link.md)"))
         if game.hidden_information and self.remote.refereed is None:
             # both boards would hold the whole position
-            raise LinkRefused(f"{game.title} cannot be linked yet: each board must hold "
-                              "only its player's view, which needs the referee "
-                              "(docs/link.md); play it on one board")
+            raise LinkRefused(Text("{game} cannot be linked yet: each board must hold "
+                                   "only its player's view, which needs the referee "
+                                   "(docs/link.md); play it on one board", game=game.title))
         secret = sorted(set(options) & game.hidden_options)
         if secret:
-            raise LinkRefused(f"remote: {', '.join(secret)} would be known to this board: "
-                              "the referee draws them")
+            raise LinkRefused(Text("remote: {options} would be known to this board: "
+                                   "the referee draws them", options=", ".join(secret)))
         if game.hidden_information and setup:
-            raise LinkRefused("remote: a refereed game starts from the game's start")
+            raise LinkRefused(Text("remote: a refereed game starts from the game's start"))
         seats = [self.remote.board] * game.players
         for player, board in remote.items():
             if not 0 <= player < game.players:
-                raise LinkRefused(f"remote: no player {player} in {game.title}")
+                raise LinkRefused(Text("remote: no player {player} in {game}", player=player,
+                                       game=game.title))
             try:
-                seats[player] = check_name("remote board", board)
+                seats[player] = (
+                    ACCOUNT_SEAT + check_name("remote player", board[1:])
+                    if board.startswith(ACCOUNT_SEAT) and self.remote.refereed is not None
+                    and board != ACCOUNT_SEAT else check_name("remote board", board))
             except LinkError as exc:
                 raise LinkRefused(str(exc)) from None
+        server = any(s.startswith(ACCOUNT_SEAT) for s in seats)
+        if server and setup:
+            raise LinkRefused(Text("remote: a refereed game starts from the game's start"))
         pos = game.parse_position(setup) if setup else game.start()
-        if game.hidden_information:
+        if game.hidden_information or server:
             return Start(self.remote.new_game_id(), game.name, dict(options), "",
                          tuple(seats))
         return Start(self.remote.new_game_id(), game.name, dict(options),
                      game.position_text(pos), tuple(seats), control)
+
+    @staticmethod
+    def refereed(game: Game, start: Start) -> bool:
+        """Whether ``start`` is asked of the referee: a game with hidden information, or
+        one a player of the club's server plays (a seat ``@NAME``; the server's link
+        bridge referees it, docs/server.md)."""
+        return game.hidden_information or any(s.startswith(ACCOUNT_SEAT) for s in start.seats)
 
     def request_refereed(self, invite: Start) -> None:
         """A game with hidden information: the referee sends each board its view."""
@@ -363,8 +385,8 @@ class LinkSeat:
         waiting = self.remote.invited
         self.remote.invited = invited
         if waiting is None or waiting.game_id != invited.game_id:
-            self.notice = (f"an invitation to {invited.game_id}: accept it to leave this "
-                           "game, or play on")
+            self.notice = Text("an invitation to {game}: accept it to leave this "
+                               "game, or play on", game=invited.game_id)
             log.info("invitation waits", extra={"link_game": invited.game_id})
             self.host.changed()
         return True
@@ -374,7 +396,7 @@ class LinkSeat:
         (``accept``), or not.  :class:`LinkRefused` when none waits."""
         invited = self.remote.invited if self.remote is not None else None
         if invited is None:
-            raise LinkRefused("no invitation is waiting")
+            raise LinkRefused(Text("no invitation is waiting"))
         assert self.remote is not None
         self.remote.invited = None
         self.notice = None

@@ -15,14 +15,18 @@ separate connect/read timeouts on one connection pool, and a transport that test
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import httpx
+
+from controller.i18n import Text
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +39,8 @@ REQUEST_TIMEOUT_S = 15.0
 
 
 class OnlineError(ConnectionError):
-    """A request the server refused or could not answer (one line, no token in it)."""
+    """A request the server refused or could not answer (one line, no token in it: a
+    :class:`~controller.i18n.Text`, read on each page in its language)."""
 
 
 class Unauthorized(OnlineError):
@@ -50,6 +55,41 @@ class StreamLost(OnlineError):
     """A stream ended or fell silent: the caller reconnects and reads the state again."""
 
 
+class Hangup:
+    """Closes an open stream at once from another thread: a seek withdrawn without
+    waiting for the server's next line (a blocked read returns, the connection closes,
+    and the server, seeing it closed, drops the seek).  Where the transport shows no
+    socket, the stream still ends at its next line (its ``stop``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self.called = False
+
+    def attach(self, response: httpx.Response) -> None:
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        with self._lock:
+            self._socket = sock if isinstance(sock, socket.socket) else None
+            if self.called:
+                self._shut()
+
+    def detach(self) -> None:
+        """The stream is over: its socket is no longer this one's to close."""
+        with self._lock:
+            self._socket = None
+
+    def __call__(self) -> None:
+        with self._lock:
+            self.called = True
+            self._shut()
+
+    def _shut(self) -> None:
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+
+
 def _reason(response: httpx.Response) -> str:
     try:
         body = response.json()
@@ -58,6 +98,12 @@ def _reason(response: httpx.Response) -> str:
     except (ValueError, json.JSONDecodeError):
         pass
     return response.reason_phrase or f"HTTP {response.status_code}"
+
+
+def _with_options(form: dict[str, str], options: Mapping[str, Any] | None) -> dict[str, str]:
+    """A seek's or challenge's form with the game's options (sent only when some are
+    chosen: lichess knows no such field)."""
+    return {**form, "options": json.dumps(dict(options))} if options else form
 
 
 class BoardApi:
@@ -73,7 +119,7 @@ class BoardApi:
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if not token or any(c.isspace() for c in token):
-            raise OnlineError("the token is empty or has spaces in it")
+            raise OnlineError(Text("the token is empty or has spaces in it"))
         self.base_url = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {token}",
                          "Accept": "application/json, application/x-ndjson"}
@@ -99,13 +145,15 @@ class BoardApi:
         if response.status_code == 429:
             self._quiet_until = self._clock() + self.rate_limit_wait_s
             log.warning("online: rate limited; waiting %.0f s", self.rate_limit_wait_s)
-            raise RateLimited(f"{what}: too many requests (waiting "
-                              f"{self.rate_limit_wait_s:.0f} s before the next one)")
+            raise RateLimited(Text("{what}: too many requests (waiting {seconds} s before the "
+                                   "next one)", what=what,
+                                   seconds=f"{self.rate_limit_wait_s:.0f}"))
         if response.status_code == 401:
-            raise Unauthorized(f"{what}: the server refused the token (revoked, mistyped, "
-                               "or without the board:play scope)")
+            raise Unauthorized(Text("{what}: the server refused the token (revoked, mistyped, "
+                                    "or without the board:play scope)", what=what))
         if response.status_code >= 400:
-            raise OnlineError(f"{what}: {_reason(response)} (HTTP {response.status_code})")
+            raise OnlineError(Text("{what}: {reason} (HTTP {status})", what=what,
+                                   reason=_reason(response), status=response.status_code))
 
     def request(self, method: str, path: str, what: str,
                 data: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -113,10 +161,16 @@ class BoardApi:
         with self._lane:
             self._wait_for_lane()
             try:
-                response = self._http.request(method, path, data=data)
+                try:
+                    response = self._http.request(method, path, data=data)
+                except httpx.RemoteProtocolError:
+                    # a kept-alive connection the server closed as idle just as this went
+                    # out on it: asked once more, on a new connection (a move the server
+                    # did take is refused the second time, and the seat reads the game)
+                    response = self._http.request(method, path, data=data)
             except httpx.HTTPError as exc:
-                raise OnlineError(f"{what}: the server cannot be reached "
-                                  f"({type(exc).__name__})") from None
+                raise OnlineError(Text("{what}: the server cannot be reached ({error})",
+                                       what=what, error=type(exc).__name__)) from None
             self._check(response, what)
         try:
             body = response.json() if response.content else {}
@@ -125,18 +179,23 @@ class BoardApi:
         return body if isinstance(body, dict) else {"answer": body}
 
     def stream(self, method: str, path: str, what: str,
-               data: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
-        """The JSON objects of an NDJSON stream, keep-alives skipped; :class:`StreamLost`
-        when it ends, breaks or falls silent.  Opening it takes the lane; reading does not
-        (a stream stays open for a whole game)."""
+               data: Mapping[str, Any] | None = None,
+               stop: Callable[[], bool] | None = None,
+               hangup: Hangup | None = None) -> Iterator[dict[str, Any]]:
+        """The JSON objects of an NDJSON stream; :class:`StreamLost` when it ends, breaks or
+        falls silent.  Opening it takes the lane; reading does not (a stream stays open for
+        a whole game).  ``stop`` is asked at every line, keep-alives included: once it says
+        so the connection is closed and the stream ends quietly (closing a seek's stream is
+        how a seek is withdrawn, and a seek sends nothing but keep-alives); ``hangup``
+        closes it at once, whenever it is called."""
         with self._lane:
             self._wait_for_lane()
             try:
                 cm = self._http.stream(method, path, data=data)
                 response = cm.__enter__()
             except httpx.HTTPError as exc:
-                raise StreamLost(f"{what}: the server cannot be reached "
-                                 f"({type(exc).__name__})") from None
+                raise StreamLost(Text("{what}: the server cannot be reached ({error})",
+                                      what=what, error=type(exc).__name__)) from None
             try:
                 if response.status_code >= 400:
                     response.read()
@@ -144,8 +203,12 @@ class BoardApi:
             except BaseException:
                 cm.__exit__(None, None, None)
                 raise
+        if hangup is not None:
+            hangup.attach(response)
         try:
             for line in response.iter_lines():
+                if stop is not None and stop():
+                    return  # (the connection is closed below: the server notices)
                 if not line.strip():
                     continue  # keep-alive
                 try:
@@ -156,75 +219,110 @@ class BoardApi:
                 if isinstance(item, dict):
                     yield item
         except httpx.HTTPError as exc:
-            raise StreamLost(f"{what}: the stream broke ({type(exc).__name__})") from None
+            raise StreamLost(Text("{what}: the stream broke ({error})", what=what,
+                                  error=type(exc).__name__)) from None
         finally:
+            if hangup is not None:
+                hangup.detach()  # (a connection the pool keeps is another's next)
             cm.__exit__(None, None, None)
-        raise StreamLost(f"{what}: the server closed the stream")
+        raise StreamLost(Text("{what}: the server closed the stream", what=what))
 
     # -- the Board API --------------------------------------------------------------------
     def account(self) -> dict[str, Any]:
         """The token's owner (``id``, ``username``): checks the token before playing."""
-        return self.request("GET", "/api/account", "account")
+        return self.request("GET", "/api/account", Text("account"))
 
-    def stream_events(self) -> Iterator[dict[str, Any]]:
+    def stream_events(self, stop: Callable[[], bool] | None = None
+                      ) -> Iterator[dict[str, Any]]:
         """``gameStart``, ``gameFinish``, ``challenge``, ``challengeCanceled``,
-        ``challengeDeclined``: everything that concerns the token's owner."""
-        return self.stream("GET", "/api/stream/event", "event stream")
+        ``challengeDeclined``: everything that concerns the token's owner (until ``stop``,
+        asked at every line)."""
+        return self.stream("GET", "/api/stream/event", Text("event stream"), stop=stop)
 
     def seek(self, minutes: float, increment: int, *, rated: bool = False,
-             color: str = "random", variant: str = "standard") -> Iterator[dict[str, Any]]:
-        """A real-time seek: the server keeps it while this stream is open."""
-        return self.stream("POST", "/api/board/seek", "seek", data={
+             color: str = "random", variant: str = "standard",
+             options: Mapping[str, Any] | None = None,
+             stop: Callable[[], bool] | None = None,
+             hangup: Hangup | None = None) -> Iterator[dict[str, Any]]:
+        """A real-time seek: the server keeps it while this stream is open, and withdraws it
+        when the board closes the stream (``hangup`` at once; ``stop`` at the next line).
+        ``options``: the game's options (the fairyboard server's extension: players,
+        dice…)."""
+        return self.stream("POST", "/api/board/seek", Text("seek"), data=_with_options({
             "time": f"{minutes:g}", "increment": str(increment),
-            "rated": "true" if rated else "false", "color": color, "variant": variant})
+            "rated": "true" if rated else "false", "color": color, "variant": variant},
+            options), stop=stop, hangup=hangup)
 
     def seek_correspondence(self, days: int, *, rated: bool = False,
-                            color: str = "random", variant: str = "standard") -> dict[str, Any]:
-        return self.request("POST", "/api/board/seek", "seek", data={
+                            color: str = "random", variant: str = "standard",
+                            options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return self.request("POST", "/api/board/seek", Text("seek"), data=_with_options({
             "days": str(days), "rated": "true" if rated else "false", "color": color,
-            "variant": variant})
+            "variant": variant}, options))
 
     def challenge(self, username: str, minutes: float, increment: int, *,
                   rated: bool = False, color: str = "random",
-                  variant: str = "standard") -> dict[str, Any]:
+                  variant: str = "standard",
+                  options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         if not username or "/" in username or len(username) > 30:
-            raise OnlineError(f"no such player name: {username[:30]!r}")
-        return self.request("POST", f"/api/challenge/{username}", "challenge", data={
-            "clock.limit": str(int(minutes * 60)), "clock.increment": str(increment),
-            "rated": "true" if rated else "false", "color": color, "variant": variant})
+            raise OnlineError(Text("no such player name: {name}", name=repr(username[:30])))
+        return self.request("POST", f"/api/challenge/{username}", Text("challenge"),
+                            data=_with_options({
+                                "clock.limit": str(int(minutes * 60)),
+                                "clock.increment": str(increment),
+                                "rated": "true" if rated else "false", "color": color,
+                                "variant": variant}, options))
+
+    def open_challenge(self, minutes: float, increment: int, *, variant: str = "standard",
+                       options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """An open challenge (the challenge API): anyone with its ``url`` may take it."""
+        return self.request("POST", "/api/challenge/open", Text("open challenge"),
+                            data=_with_options({
+                                "clock.limit": str(int(minutes * 60)),
+                                "clock.increment": str(increment), "variant": variant},
+                                options))
 
     def accept_challenge(self, challenge_id: str) -> None:
-        self.request("POST", f"/api/challenge/{challenge_id}/accept", "accept challenge")
+        self.request("POST", f"/api/challenge/{challenge_id}/accept", Text("accept challenge"))
 
     def decline_challenge(self, challenge_id: str) -> None:
-        self.request("POST", f"/api/challenge/{challenge_id}/decline", "decline challenge")
+        self.request("POST", f"/api/challenge/{challenge_id}/decline", Text("decline challenge"))
 
-    def stream_game(self, game_id: str) -> Iterator[dict[str, Any]]:
-        """``gameFull`` first, then ``gameState``, ``chatLine`` and ``opponentGone``."""
-        return self.stream("GET", f"/api/board/game/stream/{game_id}", "game stream")
+    def stream_game(self, game_id: str, stop: Callable[[], bool] | None = None
+                    ) -> Iterator[dict[str, Any]]:
+        """``gameFull`` first, then ``gameState``, ``chatLine`` and ``opponentGone`` (until
+        ``stop``, asked at every line: a closed seat lets its stream go at the next
+        keep-alive)."""
+        return self.stream("GET", f"/api/board/game/stream/{game_id}", Text("game stream"),
+                           stop=stop)
 
     def move(self, game_id: str, uci: str, offering_draw: bool = False) -> None:
         path = f"/api/board/game/{game_id}/move/{uci}"
         if offering_draw:
             path += "?offeringDraw=true"
-        self.request("POST", path, f"move {uci}")
+        self.request("POST", path, Text("move {move}", move=uci))
 
     def abort(self, game_id: str) -> None:
-        self.request("POST", f"/api/board/game/{game_id}/abort", "abort")
+        self.request("POST", f"/api/board/game/{game_id}/abort", Text("abort"))
 
     def resign(self, game_id: str) -> None:
-        self.request("POST", f"/api/board/game/{game_id}/resign", "resign")
+        self.request("POST", f"/api/board/game/{game_id}/resign", Text("resign"))
 
     def draw(self, game_id: str, accept: bool = True) -> None:
         """Offer or accept a draw (``accept``), or decline one."""
         self.request("POST", f"/api/board/game/{game_id}/draw/{'yes' if accept else 'no'}",
-                     "draw")
+                     Text("draw"))
 
     def takeback(self, game_id: str, accept: bool = True) -> None:
         """Propose or accept a takeback (``accept``), or decline one."""
         self.request("POST",
                      f"/api/board/game/{game_id}/takeback/{'yes' if accept else 'no'}",
-                     "takeback")
+                     Text("takeback"))
 
     def claim_victory(self, game_id: str) -> None:
-        self.request("POST", f"/api/board/game/{game_id}/claim-victory", "claim victory")
+        self.request("POST", f"/api/board/game/{game_id}/claim-victory", Text("claim victory"))
+
+    def chat(self, game_id: str, text: str, room: str = "player") -> None:
+        """A line in the game's chat (``room``: ``player`` — the opponent reads it)."""
+        self.request("POST", f"/api/board/game/{game_id}/chat", Text("chat"),
+                     data={"room": room, "text": text})

@@ -10,9 +10,12 @@ import os
 import stat
 from pathlib import Path
 
+from controller.i18n import Text
+
 
 class TokenError(ValueError):
-    """The token file is missing, unreadable, too open or holds no token (one line)."""
+    """The token file is missing, unreadable, too open or holds no token (one line, a
+    :class:`Text`: the page reads it in its language)."""
 
 
 def masked(token: str) -> str:
@@ -25,8 +28,8 @@ def masked(token: str) -> str:
 def check_token(token: str) -> str:
     token = token.strip()
     if not token or len(token) > 200 or any(c.isspace() or not c.isprintable() for c in token):
-        raise TokenError("that is not a token (create one with the scope board:play and paste "
-                         "it whole)")
+        raise TokenError(Text("that is not a token (create one with the scope board:play and "
+                              "paste it whole)"))
     return token
 
 
@@ -58,15 +61,17 @@ def load_token(path: Path) -> str:
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise TokenError(f"{path}: no token saved (set it on the page's settings, or "
-                         f"fairyboard online token)") from None
+        raise TokenError(Text("{file}: no token saved (set it on the page's settings, or "
+                              "fairyboard online token)", file=str(path))) from None
     if not stat.S_ISREG(info.st_mode):
-        raise TokenError(f"{path}: not a regular file")
+        raise TokenError(Text("{file}: not a regular file", file=str(path)))
     if info.st_mode & 0o077:
-        raise TokenError(f"{path}: others may read this token; chmod 600 {path}")
+        raise TokenError(Text("{file}: others may read this token; chmod 600 {file}",
+                              file=str(path)))
     if info.st_size > 1024:
-        raise TokenError(f"{path}: too large to be a token")
+        raise TokenError(Text("{file}: too large to be a token", file=str(path)))
     try:
         return check_token(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise TokenError(f"{path}: cannot be read ({type(exc).__name__})") from None
+        raise TokenError(Text("{file}: cannot be read ({error})", file=str(path),
+                              error=type(exc).__name__)) from None

@@ -27,12 +27,14 @@ from controller.rules.core import (
     Position,
     PositionError,
     RulesError,
+    Token,
 )
 
 __all__ = [
     "DEFAULT_GAME", "GAMES", "GAME_CLASSES", "GAME_PATHS", "Game", "GameOption",
     "IllegalMoveError", "Move", "OptionError", "Outcome", "PadNeed", "Piece", "PlayerView",
-    "Position", "PositionError", "RulesError", "game_class", "get_game", "register_game",
+    "Position", "PositionError", "RulesError", "Token", "game_class", "get_game",
+    "register_game", "token_named",
 ]
 
 #: every game: registry name -> ``module:Class``, in the order the command line and the
@@ -137,6 +139,16 @@ def get_game(name: str, **options: Any) -> Game:
     checked against the game's declared options first (:meth:`Game.validate_options`)."""
     cls = game_class(name)
     return cls(**cls.validate_options(options))
+
+
+def token_named(name: str) -> Token | None:
+    """The off-board token of this name declared by a game loaded so far (a token lies
+    on a board only while its game is played, so no game is imported to find it)."""
+    for cls in list(_loaded.values()):
+        for token in cls.tokens:
+            if token.name == name:
+                return token
+    return None
 
 
 _CLASS_NAMES = {path.partition(":")[2]: name for name, path in GAME_PATHS.items()}

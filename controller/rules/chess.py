@@ -19,7 +19,6 @@ mode, or King two squares ``e1g1``) or long algebraic (``Ng1-f3``).
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from controller.rules.core import (
@@ -122,6 +121,8 @@ class Chess(Game):
         if seed is not None:
             if array is not None:
                 raise OptionError("give either seed or array, not both")
+            import random  # lazy: only a drawn array needs it
+
             array = random.Random(seed).randrange(960)
         if chess960 and array is None:
             array = ORTHODOX_ARRAY

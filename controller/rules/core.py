@@ -24,7 +24,6 @@ one file so that a reader sees the whole contract at once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple, Protocol
 
@@ -73,7 +72,7 @@ class Move(NamedTuple):
     left: Piece | None = None  #: what stays on ``origin`` (split remnant, rest of a stack)
     captures: tuple[int, ...] = ()
     also: tuple[tuple[int, int], ...] = ()  #: further displacements (castling Rook)
-    token: str = ""  #: off-board token used with this move (``"cube"``)
+    token: str = ""  #: off-board token used with this move (one of ``Game.tokens``)
     promotion: str = ""  #: kind the piece turns into, when it does
 
     @property
@@ -322,14 +321,15 @@ class PlayerView(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class GameOption:
+class GameOption(NamedTuple):
     """One option of a game, declared as data on the game class (:attr:`Game.option_specs`).
 
     ``kind`` is ``int``, ``bool`` or ``str``; an ``int`` may be bounded by ``low``/``high``;
     ``choices`` lists the only values allowed; ``nullable`` allows ``None`` (and ``off`` /
     ``false``, which mean ``None``: "no budget", "no cap").  ``seed`` style options that take
-    a number or a word have ``kind=str`` and ``accepts_int=True``."""
+    a number or a word have ``kind=str`` and ``accepts_int=True``.  An immutable record (a
+    named tuple, not a dataclass: ``dataclasses`` costs every command's start more than
+    its rules)."""
 
     name: str
     kind: type
@@ -389,12 +389,59 @@ class GameOption:
 
 class PadNeed(NamedTuple):
     """An off-board pad a game needs on the board (besides the option pads): ``role`` is
-    ``cube``, ``hand``, ``reserve`` or ``die``; ``owner`` the player (None: shared);
-    ``piece`` the piece kind of a hand/reserve pad."""
+    ``token``, ``hand``, ``reserve`` or ``die``; ``owner`` the player (None: shared);
+    ``piece`` the piece kind of a hand/reserve pad, the token's name of a token pad."""
 
     role: str
     owner: int | None = None
     piece: str | None = None
+
+
+class Token(NamedTuple):
+    """An off-board token a game keeps beside the board, held by one player at a time
+    (``Position.tokens[name]`` is its holder, ``Move.token`` a move that uses it).
+
+    ``name`` is how positions, moves and a layout's ``token`` pads spell it; ``title`` the
+    product's word for it (the printed template, the page, the simulator's box);
+    ``holders`` the players who may hold it: each needs a token pad, which the sensors
+    see occupied while that player holds it."""
+
+    name: str
+    title: str
+    holders: tuple[int, ...] = (0, 1)
+
+    def pads(self) -> tuple[PadNeed, ...]:
+        """The token pads a board needs for this token (one per holder)."""
+        return tuple(PadNeed("token", p, self.name) for p in self.holders)
+
+
+class LazyTable(dict):
+    """A per-cell table whose entries are built on first look (``build(cell)``) and kept.
+
+    A game's move tables cover every cell of its board, but a command or a game looks at
+    the cells its pieces stand on: built on demand, a command pays for those only instead
+    of the whole board's tables at start-up.  ``table[cell]`` reads it like the tuple it
+    stands for (a built entry is a plain dict hit); :attr:`size` is the number of cells,
+    ``len`` the entries built so far (which ``tests/test_coldstart.py`` watches)."""
+
+    __slots__ = ("build", "size")
+
+    def __init__(self, size: int, build: Callable[[int], Any]) -> None:
+        super().__init__()
+        self.size = size
+        self.build = build
+
+    def __missing__(self, cell: int) -> Any:
+        if cell.__class__ is not int or not 0 <= cell < self.size:
+            raise IndexError(f"no cell {cell!r} in a table of {self.size} cells")
+        entry = self[cell] = self.build(cell)
+        return entry
+
+    def __bool__(self) -> bool:
+        return self.size > 0  # as the tuple it stands for, built or not
+
+    def __repr__(self) -> str:
+        return f"<LazyTable: {len(self)} of {self.size} cells built>"
 
 
 class SpecialStep(NamedTuple):
@@ -434,6 +481,10 @@ class Game:
     player_names: tuple[str, ...] = ("White", "Black")
     #: off-board pads the game needs on a board (checked when a layout names the game)
     pads: ClassVar[tuple[PadNeed, ...]] = ()
+    #: off-board tokens the game keeps beside the board (Lùotuoqí's Cube); the
+    #: reconciler, the board, the simulator, the page and the printed template know a
+    #: token only from this declaration and the layout's ``token`` pads (none: no tokens)
+    tokens: ClassVar[tuple[Token, ...]] = ()
     #: the game's options, as data (:meth:`validate_options` checks against them)
     option_specs: ClassVar[tuple[GameOption, ...]] = ()
     #: players may not see everything: the board, the page and the command line show a

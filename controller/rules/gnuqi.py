@@ -22,14 +22,15 @@ detection instead of making and unmaking every pseudo-legal move.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from controller.geometry import DIAGONAL, ORTHOGONAL, Geometry, load_shape
 from controller.rules.core import (
     Game,
     IllegalMoveError,
+    LazyTable,
     Move,
     Outcome,
     Piece,
@@ -122,7 +123,9 @@ def river_allows(kind: str, owner: int, rank1: int, rank2: int) -> bool:
 
 
 class _Tables:
-    """Everything the move generator looks up, built once per board shape.
+    """Everything the move generator looks up, per board shape; each per-cell entry is
+    built when first looked at (:class:`~controller.rules.core.LazyTable`), so a command
+    pays for the cells its pieces use, not for the whole board's tables.
 
     Per colour:
 
@@ -144,55 +147,64 @@ class _Tables:
     def __init__(self, g: Geometry):
         self.geometry = g
         self.rank = tuple(g.coords(c)[1] + 1 for c in range(len(g.cells)))
-        self.leaps: list[dict[str, tuple]] = []
-        self.slides: list[dict[str, tuple]] = []
-        self.pawns: list[tuple] = []
-        self.rev_leaps: list[tuple] = []
-        self.rev_rays: list[tuple] = []
-        for owner in (0, 1):
-            #: rev_kinds[t][o]: the leaper/Pawn kinds of ``owner`` that attack t from o
-            rev_kinds: list[dict[int, str]] = [{} for _ in g.cells]
-            self.leaps.append(self._leapers(owner, rev_kinds))
-            self.pawns.append(self._pawns(owner, rev_kinds))
-            self.rev_leaps.append(tuple(tuple(sorted(d.items())) for d in rev_kinds))
-            self.slides.append(self._sliders(owner))
-            self.rev_rays.append(self._reverse_rays(owner))
+        n = len(g.cells)
+
+        def per_cell(build: Callable[..., Any], *args: Any) -> LazyTable:
+            return LazyTable(n, lambda c: build(*args, c))
+
+        self.leaps: list[dict[str, LazyTable]] = [
+            {kind: per_cell(self._leaps_from, owner, kind) for kind in LEAPS} for owner in (0, 1)]
+        self.slides: list[dict[str, LazyTable]] = [
+            {kind: per_cell(self._slides_from, owner, kind) for kind in SLIDES}
+            for owner in (0, 1)]
+        self.pawns = [per_cell(self._pawn_from, owner) for owner in (0, 1)]
+        self.rev_leaps = [per_cell(self._leapers_onto, owner) for owner in (0, 1)]
+        self.rev_rays = [per_cell(self._rays_onto, owner) for owner in (0, 1)]
         self._castling_tables()
 
-    def _leapers(self, owner: int, rev_kinds: list[dict[int, str]]) -> dict[str, tuple]:
+    def _leaps_from(self, owner: int, kind: str, o: int) -> tuple:
         g, rank = self.geometry, self.rank
-        leaps = {}
-        for kind, offsets in LEAPS.items():
-            piece = PIECES[owner, kind]
-            table = g.leap_table(offsets)
-            per_cell = []
-            for o in range(len(g.cells)):
-                entries = []
-                for t in table[o]:
-                    if river_allows(kind, owner, rank[o], rank[t]):
-                        entries.append((t, Move("move", o, t, piece),
-                                        Move("move", o, t, piece, captures=(t,))))
-                        rev_kinds[t][o] = rev_kinds[t].get(o, "") + kind
-                per_cell.append(tuple(entries))
-            leaps[kind] = tuple(per_cell)
-        return leaps
+        piece = PIECES[owner, kind]
+        f, r = g.coords(o)
+        entries = []
+        for df, dr in LEAPS[kind]:
+            t = g.at(f + df, r + dr)
+            if t >= 0 and river_allows(kind, owner, rank[o], rank[t]):
+                entries.append((t, Move("move", o, t, piece),
+                                Move("move", o, t, piece, captures=(t,))))
+        return tuple(entries)
 
-    def _pawns(self, owner: int, rev_kinds: list[dict[int, str]]) -> tuple:
+    def _leapers_onto(self, owner: int, t: int) -> tuple[tuple[int, str], ...]:
+        """``(o, kinds)`` in cell order: the leaper kinds (in :data:`LEAPS` order, then
+        ``P``) of ``owner`` that attack ``t`` from ``o`` — the reverse of the leap and Pawn
+        capture tables."""
+        g, rank = self.geometry, self.rank
+        f, r = g.coords(t)
+        kinds: dict[int, str] = {}
+        for kind, offsets in LEAPS.items():
+            for df, dr in offsets:
+                o = g.at(f - df, r - dr)
+                if o >= 0 and river_allows(kind, owner, rank[o], rank[t]):
+                    kinds[o] = kinds.get(o, "") + kind
+        forward = 1 if owner == 0 else -1
+        for df in (-1, 1):
+            o = g.at(f - df, r - forward)
+            if o >= 0:
+                kinds[o] = kinds.get(o, "") + "P"
+        return tuple(sorted(kinds.items()))
+
+    def _pawn_from(self, owner: int, o: int) -> tuple:
         g = self.geometry
         forward = 1 if owner == 0 else -1
-        pawns = []
-        for o in range(len(g.cells)):
-            f, r = g.coords(o)
-            ahead = g.at(f, r + forward)
-            push = (ahead, self._pawn_move(owner, o, ahead, False)) if ahead >= 0 else None
-            caps = []
-            for df in (-1, 1):
-                t = g.at(f + df, r + forward)
-                if t >= 0:
-                    caps.append((t, self._pawn_move(owner, o, t, True)))
-                    rev_kinds[t][o] = rev_kinds[t].get(o, "") + "P"
-            pawns.append((push, tuple(caps)))
-        return tuple(pawns)
+        f, r = g.coords(o)
+        ahead = g.at(f, r + forward)
+        push = (ahead, self._pawn_move(owner, o, ahead, False)) if ahead >= 0 else None
+        caps = []
+        for df in (-1, 1):
+            t = g.at(f + df, r + forward)
+            if t >= 0:
+                caps.append((t, self._pawn_move(owner, o, t, True)))
+        return (push, tuple(caps))
 
     def _pawn_move(self, owner: int, o: int, t: int, capture: bool) -> Move:
         """A Pawn step or capture; crossing the far River makes it a Wazir on arrival."""
@@ -200,49 +212,40 @@ class _Tables:
         return Move("move", o, t, PIECES[owner, "W" if promoted else "P"],
                     captures=(t,) if capture else (), promotion="W" if promoted else "")
 
-    def _sliders(self, owner: int) -> dict[str, tuple]:
+    def _slides_from(self, owner: int, kind: str, o: int) -> tuple:
         g, rank = self.geometry, self.rank
-        slides = {}
-        for kind, directions in SLIDES.items():
-            piece = PIECES[owner, kind]
-            per_cell = []
-            for o in range(len(g.cells)):
-                rays = []
-                for d in directions:
-                    ray = []
-                    for t in g.rays[d][o]:
-                        if river_allows(kind, owner, rank[o], rank[t]):
-                            ray.append((t, Move("move", o, t, piece),
-                                        Move("move", o, t, piece, captures=(t,))))
-                        else:
-                            ray.append((t, None, None))
-                    while ray and ray[-1][1] is None:
-                        ray.pop()
-                    if ray:
-                        rays.append(tuple(ray))
-                per_cell.append(tuple(rays))
-            slides[kind] = tuple(per_cell)
-        return slides
+        piece = PIECES[owner, kind]
+        rays = []
+        for d in SLIDES[kind]:
+            ray = []
+            for t in g.rays[d][o]:
+                if river_allows(kind, owner, rank[o], rank[t]):
+                    ray.append((t, Move("move", o, t, piece),
+                                Move("move", o, t, piece, captures=(t,))))
+                else:
+                    ray.append((t, None, None))
+            while ray and ray[-1][1] is None:
+                ray.pop()
+            if ray:
+                rays.append(tuple(ray))
+        return tuple(rays)
 
-    def _reverse_rays(self, owner: int) -> tuple:
+    def _rays_onto(self, owner: int, t: int) -> tuple:
         g, rank = self.geometry, self.rank
-        rev_rays = []
-        for t in range(len(g.cells)):
-            rays = []
-            for d in ORTHOGONAL + DIAGONAL:
-                cells = g.rays[d][t]
-                back = OPPOSITE[d]  # the attacker slides from o back toward t
-                ray = []
-                for i, o in enumerate(cells):
-                    kinds = "".join(k for k, dirs in SLIDES.items()
-                                    if back in dirs and river_allows(k, owner, rank[o], rank[t]))
-                    ray.append((o, kinds, frozenset(cells[:i + 1])))
-                while ray and not ray[-1][1]:
-                    ray.pop()
-                if ray:
-                    rays.append(tuple(ray))
-            rev_rays.append(tuple(rays))
-        return tuple(rev_rays)
+        rays = []
+        for d in ORTHOGONAL + DIAGONAL:
+            cells = g.rays[d][t]
+            back = OPPOSITE[d]  # the attacker slides from o back toward t
+            ray = []
+            for i, o in enumerate(cells):
+                kinds = "".join(k for k, dirs in SLIDES.items()
+                                if back in dirs and river_allows(k, owner, rank[o], rank[t]))
+                ray.append((o, kinds, frozenset(cells[:i + 1])))
+            while ray and not ray[-1][1]:
+                ray.pop()
+            if ray:
+                rays.append(tuple(ray))
+        return tuple(rays)
 
     def _castling_tables(self) -> None:
         g = self.geometry

@@ -15,9 +15,10 @@ The board model, the set-ups and the dice table are provisional data (module tab
 below), so that a correction from the author's lost pictures is a data edit.
 
 Speed: for every field and piece type the simple paths of the exact length that obey the
-ring rule are enumerated once at import.  A flyer's destinations are a fixed tuple per
-field; a walker's are listed with the minimal sets (bit masks) of fields its paths pass
-through, so move generation is table lookups plus one ``&`` per candidate path.
+ring rule are enumerated once, when a piece of that type first looks from that field.  A
+flyer's destinations are a fixed tuple per field; a walker's are listed with the minimal
+sets (bit masks) of fields its paths pass through, so move generation is table lookups
+plus one ``&`` per candidate path.
 
 Long module: the round board's path moves, its castle rules for 2–4 players and its dice
 variant are one game's rules; split they would need each other's private tables.
@@ -25,13 +26,15 @@ variant are one game's rules; split they would need each other's private tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from controller.geometry import load_shape
+from controller.i18n.text import Text
 from controller.rules.core import (
     Game,
     GameOption,
+    LazyTable,
     Move,
     Outcome,
     PadNeed,
@@ -176,30 +179,33 @@ def _minimal_masks(masks: set[int]) -> tuple[int, ...]:
     return tuple(kept)
 
 
-def _build_tables() -> tuple[dict[str, tuple], dict[str, tuple], dict[str, tuple]]:
-    flyer: dict[str, tuple[tuple[int, ...], ...]] = {}
-    walker: dict[str, tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]] = {}
-    slides: dict[str, tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]] = {}
-    for kind, pt in PIECE_TYPES.items():
-        per_cell = []
-        slide_cells = []
-        for start in range(N_CELLS):
-            passed: dict[int, set[int]] = {}
-            for path in enumerate_paths(start, pt.steps, pt.flies, pt.ring_free):
-                mask = 0
-                for c in path[1:-1]:
-                    mask |= 1 << c
-                passed.setdefault(path[-1], set()).add(mask)
-            if pt.flies:
-                per_cell.append(tuple(sorted(passed)))
-                # a flyer is never blocked: the fields it may pass on the way to each
-                slide_cells.append(tuple((t, (_or(passed[t]),)) for t in sorted(passed)))
-            else:
-                per_cell.append(tuple((t, _minimal_masks(passed[t])) for t in sorted(passed)))
-                slide_cells.append(tuple((t, tuple(sorted(passed[t]))) for t in sorted(passed)))
-        (flyer if pt.flies else walker)[kind] = tuple(per_cell)
-        slides[kind] = tuple(slide_cells)
-    return flyer, walker, slides
+def _passed(kind: str, start: int) -> dict[int, set[int]]:
+    """Per destination from ``start``: every set (bit mask) of fields its paths pass."""
+    pt = PIECE_TYPES[kind]
+    passed: dict[int, set[int]] = {}
+    for path in enumerate_paths(start, pt.steps, pt.flies, pt.ring_free):
+        mask = 0
+        for c in path[1:-1]:
+            mask |= 1 << c
+        passed.setdefault(path[-1], set()).add(mask)
+    return passed
+
+
+def _flyer_destinations(kind: str, start: int) -> tuple[int, ...]:
+    return tuple(sorted(_PASSED[kind][start]))
+
+
+def _walker_paths(kind: str, start: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    passed = _PASSED[kind][start]
+    return tuple((t, _minimal_masks(passed[t])) for t in sorted(passed))
+
+
+def _slide_paths(kind: str, start: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    passed = _PASSED[kind][start]
+    if PIECE_TYPES[kind].flies:
+        # a flyer is never blocked: the fields it may pass on the way to each
+        return tuple((t, (_or(passed[t]),)) for t in sorted(passed))
+    return tuple((t, tuple(sorted(passed[t]))) for t in sorted(passed))
 
 
 def _or(masks: Iterable[int]) -> int:
@@ -209,17 +215,32 @@ def _or(masks: Iterable[int]) -> int:
     return out
 
 
-#: per kind and field: flyers' destinations; walkers' destinations with the minimal sets
-#: of fields passed; and per destination every set of fields passed (for slides)
-FLYER_DESTINATIONS, WALKER_PATHS, SLIDE_PATHS = _build_tables()
+def _per_cell(build: Callable[[str, int], Any], kind: str) -> LazyTable:
+    return LazyTable(N_CELLS, lambda start: build(kind, start))
+
+
+# The path tables, per kind and field, each built when a piece of that kind first looks
+# from that field (a whole board's worth costs a command more than its moves):
+#: the destinations and the sets of fields passed on the way to each (shared by the rest)
+_PASSED = {kind: _per_cell(_passed, kind) for kind in PIECE_TYPES}
+#: flyers' destinations; walkers' destinations with the minimal sets of fields passed;
+#: and per destination every set of fields passed (for slides)
+FLYER_DESTINATIONS = {kind: _per_cell(_flyer_destinations, kind)
+                      for kind, pt in PIECE_TYPES.items() if pt.flies}
+WALKER_PATHS = {kind: _per_cell(_walker_paths, kind)
+                for kind, pt in PIECE_TYPES.items() if not pt.flies}
+SLIDE_PATHS = {kind: _per_cell(_slide_paths, kind) for kind in PIECE_TYPES}
+
+
+def _attacks(kind: str, origin: int) -> dict[int, tuple[int, ...]]:
+    if kind in FLYER_DESTINATIONS:
+        return {t: (0,) for t in FLYER_DESTINATIONS[kind][origin]}
+    return dict(WALKER_PATHS[kind][origin])
 
 
 #: per kind and field: every field it reaches on some board, with the minimal sets of
 #: fields its paths pass (a flyer's: ``(0,)``, never blocked) — the attack test's table
-_ATTACKS: dict[str, tuple[dict[int, tuple[int, ...]], ...]] = {
-    kind: (tuple({t: (0,) for t in cells} for cells in FLYER_DESTINATIONS[kind])
-           if kind in FLYER_DESTINATIONS else tuple(dict(paths) for paths in WALKER_PATHS[kind]))
-    for kind in PIECE_TYPES}
+_ATTACKS = {kind: _per_cell(_attacks, kind) for kind in PIECE_TYPES}
 
 
 def turned(field: str, slices: int) -> str:
@@ -267,11 +288,14 @@ _Reach = tuple[tuple[int, int, tuple[int, ...] | None, Move, Move], ...]
 _REACH: dict[tuple[int, Piece], tuple[_Reach, bool]] = {}
 
 
-#: per kind: the fields, not castles, from which it cannot reach a castle on any board
-_AWAY_FROM_CASTLES: dict[str, frozenset[int]] = {
-    kind: frozenset(o for o in range(N_CELLS) if o not in CASTLE_SET and not any(
-        t in CASTLE_SET for t, _ in SLIDE_PATHS[kind][o]))
-    for kind in PIECE_TYPES}
+def _away_from_castles(kind: str, origin: int) -> bool:
+    return origin not in CASTLE_SET and not any(
+        t in CASTLE_SET for t, _ in SLIDE_PATHS[kind][origin])
+
+
+#: per kind and field: whether it is no castle and no castle can be reached from it on
+#: any board
+_AWAY_FROM_CASTLES = {kind: _per_cell(_away_from_castles, kind) for kind in PIECE_TYPES}
 
 #: per (field, flying kind): its destinations (never blocked) and their bits
 _FLIGHTS: dict[tuple[int, str], tuple[tuple[int, ...], int]] = {}
@@ -287,7 +311,7 @@ def _reach_of(origin: int, piece: Piece) -> tuple[_Reach, bool]:
         (t, 1 << t, None if masks is None or 0 in masks else masks,  # a path never blocked
          Move("move", origin, t, piece, None, ()), Move("move", origin, t, piece, None, (t,)))
         for t, masks in paths)
-    kept = _REACH[(origin, piece)] = (reach, origin in _AWAY_FROM_CASTLES[piece.kind])
+    kept = _REACH[(origin, piece)] = (reach, _AWAY_FROM_CASTLES[piece.kind][origin])
     return kept
 
 
@@ -708,10 +732,14 @@ class KaleidoChess(Game):
         out = sorted(gone.pop())
         if not out:
             return ""
-        names = " and ".join(self.player_names[p] for p in out)
-        why = " gives up the last castle and" if out == [pos.turn] else ""
-        return (f"{names}{why} {'are' if len(out) > 1 else 'is'} out: take the marked "
-                "pieces off the board")
+        names = Text.join(", ", [self.player_names[p] for p in out])
+        if out == [pos.turn]:
+            return Text("{player} gives up the last castle and is out: take the marked "
+                        "pieces off the board", player=names)
+        if len(out) > 1:
+            return Text("{players} are out: take the marked pieces off the board",
+                        players=names)
+        return Text("{player} is out: take the marked pieces off the board", player=names)
 
     # -- notation ----------------------------------------------------------------------
     def move_text(self, pos: Position, move: Move) -> str:
@@ -729,19 +757,23 @@ class KaleidoChess(Game):
         name = self.player_names[mover]
         if move.kind == "roll":
             face = _die_face(move.token)
-            return f"{name} rolls {face} ({_kinds_text(DICE_TABLE[face])})"
+            return Text("{player} rolls {face} ({kinds})", player=name, face=face,
+                        kinds=_kinds_text(DICE_TABLE[face]))
         if move.kind == "pass":
-            return f"{name} cannot move and is out" if move.captures else f"{name} passes"
+            return (Text("{player} cannot move and is out", player=name) if move.captures
+                    else Text("{player} passes", player=name))
         piece = pos.board[move.origin]
         victim = pos.board[move.target]
         kind = PIECE_TYPES[piece.kind].name if piece else "?"
         frm, to = G.cells[move.origin], G.cells[move.target]
         if victim is None:
-            text = f"{kind} from {frm} goes to {to}"
+            text: str = Text("{piece} from {cell} goes to {to}", piece=kind, cell=frm, to=to)
         else:
             whose = ("own " if victim.owner == mover
                      else f"{self.player_names[victim.owner]} " if self.players > 2 else "")
-            text = f"{kind} from {frm} knocks out {whose}{PIECE_TYPES[victim.kind].name} at {to}"
+            prey = whose + PIECE_TYPES[victim.kind].name
+            text = Text("{piece} from {cell} knocks out {victim} at {to}", piece=kind, cell=frm,
+                        victim=prey, to=to)
         if self.players > 2:
             gone = {*move.captures, move.origin}
             dropped = [p for p in self.active_players(pos) if p != mover and not any(
@@ -749,7 +781,8 @@ class KaleidoChess(Game):
             if move.piece is None:
                 dropped.append(mover)
             if dropped:
-                text += "; " + ", ".join(self.player_names[p] for p in sorted(dropped)) + " out"
+                text = Text("{move}; {players} out", move=text, players=Text.join(
+                    ", ", [self.player_names[p] for p in sorted(dropped)]))
         return text
 
     def move_json(self, pos: Position, move: Move) -> dict[str, Any]:
@@ -888,7 +921,7 @@ class KaleidoChess(Game):
 def _kinds_text(kinds: str) -> str:
     """``"an elephant or the dragon"`` for the kinds a die face allows."""
     if set(kinds) == set(KINDS):
-        return "any piece"
+        return Text("any piece")
     names = []
     for k in kinds:
         name = PIECE_TYPES[k].name

@@ -18,7 +18,6 @@ and X-FEN with hands and ``~`` marks.  Positions must be changed only through
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from controller.rules.chess import Chess, _castling_letters
@@ -196,6 +195,8 @@ class LaoTzu(Chess):
         if seed is not None:
             if white_array is not None or black_array is not None:
                 raise RulesError("laotzu: give either seed or white_array/black_array, not both")
+            import random  # lazy: only drawn arrays need it
+
             rng = random.Random(seed)
             white_array, black_array = rng.randrange(960), rng.randrange(960)
         self.arrange(ORTHODOX_ARRAY if white_array is None else white_array,
@@ -214,6 +215,8 @@ class LaoTzu(Chess):
         if "white_array" not in cls.hidden_options or any(  # (Chess: no hidden arrays)
                 options.get(k) is not None for k in ("white_array", "black_array", "seed")):
             return dict(options)
+        import random  # lazy: only drawn arrays need it
+
         return {**options, "seed": str(random.SystemRandom().randrange(2**31))}
 
     # -- move generation: chess's moves, and drops on empty visible cells --------------

@@ -6,7 +6,7 @@ here can depend on a hidden piece.  (The referee is ``controller.rules.laotzu``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from controller.rules.core import (
     Move,
@@ -51,8 +51,7 @@ from controller.rules.laotzu_board import (
 # -- what a player may know ----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PlayerView:
+class PlayerView(NamedTuple):
     """Everything one player may know; player-facing code reads Lao Tzu only through this.
 
     ``visible`` holds the cells the player sees (his own pieces and every cell one of them
@@ -60,7 +59,8 @@ class PlayerView:
     ``in_check`` says whether the side to move is in check (announced to both, S3 "+"),
     never by which piece.  ``castling`` (own castling Rook cells), ``own_promoted`` and
     ``en_passant`` (the target, only when this player may take there now) are things the
-    player knows from his own moves.
+    player knows from his own moves.  An immutable record (a named tuple, not a dataclass:
+    ``dataclasses`` costs every command's start more than its rules).
     """
 
     player: int

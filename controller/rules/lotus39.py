@@ -11,10 +11,11 @@ each of the seed's 26 piece types (:data:`PIECE_TYPES`) is a combination of
 * **circle rides** — rides round one lotus circle (Ouroboros);
 * **pawn tables** — :data:`PAWN_TABLE`, the per-cell table of lotus39.md §5.4 for both colours.
 
-All the tables are compiled once per geometry (:func:`lotus_tables`), so move generation
-only indexes tuples.  Legal moves are found without make/undo: a move is tried on the
-board list only when it moves the King, when the King is in check, or when it vacates a
-cell through which an enemy piece could reach the King.
+All the tables are compiled once per geometry (:func:`lotus_tables`; the dearest ones a
+cell at a time, when first looked at), so move generation only indexes tables.  Legal
+moves are found without make/undo: a move is tried on the board list only when it moves
+the King, when the King is in check, or when it vacates a cell through which an enemy
+piece could reach the King.
 
 The set-ups are provisional data (DECISIONS.md): :attr:`Lotus39.white_array` and
 :attr:`Lotus39.white_reserve`; Black is the top↔bottom mirror.
@@ -24,7 +25,6 @@ Long module: the rules of one game, as the spec lists them, kept together.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -33,6 +33,7 @@ from controller.rules.core import (
     OFF_BOARD,
     Game,
     IllegalMoveError,
+    LazyTable,
     Move,
     PadNeed,
     Piece,
@@ -52,8 +53,7 @@ ALL_FAMILIES = ("X", "Z60", "Z120", "Y", "V", "W")
 # Pieces as data
 
 
-@dataclass(frozen=True)
-class PieceType:
+class PieceType(NamedTuple):
     """One piece of the seed, as a combination of movement components."""
 
     letter: str
@@ -188,9 +188,10 @@ class RideCheck(NamedTuple):
     kinds: frozenset[str]  #: riders attacking the target along this ray
 
 
-@dataclass(frozen=True, eq=False)
-class LotusTables:
-    """Everything move generation looks up, compiled once per geometry."""
+class LotusTables(NamedTuple):
+    """Everything move generation looks up, compiled once per geometry; the tables dearest
+    to build (the lotus paths, what attacks a cell) build each cell's entry when first
+    looked at (:class:`~controller.rules.core.LazyTable`)."""
 
     #: kind -> cell -> fixed step/leap targets (union of the kind's step tables)
     steps: dict[str, tuple[tuple[int, ...], ...]]
@@ -200,7 +201,7 @@ class LotusTables:
     #: cell -> lotus-graph neighbours (non-hexagons sharing an edge; none for a hexagon)
     lotus_adjacent: tuple[tuple[int, ...], ...]
     #: cell -> lotus-path trie (every simple path of the lotus graph from the cell)
-    lotus_tries: tuple[tuple[LotusNode, ...], ...]
+    lotus_tries: LazyTable  # of tuple[LotusNode, ...]
     #: cell -> rides round each lotus circle through the cell, both ways
     circle_rays: tuple[tuple[tuple[int, ...], ...], ...]
     #: owner -> cell -> pawn move / capture / retreat targets
@@ -208,11 +209,11 @@ class LotusTables:
     pawn_captures: tuple[tuple[tuple[int, ...], ...], ...]
     pawn_retreats: tuple[tuple[tuple[int, ...], ...], ...]
     #: attacker owner -> target cell -> ((from cell, kinds that attack the target from it), …)
-    step_attackers: tuple[tuple[tuple[tuple[int, frozenset[str]], ...], ...], ...]
+    step_attackers: tuple[LazyTable, LazyTable]  # of tuple[tuple[int, frozenset[str]], ...]
     #: target cell -> reverse ride checks (only for target cells the riders may stop on)
-    ride_attackers: tuple[tuple[RideCheck, ...], ...]
+    ride_attackers: LazyTable  # of tuple[RideCheck, ...]
     #: lotus cells reachable by a lotus path of length ≤ 2 (discovery squares for a Lotussa)
-    lotus_near: tuple[frozenset[int], ...]
+    lotus_near: LazyTable  # of frozenset[int]
     lotus_cells: frozenset[int]
     #: owner -> cells of that player's promotion rank; home hexagons
     promotion_cells: tuple[frozenset[int], frozenset[int]]
@@ -323,7 +324,7 @@ def lotus_tables(g: Geometry) -> LotusTables:
     lotus_adjacent = tuple(
         () if c in hexagons else tuple(x for x in g.side[c] if x not in hexagons)
         for c in range(n))
-    lotus_tries = tuple(_lotus_trie(lotus_adjacent, c) for c in range(n))
+    lotus_tries = LazyTable(n, lambda c: _lotus_trie(lotus_adjacent, c))
     circle_rays = []
     for c in range(n):
         rays = []
@@ -339,23 +340,29 @@ def lotus_tables(g: Geometry) -> LotusTables:
         for owner in (WHITE, BLACK))
 
     # reverse attack tables: from which cells, and by which kinds, is a target attacked
-    step_attackers = []
+    # (a step is the same for both colours, a pawn capture is not)
+    steppers: list[dict[int, set[str]]] = [{} for _ in range(n)]
+    for kind, table in steps.items():
+        for x in range(n):
+            for t in table[x]:
+                steppers[t].setdefault(x, set()).add(kind)
+    pawn_sources: tuple[list[list[int]], ...] = ([[] for _ in range(n)], [[] for _ in range(n)])
     for owner in (WHITE, BLACK):
-        per_target: list[dict[int, set[str]]] = [{} for _ in range(n)]
-        for kind, table in steps.items():
-            for x in range(n):
-                for t in table[x]:
-                    per_target[t].setdefault(x, set()).add(kind)
         for x in range(n):
             for t in pawn_captures[owner][x]:
-                per_target[t].setdefault(x, set()).update(PAWN_KINDS)
-        step_attackers.append(tuple(
-            tuple((x, frozenset(ks)) for x, ks in sorted(d.items())) for d in per_target))
-    ride_attackers = []
-    for t in range(n):
+                pawn_sources[owner][t].append(x)
+
+    def step_attackers(owner: int, t: int) -> tuple[tuple[int, frozenset[str]], ...]:
+        kinds = {x: set(ks) for x, ks in steppers[t].items()}
+        for x in pawn_sources[owner][t]:
+            kinds.setdefault(x, set()).update(PAWN_KINDS)
+        return tuple((x, frozenset(ks)) for x, ks in sorted(kinds.items()))
+
+    ride_families = {(f, stop) for p in PIECE_TYPES for fs, stop in p.rides for f in fs}
+
+    def ride_attackers(t: int) -> tuple[RideCheck, ...]:
         checks = []
-        for families_stop in {(f, stop) for p in PIECE_TYPES for fs, stop in p.rides for f in fs}:
-            family, stop = families_stop
+        for family, stop in ride_families:
             if stop and shapes[t] not in stop:
                 continue
             kinds = frozenset(p.letter for p in PIECE_TYPES
@@ -369,19 +376,21 @@ def lotus_tables(g: Geometry) -> LotusTables:
         merged: dict[tuple, set[str]] = {}
         for check in checks:
             merged.setdefault(check.ray, set()).update(check.kinds)
-        ride_attackers.append(tuple(
-            RideCheck(ray, frozenset(ks)) for ray, ks in sorted(merged.items())))
-    lotus_near = tuple(
-        frozenset(node.cell for node in tries for node in (node, *node.onward))
-        for tries in lotus_tries)
+        return tuple(RideCheck(ray, frozenset(ks)) for ray, ks in sorted(merged.items()))
+
+    def lotus_near(c: int) -> frozenset[int]:
+        return frozenset(node.cell for node in lotus_tries[c] for node in (node, *node.onward))
+
     promotion_cells = tuple(
         frozenset(c for c in range(n) if g.attributes["rank"][c] == PROMOTION_RANK[o])
         for o in (WHITE, BLACK))
     return LotusTables(
         steps=steps, rides=rides, lotus_adjacent=lotus_adjacent, lotus_tries=lotus_tries,
         circle_rays=tuple(circle_rays), pawn_moves=pawn_moves, pawn_captures=pawn_captures,
-        pawn_retreats=pawn_retreats, step_attackers=tuple(step_attackers),
-        ride_attackers=tuple(ride_attackers), lotus_near=lotus_near,
+        pawn_retreats=pawn_retreats,
+        step_attackers=(LazyTable(n, lambda t: step_attackers(WHITE, t)),
+                        LazyTable(n, lambda t: step_attackers(BLACK, t))),
+        ride_attackers=LazyTable(n, ride_attackers), lotus_near=LazyTable(n, lotus_near),
         lotus_cells=frozenset(c for c in range(n) if c not in hexagons),
         promotion_cells=(promotion_cells[0], promotion_cells[1]),
         home=(g.cell(HOME_HEXAGON[0]), g.cell(HOME_HEXAGON[1])),

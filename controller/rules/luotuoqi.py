@@ -26,13 +26,14 @@ from controller.geometry import DIAGONAL, GRID_DIRECTIONS, ORTHOGONAL, load_shap
 from controller.rules.core import (
     Game,
     GameOption,
+    LazyTable,
     Move,
-    PadNeed,
     Piece,
     Position,
     PositionError,
     SpecialStep,
     Termination,
+    Token,
     grid_board_text,
     parse_grid_board,
     render_grid,
@@ -90,10 +91,17 @@ def _build_camel() -> tuple:
 
 
 CAMEL = _build_camel()
+def _build_camel_attackers() -> tuple:
+    table: list[list[tuple[int, int, int]]] = [[] for _ in range(N_CELLS)]
+    for s in range(N_CELLS):  # in source order, each source's steps in their order
+        for p1, p2, ts in CAMEL[s]:
+            for x in ts:
+                table[x].append((s, p1, p2))
+    return tuple(map(tuple, table))
+
+
 # Reverse: for a cell X, the (source, pass1, pass2) of every camel step that lands on X.
-CAMEL_ATTACKERS: tuple = tuple(
-    tuple((s, p1, p2) for s in range(N_CELLS) for p1, p2, ts in CAMEL[s] if x in ts)
-    for x in range(N_CELLS))
+CAMEL_ATTACKERS: tuple = _build_camel_attackers()
 
 
 def _bypass_victim_cells(c: int, d: str) -> tuple[tuple[int, ...], ...]:
@@ -178,10 +186,10 @@ MULE_SET = tuple(frozenset(ts) for ts in MULE_TARGETS)
 KING_SET = tuple(frozenset(ts) for ts in KING_STEPS)
 EAGLET_SET = tuple(tuple(frozenset(ts) for ts in EAGLET_TARGETS[c]) for c in (WHITE, BLACK))
 # LINE_TO[t][x] = (distance, cells strictly between, orthogonal?) for x on one of t's lines.
-LINE_TO: tuple[dict[int, tuple[int, tuple[int, ...], bool]], ...] = tuple(
-    {x: (i + 1, RAYS[d][t][:i], d in ORTHOGONAL)
-     for d in GRID_DIRECTIONS for i, x in enumerate(RAYS[d][t])}
-    for t in range(N_CELLS))
+#: (built for a cell when first asked: only the Cube's check test asks)
+LINE_TO: LazyTable = LazyTable(N_CELLS, lambda t: {
+    x: (i + 1, RAYS[d][t][:i], d in ORTHOGONAL)
+    for d in GRID_DIRECTIONS for i, x in enumerate(RAYS[d][t])})
 EAGLET_ATTACKER_SET = tuple(tuple(frozenset(cs) for cs in EAGLET_ATTACKERS[c])
                             for c in (WHITE, BLACK))
 # Cells from which a Rook-Camel's camel step, a Bypasser's slide may reach/remove x.
@@ -212,9 +220,20 @@ CAMEL_PASS: tuple[dict[int, tuple[int, int]], ...] = tuple(
 # KING_WATCH as a bitboard.
 ORTHO_LINES_MASK = tuple(_bits(c for d in ORTHOGONAL for c in RAYS[d][x]) for x in range(N_CELLS))
 LINES_MASK = tuple(_bits(_LINE_CELLS[x]) for x in range(N_CELLS))
-LINES_NEAR_MASK = tuple(
-    tuple(_bits(c for d in GRID_DIRECTIONS for c in RAYS[d][x][:n]) for n in range(MAX_TOWER + 1))
-    for x in range(N_CELLS))
+def _lines_near(x: int) -> tuple[int, ...]:
+    """Per n = 0..8: the cells within n steps of x along its lines (each step adds the
+    n-th cell of every line long enough)."""
+    masks, near = [0], 0
+    for n in range(MAX_TOWER):
+        for d in GRID_DIRECTIONS:
+            ray = RAYS[d][x]
+            if n < len(ray):
+                near |= 1 << ray[n]
+        masks.append(near)
+    return tuple(masks)
+
+
+LINES_NEAR_MASK = tuple(_lines_near(x) for x in range(N_CELLS))
 CAMEL_SOURCES_MASK = tuple(_bits(s) for s in CAMEL_SOURCES)
 BYPASS_SOURCES_MASK = tuple(_bits(s) for s in BYPASS_SOURCES)
 EAGLET_FROM_MASK = tuple(tuple(_bits(s) for s in sets) for sets in EAGLET_ATTACKER_SET)
@@ -465,7 +484,9 @@ class Luotuoqi(Game):
         "them down on a lit cell; if several sizes fit, touch the option pad of the size.",
         kind="split")
     shape = "square8"
-    pads = (PadNeed("cube", 0), PadNeed("cube", 1))
+    #: the Cube: one per game, held by one player, handed over when used
+    tokens = (Token("cube", "Cube"),)
+    pads = tokens[0].pads()
     #: the words recorded Lùotuoqí games use
     reason_text = {Termination.FIFTY_MOVE: "fifty-move rule",
                    Termination.REPETITION: "threefold repetition"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.sensing.calibration import Calibration, CalibrationError
@@ -95,6 +95,45 @@ class AnalogPins:
             if key in d:
                 d[key] = tuple(d[key])
         return cls(**d)
+
+
+@dataclass
+class AnalogSettings:
+    """The ``gpio-analog`` back end's settings: its table ``[sensing.analog]`` (select,
+    adc_addresses, enable, i2c_bus, fsr_v, settle_s) over the flat ``[sensing]`` settings
+    older files give."""
+
+    #: linear halls (gpio-analog): CD74HC4067 select pins S0..S3, optional enable pins (one
+    #: per multiplexer), ADS1115 I²C addresses (one per four multiplexers) and bus
+    select_pins: list[int] = field(default_factory=list)
+    enable_pins: list[int] = field(default_factory=list)
+    adc_addresses: list[int] = field(default_factory=lambda: [0x48])
+    i2c_bus: int = 1
+    #: the table; its keys win over the flat settings above
+    analog: dict[str, Any] = field(default_factory=dict)
+
+    def analog_pins(self) -> AnalogPins:
+        """``AnalogPins`` from the flat settings and the table."""
+        table = {"select": self.select_pins, "enable": self.enable_pins,
+                 "adc_addresses": self.adc_addresses, "i2c_bus": self.i2c_bus, **self.analog}
+        try:
+            return AnalogPins.from_table(table)
+        except TypeError as exc:  # an unknown key
+            raise ValueError(f"analog: {exc}") from None
+
+    def analog_problem(self) -> str:
+        """What the ``gpio-analog`` back end misses, or ``""``."""
+        if len(self.analog.get("select", self.select_pins)) != 4:
+            return ("sensing.select_pins needs the four multiplexer select pins S0..S3 for "
+                    "the gpio-analog back end")
+        return ""
+
+    def address_problem(self) -> str:
+        """A flat ADS1115 address that is none, or ``""`` (checked for every back end)."""
+        for a in self.adc_addresses:
+            if a not in (0x48, 0x49, 0x4A, 0x4B):
+                return f"sensing.adc_addresses: {a:#04x} is not an ADS1115 address (0x48..0x4B)"
+        return ""
 
 
 class AnalogScanner:

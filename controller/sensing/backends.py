@@ -19,9 +19,10 @@ from controller.sensing.circuits import SIMULATED_CIRCUITS, simulated_circuit
 from controller.sensing.debounce import DebounceConfig, SensingPipeline
 from controller.sensing.frame import Frame, SensingError
 from controller.sensing.kinds import sensing_kind
+from controller.sensing.settings import ConfigError, SensingSettings, calibration_path
 
 if TYPE_CHECKING:
-    from controller.config import Config, SensingSettings
+    from controller.config import Config
     from controller.layout import Layout
 
 #: the simulated board catches up with real time in steps of at most this much
@@ -150,7 +151,6 @@ class Opening:
     def calibration(self) -> Any:
         """The layout's stored calibration when its sensors need one (linear halls) and
         it is not being calibrated; a one-line error when the file is missing."""
-        from controller.config import ConfigError, calibration_path
         from controller.sensing.calibration import load_calibration
 
         if sensing_kind(self.layout).switches or self.calibrating:
@@ -174,62 +174,28 @@ class SensingBackend:
     check: Callable[[SensingSettings], str] = lambda settings: ""
 
 
-# --- pins: the flat settings, overridden by a back end's table ------------------------
+# --- each back end's settings (its class beside the back end, in ``[sensing]``) ----------
 
 
 def matrix_pins(s: SensingSettings, layout: Layout | None = None) -> Any:
-    """``MatrixPins`` from ``row_pins``/``column_pins`` and ``[sensing.matrix]``."""
-    from controller.sensing.gpio import MatrixPins
-
-    return MatrixPins.from_table({"rows": s.row_pins, "columns": s.column_pins, **s.matrix},
-                                 layout)
+    """``MatrixPins`` of the ``gpio-matrix`` back end (``MatrixSettings``)."""
+    return s.matrix_pins(layout)
 
 
 def shift_register_pins(s: SensingSettings) -> Any:
-    """``ShiftRegisterPins`` from the ``*_pin``/``use_spi`` settings and
-    ``[sensing.shift_register]`` (its ``clock`` and ``data`` choose bit-banging)."""
-    from controller.sensing.gpio import ShiftRegisterPins
-
-    base: dict[str, Any] = {"load": s.load_pin}
-    table = dict(s.shift_register)
-    if s.use_spi and not {"clock", "data"} & set(table):
-        base["spi_bus"] = 0
-    else:
-        base.update(clock=s.clock_pin, data=s.data_pin)
-    return ShiftRegisterPins.from_table({**base, **table})
-
-
-def analog_pins(s: SensingSettings) -> Any:
-    """``AnalogPins`` from the analog settings and ``[sensing.analog]``."""
-    from controller.sensing.analog import AnalogPins
-
-    table = {"select": s.select_pins, "enable": s.enable_pins,
-             "adc_addresses": s.adc_addresses, "i2c_bus": s.i2c_bus, **s.analog}
-    try:
-        return AnalogPins.from_table(table)
-    except TypeError as exc:  # an unknown key
-        raise ValueError(f"analog: {exc}") from None
-
-
-def serial_config(s: SensingSettings) -> Any:
-    """``SerialConfig`` from ``port``/``baudrate`` and ``[sensing.serial]``."""
-    from controller.sensing.serial_link import SerialConfig
-
-    table = {"port": s.port, "baudrate": s.baudrate, **s.serial}
-    if table["port"] == "auto":
-        table["port"] = None
-    return SerialConfig.from_table(table)
+    """``ShiftRegisterPins`` of the ``gpio-shift-register`` back end."""
+    return s.shift_register_pins()
 
 
 def check_pin_tables(s: SensingSettings) -> str:
     """The first problem of a ``[sensing.*]`` table that is given, or ``""``."""
-    builders = {"matrix": matrix_pins, "shift_register": shift_register_pins,
-                "analog": analog_pins, "serial": serial_config}
+    builders = {"matrix": s.matrix_pins, "shift_register": s.shift_register_pins,
+                "analog": s.analog_pins, "serial": s.serial_config}
     for name, build in builders.items():
         if not getattr(s, name):
             continue
         try:
-            build(s)
+            build()
         except (ValueError, TypeError) as exc:
             return f"sensing.{name}: {exc}"
     return ""
@@ -258,7 +224,7 @@ def _open_gpio_matrix(o: Opening) -> Sensing:
     from controller.sensing.gpio import MatrixScanner
 
     clock = time.monotonic
-    backend = MatrixScanner(o.layout, matrix_pins(o.settings, o.layout), clock=clock)
+    backend = MatrixScanner(o.layout, o.settings.matrix_pins(o.layout), clock=clock)
     return Sensing("gpio-matrix", o.pipeline(backend, clock), clock, o.period)
 
 
@@ -266,7 +232,7 @@ def _open_gpio_shift_register(o: Opening) -> Sensing:
     from controller.sensing.gpio import ShiftRegisterScanner
 
     clock = time.monotonic
-    backend = ShiftRegisterScanner(o.layout, shift_register_pins(o.settings), clock=clock)
+    backend = ShiftRegisterScanner(o.layout, o.settings.shift_register_pins(), clock=clock)
     return Sensing("gpio-shift-register", o.pipeline(backend, clock), clock, o.period)
 
 
@@ -275,7 +241,7 @@ def _open_gpio_analog(o: Opening) -> Sensing:
 
     clock = time.monotonic
     calibration = o.calibration()
-    backend = AnalogScanner(o.layout, analog_pins(o.settings), calibration, clock=clock)
+    backend = AnalogScanner(o.layout, o.settings.analog_pins(), calibration, clock=clock)
     return Sensing("gpio-analog", o.pipeline(backend, clock), clock, o.period)
 
 
@@ -284,24 +250,11 @@ def _open_serial(o: Opening) -> Sensing:
     from controller.sensing.serial_link import SerialLink
 
     clock = time.monotonic
-    link = SerialLink(o.layout, serial_config(o.settings), calibration=o.calibration(),
+    link = SerialLink(o.layout, o.settings.serial_config(), calibration=o.calibration(),
                       clock=clock)
     pipeline = SensingPipeline(link, clock, is_extendable=o.is_extendable,
                                settle_s=o.settle_s)
     return Sensing("serial", pipeline, clock, min(o.period, 0.005), link=link)
-
-
-def _needs_matrix_pins(s: SensingSettings) -> str:
-    if not s.matrix.get("rows", s.row_pins) or not s.matrix.get("columns", s.column_pins):
-        return "sensing.row_pins and sensing.column_pins are needed for the gpio-matrix back end"
-    return ""
-
-
-def _needs_select_pins(s: SensingSettings) -> str:
-    if len(s.analog.get("select", s.select_pins)) != 4:
-        return ("sensing.select_pins needs the four multiplexer select pins S0..S3 for the "
-                "gpio-analog back end")
-    return ""
 
 
 #: every ``[sensing] backend`` by name; the first is the default
@@ -309,11 +262,11 @@ SENSING_BACKENDS: dict[str, SensingBackend] = {b.name: b for b in (
     SensingBackend("simulated", "a simulated board in the browser (any layout)",
                    _open_simulated),
     SensingBackend("gpio-matrix", "Raspberry Pi GPIO scanning a diode matrix",
-                   _open_gpio_matrix, _needs_matrix_pins),
+                   _open_gpio_matrix, SensingSettings.matrix_problem),
     SensingBackend("gpio-shift-register", "Raspberry Pi reading a 74HC165 chain",
                    _open_gpio_shift_register),
     SensingBackend("gpio-analog", "Raspberry Pi, CD74HC4067 multiplexers and ADS1115s",
-                   _open_gpio_analog, _needs_select_pins),
+                   _open_gpio_analog, SensingSettings.analog_problem),
     SensingBackend("serial", "a microcontroller running firmware/ over USB", _open_serial),
 )}
 

@@ -26,13 +26,22 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.sensing.frame import SensingError
+from controller.sensing.muxfaults import SelectFault, find_in_calibration
+from controller.sensing.muxfaults import describe as describe_select_fault
 
 CALIBRATION_FORMAT = 1
+
+#: DRV5055 output with no field: VCC/2 (ratiometric), on the 3.3 V sensors' rail
+HALL_QUIESCENT_V = 3.3 / 2
+#: a rest reading this far from VCC/2 is a sensor stuck, shorted or in a magnet's field
+HALL_REST_LIMIT_V = 0.35
+#: a piece changes its own sensor by about 0.5 V on lotus39 and its neighbours by < 10 mV
+HALL_PIECE_V = 0.15
 
 #: the pile geometry: sensor to the bottom stone's magnet, and one stone's height (mm)
 MAGNET_DEPTH_MM = 6.0
@@ -448,7 +457,8 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
                      save: Callable[[CalibrationProgress], None] = lambda p: None,
                      samples: int = 16, window: int = 6, poll_s: float = 0.02,
                      timeout_s: float = 60.0, pieces: int = 1, piles: int = 2,
-                     say: Callable[[str], None] = lambda text: None) -> Calibration:
+                     say: Callable[[str], None] = lambda text: None,
+                     pins: Mapping[str, str] | None = None) -> Calibration:
     """Calibrate with the pieces of the kit: the empty board at once, then the spots lit
     ``pieces`` at a time; each spot's reading is taken as soon as a magnet reads there
     steadily (``window`` scans within the noise) — nobody presses a key per spot.
@@ -467,10 +477,15 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
             wait(poll_s)
         if any(len(s) != n for s in scans):
             raise CalibrationError(f"a scan did not give {n} readings")
-        progress.baseline, progress.noise = _stats(scans, n)
+        baseline, noise_ = _stats(scans, n)
+        problem = rest_fault(layout, baseline)
+        if problem:  # a baseline kept from it would misread the spot ever after
+            guide("done", ())
+            raise CalibrationError(problem + ". Nothing is saved: run the calibration again")
+        progress.baseline, progress.noise = baseline, noise_
         save(progress)
     base, noise = progress.baseline, progress.noise
-    missed: list[str] = []
+    findings: list[WalkFindings] = []
     for step in ("white", "black"):
         sign = 1 if step == "white" else -1
         todo = [i for i in range(n) if i not in progress.done(step)]
@@ -480,8 +495,13 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
         def floor(i: int, sign: int = sign) -> float:
             return sign * max(8 * noise[i], MIN_PIECE_V)
 
-        missed += _walk(layout, step, todo, floor, sample, guide, wait, progress, save,
-                        window, poll_s, timeout_s, pieces, say)
+        findings.append(_walk(layout, step, todo, floor, sample, guide, wait, progress,
+                              save, window, poll_s, timeout_s, pieces, say))
+        if select_fault(layout, findings) is not None:  # every later step reads it again
+            guide("done", ())
+            raise CalibrationError(
+                "; ".join(walk_faults(layout, findings, pins)) + ". The rest is saved: fix "
+                "it and run the calibration again, it continues where it stopped")
     singles = progress.done("white")
     targets = [i for i in pile_spots(layout, piles) if i in singles]
     previous = singles
@@ -500,11 +520,11 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
               wait, progress, save, window, poll_s, timeout_s, 1, say)
         previous = progress.done(step)
     guide("done", ())
-    if missed:
+    faults = walk_faults(layout, findings, pins)
+    if faults:  # no table is saved that these spots would make wrong
         raise CalibrationError(
-            "no magnet read on " + ", ".join(dict.fromkeys(missed)) + " (dead sensor, "
-            "missing piece or magnet upside down); the rest is saved: fix them and run the "
-            "calibration again, it continues where it stopped")
+            "; ".join(faults) + ". The rest is saved: fix them and run the calibration "
+            "again, it continues where it stopped")
     # the reference piles fit the sensors' saturation; every spot's piles follow from its
     # own one-stone reading through it (its gain decides how far it saturates)
     measured = []
@@ -524,21 +544,73 @@ def calibrate_guided(layout, sample: Callable[[], Sequence[float]],
     return Calibration(layout.name, wiring_hash(layout), tuple(spots))
 
 
+def rest_fault(layout, baseline: Sequence[float]) -> str:
+    """The empty board's fault, as the builder fixes it: spots whose sensor reads far from
+    a linear hall's rest (half its supply) — a piece left there, a magnet under it or a
+    faulty sensor — or, when every sensor does, their supply; "" when none does."""
+    off = [i for i, v in enumerate(baseline) if abs(v - HALL_QUIESCENT_V) > HALL_REST_LIMIT_V]
+    if not off:
+        return ""
+    rest = f"far from the {HALL_QUIESCENT_V:.2f} V of a linear hall at rest (half its supply)"
+    if len(off) == len(baseline) > 1:
+        mean = sum(baseline) / len(baseline)
+        return (f"every sensor reads about {mean:.2f} V on the empty board, {rest}: the "
+                "sensors get no supply or their common line is shorted — check 3.3 V and "
+                "GND at the sensor rail")
+    if len(off) == 1:
+        read = f"{layout.spots[off[0]].name} reads {baseline[off[0]]:.2f} V"
+    else:
+        read = ", ".join(f"{layout.spots[i].name} ({baseline[i]:.2f} V)" for i in off) + " read"
+    return (f"on the empty board {read}, {rest}: a piece or magnet lies there, or the sensor "
+            "is faulty — clear the spot, else replace the sensor")
+
+
+@dataclass
+class WalkFindings:
+    """What one step's walk saw besides the readings it took: spots that read nothing
+    (``missed``), a sensor that read the piece with the other sign (``reversed``: face
+    down), and a piece on a lit spot read only on another spot (``elsewhere``)."""
+
+    missed: list[str] = field(default_factory=list)
+    reversed: list[int] = field(default_factory=list)
+    elsewhere: dict[int, int] = field(default_factory=dict)
+    #: lit spots that read their piece (a select line's fault must leave them readable)
+    took: list[int] = field(default_factory=list)
+
+
+def _steady(history: Sequence[float], base: float, floor: float, noise: float,
+            window: int) -> float | None:
+    """The mean of the last ``window`` readings when all lie beyond ``floor`` (signed)
+    from ``base`` and have settled, else None."""
+    sign = 1 if floor >= 0 else -1
+    if len(history) < window or not all((x - base) * sign >= abs(floor) for x in history):
+        return None
+    mean = sum(history) / len(history)
+    # settled: still within the noise, or within a few per cent of the magnet's own
+    # reading (a piece still being lowered changes by far more)
+    if max(history) - min(history) > max(6 * noise, SETTLED_SHARE * abs(mean - base)):
+        return None
+    return mean
+
+
 def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
           sample: Callable[[], Sequence[float]], guide: Callable[[str, tuple[int, ...]], None],
           wait: Callable[[float], None], progress: CalibrationProgress,
           save: Callable[[CalibrationProgress], None], window: int, poll_s: float,
-          timeout_s: float, pieces: int, say: Callable[[str], None]) -> list[str]:
+          timeout_s: float, pieces: int, say: Callable[[str], None]) -> WalkFindings:
     """Light the spots of ``todo`` ``pieces`` at a time and record each as soon as it
-    reads beyond ``floor(spot)`` (signed) steadily; returns the names of spots that
-    never did.  Any pending spot that reads steadily is taken, lit or not (a builder
-    with more pieces may run ahead)."""
+    reads beyond ``floor(spot)`` (signed) steadily.  Spots not lit are taken only once the
+    lit ones read (a builder with more pieces runs ahead): a piece on a lit spot that reads
+    on another spot alone (two sensors on each other's inputs) must not calibrate that
+    spot from the wrong sensor; it is noted, as is a lit sensor that reads the piece with
+    the other sign (face down)."""
     done = progress.done(step)
     noise = progress.noise or []
     base = progress.baseline or []
-    recent: dict[int, list[float]] = {i: [] for i in todo}
-    missed: list[str] = []
+    n = len(layout.spots)
+    found = WalkFindings()
     pending = list(todo)
+    recent: dict[int, list[float]] = {i: [] for i in range(n)}
     while pending:
         lit = tuple(pending[:max(1, pieces)])
         guide(step, lit)
@@ -546,38 +618,114 @@ def _walk(layout, step: str, todo: list[int], floor: Callable[[int], float],
         while any(i in pending for i in lit):
             readings = sample()
             taken = False
-            for i in list(pending):
-                f = floor(i)
-                v = readings[i]
+            for i in range(n):
                 history = recent[i]
-                history.append(v)
+                history.append(readings[i])
                 del history[:-window]
-                sign = 1 if f >= 0 else -1
-                if len(history) < window or not all((x - base[i]) * sign >= abs(f)
-                                                    for x in history):
-                    continue
-                mean = sum(history) / len(history)
-                # settled: still within the noise, or within a few per cent of the
-                # magnet's own reading (a piece still being lowered changes by far more)
-                if max(history) - min(history) > max(6 * noise[i],
-                                                      SETTLED_SHARE * abs(mean - base[i])):
-                    continue
-                done[i] = mean
-                pending.remove(i)
-                taken = True
+            for i in [j for j in lit if j in pending]:
+                f = floor(i)
+                mean = _steady(recent[i], base[i], f, noise[i], window)
+                if mean is not None:
+                    done[i] = mean
+                    pending.remove(i)
+                    found.took.append(i)
+                    taken = True
+                elif _steady(recent[i], base[i], -f, noise[i], window) is not None:
+                    pending.remove(i)
+                    found.reversed.append(i)
+                    say(f"{layout.spots[i].name}: the piece reads with the other sign "
+                        "(sensor face down?); skipped")
+            waiting = [i for i in lit if i in pending]
+            # a builder with more pieces may run ahead: take those too (with one piece, a
+            # spot reading it is another spot's sensor on its input: not calibrated so)
+            if not waiting and pieces > 1:
+                for i in list(pending):
+                    mean = _steady(recent[i], base[i], floor(i), noise[i], window)
+                    if mean is not None:
+                        done[i] = mean
+                        pending.remove(i)
+            if len(waiting) == 1:
+                for j in range(n):
+                    if j in lit or j in done or j in found.reversed:
+                        continue  # (the piece on the spot done last may still lie there)
+                    g = max(8 * noise[j], MIN_PIECE_V)
+                    if any(_steady(recent[j], base[j], sign * g, noise[j], window)
+                           is not None for sign in (1, -1)):
+                        found.elsewhere[waiting[0]] = j
             if taken:
                 save(progress)
             if waited >= timeout_s:
                 for i in lit:
                     if i in pending:
                         pending.remove(i)
-                        missed.append(layout.spots[i].name)
+                        found.missed.append(layout.spots[i].name)
                         say(f"{layout.spots[i].name}: no magnet read in {timeout_s:g} s; "
                             "skipped")
                 break
             wait(poll_s)
             waited += poll_s
-    return missed
+    return found
+
+
+def select_fault(layout, findings: Sequence[WalkFindings]) -> SelectFault | None:
+    """A multiplexer select line open or two swapped, as the walks so far show it."""
+    index = {s.name: i for i, s in enumerate(layout.spots)}
+    elsewhere: dict[int, int] = {}
+    missed: set[int] = set()
+    for f in findings:
+        elsewhere.update(f.elsewhere)
+        missed |= {index[m] for m in f.missed}
+    missed_at = {i: frozenset({elsewhere[i]} if i in elsewhere else ()) for i in missed}
+    took = {i for f in findings for i in f.took} - missed
+    return find_in_calibration(layout, missed_at, took)
+
+
+def walk_faults(layout, findings: Sequence[WalkFindings],
+                select_pins: Mapping[str, str] | None = None) -> list[str]:
+    """The faults the single-piece walks found, each as the builder fixes it: two sensors
+    on each other's inputs, sensors face down (or the test piece's magnet upside down,
+    when every sensor reads it so), spots that read no magnet at all."""
+    from controller.boardprint import chip_input
+
+    names = [s.name for s in layout.spots]
+    elsewhere: dict[int, int] = {}
+    reversed_: set[int] = set()
+    missed: list[str] = []
+    for f in findings:
+        elsewhere.update(f.elsewhere)
+        reversed_.update(f.reversed)
+        missed += [m for m in f.missed if m not in missed]
+    faults: list[str] = []
+    explained: set[str] = set()
+    select = select_fault(layout, findings)
+    if select is not None:  # one line instead of a dozen dead or crossed spots
+        faults.append(describe_select_fault(layout, select, select_pins or {}))
+        explained |= set(missed)
+    for a, b in sorted(elsewhere.items()):
+        if names[a] in explained:
+            continue
+        if a < b and elsewhere.get(b) == a and {names[a], names[b]} <= set(missed):
+            faults.append(f"the sensors of {names[a]} and {names[b]} are on each other's "
+                          f"inputs: swap the wires at {chip_input(layout, layout.spots[a])} "
+                          f"and {chip_input(layout, layout.spots[b])}")
+            explained |= {names[a], names[b]}
+    for a, b in sorted(elsewhere.items()):
+        if names[a] in missed and names[a] not in explained:
+            faults.append(f"a piece on {names[a]} reads only on {names[b]}: the sensor "
+                          f"wires of {names[a]} go to {chip_input(layout, layout.spots[b])}")
+            explained.add(names[a])
+    if reversed_ and len(reversed_) == len(layout.spots):
+        faults.append("every sensor reads the test piece with the other sign: its magnet "
+                      "is upside down (White pieces have the south pole down); turn it over")
+    elif reversed_:
+        faults.append("face down (a White piece reads as Black: turn the sensor over, "
+                      "marked face up toward the piece): "
+                      + ", ".join(names[i] for i in sorted(reversed_)))
+    dead = [m for m in missed if m not in explained]
+    if dead:
+        faults.append("no magnet read on " + ", ".join(dead) + " (dead sensor or not "
+                      "connected, or no piece put there)")
+    return faults
 
 
 # --- how reliably each spot tells its classes apart --------------------------------------

@@ -13,8 +13,8 @@ from controller.sensing.frame import SensingError
 from controller.sensing.kinds import ANALOG, MATRIX, SHIFT_REGISTER
 
 if TYPE_CHECKING:
-    from controller.config import SensingSettings
     from controller.layout import Layout
+    from controller.sensing.settings import SensingSettings
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.sensing.frame import DEFAULT_CLOCK, Clock, Frame, SensingError, digital_frame
@@ -115,6 +115,32 @@ class MatrixPins:
                    float(table.get("settle_us", 0.0)))
 
 
+@dataclass
+class MatrixSettings:
+    """The ``gpio-matrix`` back end's settings: its table ``[sensing.matrix]`` (rows,
+    columns, diodes ``"row"`` | ``"column"`` | ``"none"``, settle_us) over the flat
+    ``[sensing]`` pins older files give."""
+
+    #: GPIO matrix: BCM pin numbers of the row drivers and column inputs
+    row_pins: list[int] = field(default_factory=list)
+    column_pins: list[int] = field(default_factory=list)
+    #: the table; its keys win over the flat pins above
+    matrix: dict[str, Any] = field(default_factory=dict)
+
+    def matrix_pins(self, layout: Any = None) -> MatrixPins:
+        """``MatrixPins`` from the flat pins and the table."""
+        return MatrixPins.from_table({"rows": self.row_pins, "columns": self.column_pins,
+                                      **self.matrix}, layout)
+
+    def matrix_problem(self) -> str:
+        """What the ``gpio-matrix`` back end misses, or ``""``."""
+        if not self.matrix.get("rows", self.row_pins) or not self.matrix.get(
+                "columns", self.column_pins):
+            return ("sensing.row_pins and sensing.column_pins are needed for the gpio-matrix "
+                    "back end")
+        return ""
+
+
 class MatrixScanner:
     """Scans a switch matrix line by line; one full scan per :meth:`read`.
 
@@ -174,6 +200,28 @@ class MatrixScanner:
             out.append([g.input(q) == low for q in self.senses])
             g.setup(p, g.IN, pull_up_down=g.PUD_UP)
         return out
+
+    def scan_backwards(self) -> frozenset[int] | None:
+        """Spots whose switch is closed through a diode that conducts backwards (soldered
+        the wrong way round, or bridged): each sense line driven low in turn, the strobe
+        lines read through their pull-ups — a diode the right way round blocks that, so an
+        open wire and a line of reversed diodes, alike in :meth:`scan`, differ here.
+        None for a matrix without diodes."""
+        if self.pins.diodes is None:
+            return None
+        g = self.gpio
+        low = g.LOW
+        settle = self.pins.settle_us / 1e6
+        found: set[int] = set()
+        for m, p in enumerate(self.senses):
+            g.setup(p, g.OUT, initial=low)
+            if settle:
+                self.sleep(settle)
+            for k, q in enumerate(self.strobes):
+                if g.input(q) == low and self.spot_at[k][m] >= 0:
+                    found.add(self.spot_at[k][m])
+            g.setup(p, g.IN, pull_up_down=g.PUD_UP)
+        return frozenset(found)
 
     def scan(self) -> Frame:
         closed = self.scan_switches()
@@ -252,6 +300,35 @@ class ShiftRegisterPins:
         if "load" not in table:
             raise ValueError("shift register: 'load' (the PL pin) is missing")
         return cls(**dict(table))
+
+
+@dataclass
+class ShiftRegisterSettings:
+    """The ``gpio-shift-register`` back end's settings: its table
+    ``[sensing.shift_register]`` (load, clock, data, spi_bus, spi_device, spi_speed_hz,
+    active_low) over the flat ``[sensing]`` pins older files give."""
+
+    #: 74HC165 chain: load (PL), clock (CLK) and data (QH) pins, or use SPI bus 0
+    load_pin: int = 25
+    clock_pin: int = 11
+    data_pin: int = 9
+    use_spi: bool = True
+    #: the table; its keys win over the flat pins above (its clock and data: bit-banged)
+    shift_register: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def chain_over_spi(self) -> bool:
+        """Whether the chain is read over SPI (else bit by bit on GPIO pins)."""
+        return self.use_spi and not {"clock", "data"} & set(self.shift_register)
+
+    def shift_register_pins(self) -> ShiftRegisterPins:
+        """``ShiftRegisterPins`` from the flat pins and the table."""
+        base: dict[str, Any] = {"load": self.load_pin}
+        if self.chain_over_spi:
+            base["spi_bus"] = 0
+        else:
+            base.update(clock=self.clock_pin, data=self.data_pin)
+        return ShiftRegisterPins.from_table({**base, **self.shift_register})
 
 
 class ShiftRegisterScanner:

@@ -1,16 +1,20 @@
 """Self-test of a built board: LEDs and their colour order, every sensor, every diode.
 
-:func:`self_test` walks a light along the LED chain, shows red, green and blue on the
-first three LEDs (the builder says what he sees: a chain wired for another byte order
-shows them swapped), asks the human to clear the board (sensors still reading occupied
+:func:`self_test` walks a light along the LED chain, then asks the builder what lit
+(:func:`~controller.sensing.ledcheck.check_chain`: the chain's first and last LED, red,
+green and blue: a chain fed from the far end, broken part way, of another byte order or
+on too low a supply is named from the answers, and the rest of the test lights the spots
+through what it found), asks the human to clear the board (sensors still reading occupied
 are *stuck*), then walks the board: it lights one spot and waits until a piece is sensed
 there — no key to press — records what was sensed, and lights the next.  A spot that
 reads nothing within ``timeout_s`` is *dead*; other spots reading with it are
 *crosstalk*.  On a matrix the first pieces stay on one whole row and one whole column
 (the *anchors*, ``diode_check``): with them every further piece closes three corners of
 a rectangle, so a ghost anywhere names the diode on the corner opposite it — the
-ghost check of every diode while walking.  At the end three corners of a rectangle are
-probed once more (*ghosting*).
+ghost check of every diode while walking.  A dead spot is scanned backwards while its
+piece lies there when the back end can (``backwards``: the Pi's own pins), which only a
+reversed diode conducts: an open wire and a line of reversed diodes read alike forwards.
+At the end three corners of a rectangle are probed once more (*ghosting*).
 
 :func:`wire_faults` then groups what was found by wire and names it by the sensing
 kind's labels (``sensing_kind(layout).grid``) and the pins given: "row 3 wire open",
@@ -25,7 +29,8 @@ simulator (a scripted human on a :class:`SimulatedBoard`) run the same routine:
 * ``instruct(action, spots)`` → ``action`` is ``"clear"``, ``"place"`` (put a piece on
   each of ``spots``) or ``"lift"`` (take them off again); returns at once or when done;
 * ``wait(seconds)`` → let the sensors settle (``time.sleep`` or the simulated clock);
-* ``see(question)`` → the builder's answer naming the colours of the first LEDs;
+* ``look(question)`` → the builder's answer to a :class:`~controller.sensing.ledcheck.Question`
+  about the LEDs (``see(text)``, older: only the colours, the rest as built);
 * ``tell(text)`` → a note for the builder at the start of a phase.
 """
 
@@ -35,7 +40,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.sensing.frame import Frame
-from controller.sensing.kinds import sensing_kind
+from controller.sensing.kinds import SHIFT_REGISTER, sensing_kind
+from controller.sensing.ledcheck import (
+    ChainCheck,
+    Look,
+    ask_under,
+    check_chain,
+    parse_colours,
+    pixel_order_fix,
+    recheck_colours,
+)
+from controller.sensing.muxfaults import describe as describe_select_fault
+from controller.sensing.muxfaults import find_select_fault
+
+__all__ = ["SelfTestReport", "parse_colours", "pixel_order_fix", "self_test"]
 
 Colour = tuple[int, int, int]
 OFF: Colour = (0, 0, 0)
@@ -43,11 +61,6 @@ WALK: Colour = (40, 40, 40)
 ASK: Colour = (0, 0, 60)
 SENSED: Colour = (0, 50, 0)
 FAULT: Colour = (60, 0, 0)
-#: the colour-order check: red, green, blue on LEDs 0, 1, 2
-PRIMARIES: tuple[tuple[str, Colour], ...] = (("R", (80, 0, 0)), ("G", (0, 80, 0)),
-                                             ("B", (0, 0, 80)))
-COLOUR_WORDS = {"red": "R", "green": "G", "blue": "B", "r": "R", "g": "G", "b": "B"}
-
 
 @dataclass
 class SelfTestReport:
@@ -76,8 +89,18 @@ class SelfTestReport:
     face_down: list[str] = field(default_factory=list)
     #: two spots whose sensors sit on each other's inputs: (spot, spot, fix)
     swapped: list[tuple[str, str, str]] = field(default_factory=list)
+    #: two spots whose sensors' outputs are joined (a piece on either reads on both)
+    joined: list[tuple[str, str, str]] = field(default_factory=list)
     #: two row or column wires on each other's pins, with the fix
     line_swaps: list[str] = field(default_factory=list)
+    #: the LED chain's faults from the builder's answers, one line each as he fixes them
+    led_faults: list[str] = field(default_factory=list)
+    #: questions asked about the LEDs
+    led_questions: int = 0
+    #: dead spots the matrix scanned backwards read (their diode reversed), and whether
+    #: the back end could scan so (else a dead line may be its wire or its diodes)
+    backwards: list[str] = field(default_factory=list)
+    backwards_checked: bool = False
     #: a closing remark (e.g. what to run next on a board not calibrated yet)
     note: str = ""
 
@@ -85,7 +108,8 @@ class SelfTestReport:
     def ok(self) -> bool:
         return not (self.stuck or self.dead or self.crosstalk or self.ghosting
                     or self.diode_ghosts or self.wiring or self.face_down or self.swapped
-                    or self.line_swaps
+                    or self.joined
+                    or self.line_swaps or self.led_faults
                     or (self.colours_seen and self.colours_seen != "RGB"))
 
     def text(self) -> str:
@@ -93,12 +117,9 @@ class SelfTestReport:
         lines = list(self.heading)
         lines.append(f"LEDs walked: {self.leds_walked}; sensors checked: {self.checked}"
                      + (f"; walk took {self.walk_s:.0f} s" if self.walk_s >= 1 else ""))
-        if self.colours_seen and self.colours_seen != "RGB":
-            lines.append(f"LED colour order: red, green, blue showed as "
-                         f"{', '.join(_colour_name(c) for c in self.colours_seen)}"
-                         + (f": set [leds] pixel_order = \"{self.pixel_order_fix}\""
-                            if self.pixel_order_fix else ""))
-        elif self.colours_seen:
+        for fault in self.led_faults:
+            lines.append(fault if fault.startswith("LED colour order") else f"LEDs: {fault}")
+        if self.colours_seen == "RGB":
             lines.append("LED colour order: right")
         for fault in self.wiring:
             lines.append(f"wiring: {fault}")
@@ -107,6 +128,9 @@ class SelfTestReport:
         for a, b, fix in self.swapped:
             lines.append(f"wiring: the sensors of {a} and {b} are on each other's inputs: "
                          f"{fix}")
+        for a, b, fix in self.joined:
+            lines.append(f"wiring: the sensors of {a} and {b} are shorted together (a piece "
+                         f"on either reads on both): {fix}")
         if self.face_down:
             lines.append("face down (a White piece reads as Black: turn the sensor over, "
                          "marked face up toward the piece): " + ", ".join(self.face_down))
@@ -118,8 +142,11 @@ class SelfTestReport:
             if (on, also) in self.explained:
                 continue
             lines.append(f"crosstalk: a piece on {on} also reads on {also}")
+        by_diode: dict[str, list[str]] = {}
         for diode, ghost in self.diode_ghosts:
-            lines.append(f"ghost: {ghost} read occupied through the diode at {diode}")
+            by_diode.setdefault(diode, []).append(ghost)
+        for diode, ghosts in by_diode.items():
+            lines.append(f"ghost: {_some(ghosts)} read occupied through the diode at {diode}")
         for fake, corners in self.ghosting:
             lines.append(f"ghosting: pieces on {', '.join(corners)} make {fake} read occupied "
                          "(missing diodes)")
@@ -129,36 +156,11 @@ class SelfTestReport:
         return "\n".join(lines)
 
 
-def _colour_name(letter: str) -> str:
-    return {"R": "red", "G": "green", "B": "blue"}.get(letter, "nothing")
-
-
-def parse_colours(answer: str) -> str:
-    """"red green blue" / "rgb" / "g r b" → "RGB"/"GRB"; "" when it names no three colours
-    (``-`` or ``none`` for a dark LED give ``"-"``)."""
-    words = answer.lower().replace(",", " ").split()
-    if len(words) == 1 and len(words[0]) == 3 and set(words[0]) <= set("rgb-"):
-        words = list(words[0])
-    letters = [COLOUR_WORDS.get(w, "-" if w in ("-", "none", "off", "dark") else "?")
-               for w in words]
-    if len(letters) != 3 or "?" in letters:
-        return ""
-    return "".join(letters)
-
-
-def pixel_order_fix(configured: str, seen: str) -> str:
-    """The ``pixel_order`` that shows red, green, blue right, given the one configured
-    and the colours seen for red, green, blue ("" when not a permutation); an RGBW order
-    keeps its white byte where it is."""
-    white = "W" if configured.endswith("W") else ""
-    configured = configured.removesuffix("W")
-    if sorted(seen) != ["B", "G", "R"] or sorted(configured) != ["B", "G", "R"]:
-        return ""
-    # sent channel c goes out as byte configured.index(c); the chips show that byte as seen
-    chip = [""] * 3
-    for c, shown in zip("RGB", seen, strict=True):
-        chip[configured.index(c)] = shown
-    return "".join(chip) + white
+def _some(names: Sequence[str], shown: int = 8) -> str:
+    """"b2, b3 and 61 more": a long list of spots kept to one readable line."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown} more"
 
 
 def rectangle_probe(layout) -> tuple[tuple[int, int, int], int] | None:
@@ -194,10 +196,15 @@ def anchor_lines(layout) -> tuple[int, int] | None:
 
 
 def _show(led_writer: Callable[[list[Colour]], None], layout,
-          lit: dict[int, Colour]) -> None:
+          lit: dict[int, Colour], chain: ChainCheck | None = None) -> None:
+    """Light spots; through what the LED check found (a reversed chain's LEDs counted
+    from the other end, a broken one's dark LEDs left out)."""
     colours = [OFF] * layout.led_count
     for spot, colour in lit.items():
-        colours[layout.spots[spot].led] = colour
+        led = layout.spots[spot].led
+        k = led if chain is None else chain.led_of(led)
+        if k is not None:
+            colours[k] = colour
     led_writer(colours)
 
 
@@ -262,9 +269,14 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
               timeout_s: float | None = None, poll_s: float | None = None,
               diode_check: bool = False, see: Callable[[str], str] | None = None,
               pixel_order: str = "RGB", tell: Callable[[str], None] = lambda text: None,
-              pins: Mapping[str, str] | None = None) -> SelfTestReport:
-    """Run the self-test (see the module docstring); ``spots`` limits the per-spot walk."""
-    report = SelfTestReport()
+              pins: Mapping[str, str] | None = None, look: Look | None = None,
+              led_pin: str = "",
+              backwards: Callable[[], frozenset[int]] | None = None) -> SelfTestReport:
+    """Run the self-test (see the module docstring); ``spots`` limits the per-spot walk.
+    ``backwards()`` (a matrix on the Pi's pins) gives the spots read through a diode that
+    conducts the wrong way: asked while a dead spot's piece still lies there, it tells a
+    reversed diode from an open wire or a missing diode."""
+    report = SelfTestReport(backwards_checked=backwards is not None)
     names = [s.name for s in layout.spots]
     for k in range(layout.led_count):
         colours = [OFF] * layout.led_count
@@ -274,25 +286,25 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         report.leds_walked += 1
     led_writer([OFF] * layout.led_count)
 
-    if see is not None and layout.led_count >= 3:
-        colours = [OFF] * layout.led_count
-        for k, (_, colour) in enumerate(PRIMARIES):
-            colours[k] = colour
-        led_writer(colours)
-        wait(walk_s)
-        report.colours_seen = parse_colours(see(
-            "The first three LEDs of the chain show three colours: which, in chain order "
-            "(e.g. 'red green blue')? "))
-        if report.colours_seen != "RGB":
-            report.pixel_order_fix = pixel_order_fix(pixel_order, report.colours_seen)
-        led_writer([OFF] * layout.led_count)
+    if look is None and see is not None:  # asked only for the colours: the rest as built
+        look = lambda q: see(q.text) if q.kind == "colours" else ""  # noqa: E731
+    chain: ChainCheck | None = None
+    if look is not None:
+        chain = check_chain(layout, led_writer, look, wait, walk_s, pixel_order=pixel_order,
+                            data_pin=led_pin)
+        report.colours_seen, report.pixel_order_fix = (chain.colours_seen,
+                                                       chain.pixel_order_fix)
+        report.led_faults = list(chain.faults)
+        report.led_questions = chain.questions
+        if not chain.answered:
+            report.note = "no usable answer about the LEDs: their check was left out"
 
     instruct("clear", ())
     wait(settle_s)
     empty = read()
     stuck = set(empty.occupied_spots())
     report.stuck = [names[i] for i in sorted(stuck)]
-    _show(led_writer, layout, {i: FAULT for i in stuck})
+    _show(led_writer, layout, {i: FAULT for i in stuck}, chain)
 
     walker = _Walker(read, wait, settle_s, settle_s * 4 if timeout_s is None else timeout_s,
                      settle_s / 2 if poll_s is None else poll_s)
@@ -316,24 +328,43 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
     extras: list[tuple[int, int, int | None]] = []  # (piece on, also read, diode suspected)
     order = [i for i in order if i not in stuck]
     moves: dict[int, frozenset[int]] = {}  # spot a piece was put on → the other spots read
+    under: dict[int, str] = {}  # spot → is its LED under it ("y"/"n"), as the builder said
     for k, i in enumerate(order):
         anchor = i in anchors
-        _show(led_writer, layout, {a: SENSED for a in base - stuck} | {i: ASK})
+        _show(led_writer, layout, {a: SENSED for a in base - stuck} | {i: ASK}, chain)
+        if chain is not None and (chain.low_supply or chain.led_of(layout.spots[i].led)
+                                  is None):
+            tell(f"Put the piece on {names[i]} (its LED does not show blue).")
         instruct("place", (i,))
         sensed = set(walker.next_piece(base))
         moves[i] = frozenset(sensed - {i})
+        if anchor and look is not None and i not in sensed and len(sensed) == 1:
+            # an anchor read elsewhere only: is its light where it belongs? A piece left
+            # on another spot's place would spoil the diode check of the rest
+            under[i] = _ask_under(layout, led_writer, chain, i, lambda: wait(walk_s), look)
+            anchor = under[i] != "n"
         # what was sensed, and already the next spot: the builder moves on meanwhile
         kept = {a: SENSED for a in base - stuck} | ({i: SENSED} if anchor else {})
         _show(led_writer, layout, kept | {j: SENSED for j in sensed} | (
             {} if i in sensed else {i: FAULT}) | (
-            {order[k + 1]: ASK} if k + 1 < len(order) else {}))
+            {order[k + 1]: ASK} if k + 1 < len(order) else {}), chain)
         if i not in sensed:
             report.dead.append(names[i])
+            if backwards is not None and i in backwards():
+                report.backwards.append(names[i])
         for ghost in sorted(sensed - {i}):
             middle = (_opposite_corner(layout, ghost, (base - stuck) | {i})
                       if anchors and not anchor else None)
             extras.append((i, ghost, middle))
-        if anchor:
+        if anchor and sensed - {i}:
+            # an anchor that reads on other spots too (two shorted lines, crossed wires):
+            # left on the board it would make every later piece read there as well, so
+            # the anchors come off and the rest is walked one piece at a time
+            instruct("clear", ())
+            walker.step(settle_s)
+            base, anchors = set(stuck), []
+            walker.previous = None
+        elif anchor:
             base.add(i)
             walker.previous = None
         else:
@@ -346,8 +377,21 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         walker.step(settle_s)
     report.walk_s = walker.elapsed
     extras = _swapped_lines(layout, report, extras, moves, pins or {})
+    if look is not None:
+        extras = _swapped_leds(layout, report, extras, moves, under,
+                               lambda spot: under.get(spot) or _ask_under(
+                                   layout, led_writer, chain, spot, lambda: wait(walk_s),
+                                   look), chain)
+        if chain is not None:
+            _colours_again(layout, report, chain, led_writer, look, wait, walk_s,
+                           pixel_order)
+    extras = _select_lines(layout, report, extras, moves, pins or {})
     extras = _swapped_inputs(layout, report, extras)
-    shorts = shorted_lines(layout, [(on, also) for on, also, _ in extras])
+    extras = _joined_outputs(layout, report, extras)
+    # a ghost a closed rectangle explains (a diode conducting backwards) is no evidence
+    # of two shorted lines
+    shorts = shorted_lines(layout, [(on, also) for on, also, middle in extras
+                                    if middle is None])
     for on, also, middle in extras:
         if _explained_by_short(layout, on, also, shorts):
             report.crosstalk.append((names[on], names[also]))
@@ -357,12 +401,13 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
         else:
             report.crosstalk.append((names[on], names[also]))
 
-    # a rectangle across swapped lines would only show the swap again
-    probe = rectangle_probe(layout) if check_ghosting and not report.line_swaps else None
+    # a rectangle across swapped or shorted lines would only show that again
+    probe = (rectangle_probe(layout) if check_ghosting and not report.line_swaps
+             and not shorts else None)
     if probe is not None:
         corners, fourth = probe
         if not ({*corners, fourth} & stuck or {names[c] for c in corners} & set(report.dead)):
-            _show(led_writer, layout, {c: ASK for c in corners})
+            _show(led_writer, layout, {c: ASK for c in corners}, chain)
             instruct("place", corners)
             wait(settle_s)
             f = read()
@@ -371,7 +416,8 @@ def self_test(layout, read: Callable[[], Frame], led_writer: Callable[[list[Colo
             instruct("lift", corners)
             wait(settle_s)
     led_writer([OFF] * layout.led_count)
-    report.wiring = wire_faults(layout, report, pins or {})
+    whole = _whole_board(layout, report)
+    report.wiring = [whole] if whole else wire_faults(layout, report, pins or {})
     return report
 
 
@@ -419,6 +465,116 @@ def _swapped_lines(layout, report: SelfTestReport, extras: list[tuple[int, int, 
     return [e for e in extras if e[0] not in gone and e[1] not in gone]
 
 
+def _ask_under(layout, led_writer: Callable[[list[Colour]], None], chain: ChainCheck | None,
+               spot: int, settle: Callable[[], None], look: Look) -> str | None:
+    """Light a spot's LED and ask whether it is under that spot."""
+    names = [s.name for s in layout.spots]
+    _show(led_writer, layout, {spot: (50, 50, 50)}, chain)
+    settle()
+    answer = ask_under(look, names[spot], names)
+    _show(led_writer, layout, {}, chain)
+    return answer
+
+
+def _swapped_leds(layout, report: SelfTestReport, extras: list[tuple[int, int, int | None]],
+                  moves: Mapping[int, frozenset[int]], under: Mapping[int, str],
+                  ask: Callable[[int], str | None],
+                  chain: ChainCheck | None) -> list[tuple[int, int, int | None]]:
+    """A piece put on a's light reads only on b, and one on b's light only on a: either
+    the two LEDs sit in each other's places (the builder put the piece where the light
+    was) or the two sensors are on each other's inputs.  One question tells which (none
+    when the builder already said); two swapped LEDs are named as such and their sensors
+    leave the dead and crosstalk lists."""
+    names = [s.name for s in layout.spots]
+    dead = set(report.dead)
+    pairs = sorted({tuple(sorted((a, b))) for a, moved in moves.items() for b in moved
+                    if moved == {b} and moves.get(b) == {a}
+                    and {names[a], names[b]} <= dead})
+    gone: set[tuple[int, int]] = set()
+    for a, b in pairs:
+        answer = "n" if "n" in (under.get(a), under.get(b)) else ask(a)
+        if answer != "n":
+            continue  # the LED is where it belongs: the sensors are crossed
+        (kx, x), (ky, y) = sorted((_chain_index(layout, chain, s), s) for s in (a, b))
+        if chain is not None:  # the LED sent for x sits at y's place, and back
+            chain.moved.update({kx: layout.spots[y].led, ky: layout.spots[x].led})
+        report.led_faults.append(
+            f"LEDs {kx} and {ky} of the chain swapped: the LED for {names[x]} lights under "
+            f"{names[y]} and the one for {names[y]} under {names[x]} — run the data wire "
+            f"through them in the guide's order ({names[x]} first)")
+        report.dead = [n for n in report.dead if n not in (names[a], names[b])]
+        gone |= {(a, b), (b, a)}
+    return [e for e in extras if (e[0], e[1]) not in gone]
+
+
+def _colours_again(layout, report: SelfTestReport, chain: ChainCheck,
+                   led_writer: Callable[[list[Colour]], None], look: Look,
+                   wait: Callable[[float], None], walk_s: float, pixel_order: str) -> None:
+    """The colour question asked again through the LEDs found swapped, when it lit one of
+    them (its answer was about the wrong spots: not the chips' byte order)."""
+    old = chain.colour_fault
+    if not recheck_colours(layout, chain, led_writer, look, wait, walk_s,
+                           pixel_order=pixel_order):
+        return
+    report.led_faults = ([chain.colour_fault] if chain.colour_fault else []) + [
+        f for f in report.led_faults if f != old]
+    report.colours_seen, report.pixel_order_fix = chain.colours_seen, chain.pixel_order_fix
+    report.led_questions = chain.questions
+
+
+#: what it means when no sensor at all works, per sensing kind
+NOTHING_READS = {
+    "matrix": "no sensor reads a piece: the cable between the matrix and the controller is "
+              "not connected, or the row and column pins configured are not the ones wired",
+    "shift-register": "no sensor reads a piece: the sensors and the 74HC165 chain get no "
+                      "supply, or the chain's data does not reach the controller — check "
+                      "3.3 V and GND at the sensor rail, then QH of the first chip",
+    "analog": "no sensor reads a piece: check the sensors' 3.3 V and GND, then the "
+              "multiplexers' outputs to the ADC",
+}
+
+
+def _whole_board(layout, report: SelfTestReport) -> str:
+    """One line, instead of a line per spot, when every sensor is dead or every sensor
+    reads occupied on the empty board: a supply or a cable, not 80 parts."""
+    names = [s.name for s in layout.spots]
+    if len(report.stuck) == len(names) > 1:
+        report.stuck = []
+        return ("every sensor reads occupied on the empty board: the sensors get no supply "
+                "(a linear hall without it reads 0 V instead of half its supply) or their "
+                "common line is shorted — check 3.3 V and GND at the sensor rail")
+    if len(report.walked) >= 4 and len(report.dead) == len(report.walked):
+        report.dead = []
+        return NOTHING_READS.get(layout.sensing, "no sensor reads a piece")
+    return ""
+
+
+def _chain_index(layout, chain: ChainCheck | None, spot: int) -> int:
+    """The chain LED that lights a spot (its own index when the chain is as built)."""
+    led = layout.spots[spot].led
+    k = None if chain is None else chain.led_of(led)
+    return led if k is None else k
+
+
+def _select_lines(layout, report: SelfTestReport, extras: list[tuple[int, int, int | None]],
+                  moves: Mapping[int, frozenset[int]],
+                  pins: Mapping[str, str]) -> list[tuple[int, int, int | None]]:
+    """A multiplexer select line open or two swapped (:mod:`~controller.sensing.muxfaults`):
+    one line as the builder fixes it; the spots it explains leave the other lists."""
+    names = [s.name for s in layout.spots]
+    dead = set(report.dead)
+    observed = {s: frozenset(moved | ({s} if names[s] not in dead else set()))
+                for s, moved in moves.items()}
+    found = find_select_fault(layout, observed)
+    if found is None:
+        return extras
+    fault, reads = found
+    report.line_swaps.append(describe_select_fault(layout, fault, pins))
+    explained = {s for s, seen in observed.items() if reads(s) == seen}
+    report.dead = [n for n in report.dead if names.index(n) not in explained]
+    return [e for e in extras if not (e[0] in explained and e[1] in reads(e[0]))]
+
+
 def _swapped_inputs(layout, report: SelfTestReport,
                     extras: list[tuple[int, int, int | None]]) -> list[tuple[int, int, int | None]]:
     """A piece on a reads only on b, and one on b only on a: their sensors' wires sit on
@@ -438,6 +594,28 @@ def _swapped_inputs(layout, report: SelfTestReport,
         fix = (f"swap the wires at {chip_input(layout, sa)} and {chip_input(layout, sb)}")
         report.swapped.append((names[a], names[b], fix))
         report.dead = [n for n in report.dead if n not in (names[a], names[b])]
+    gone = {p for ab in pairs for p in (ab, ab[::-1])}
+    return [e for e in extras if (e[0], e[1]) not in gone]
+
+
+def _joined_outputs(layout, report: SelfTestReport,
+                    extras: list[tuple[int, int, int | None]]) -> list[tuple[int, int, int | None]]:
+    """A piece on a reads on a and b, and one on b on b and a: the two sensors' outputs
+    are joined (a solder bridge), not two whole chips or inputs shorted.  Named with the
+    schematic's chip inputs; the pair leaves the crosstalk list."""
+    if sensing_kind(layout).can_ghost:
+        return extras  # a matrix: two lines read together, named as lines
+    from controller.boardprint import chip_input
+
+    names = [s.name for s in layout.spots]
+    reads = {(on, also) for on, also, _ in extras}
+    dead = set(report.dead)
+    pairs = {tuple(sorted((on, also))) for on, also in reads
+             if (also, on) in reads and not {names[on], names[also]} & dead}
+    for a, b in sorted(pairs):
+        fix = (f"find the bridge between their wires, at {chip_input(layout, layout.spots[a])} "
+               f"and {chip_input(layout, layout.spots[b])} or along the way")
+        report.joined.append((names[a], names[b], fix))
     gone = {p for ab in pairs for p in (ab, ab[::-1])}
     return [e for e in extras if (e[0], e[1]) not in gone]
 
@@ -510,6 +688,24 @@ def _pair_name(a: str, b: str, pins: Mapping[str, str]) -> str:
     return text + (f" ({' and '.join(known)})" if known else "")
 
 
+def _dead_tail(layout, place: Mapping[int, tuple[int, int]], tested: Sequence[int],
+               dead: set[int]) -> tuple[int, int] | None:
+    """(first, last) chip of a 74HC165 chain whose every chip from ``first`` (≥ 1) to the
+    end reads nothing while the chips before it work: one open link, not many chips (the
+    last chip alone too, when two or more of its sensors were walked: one dead sensor
+    is not a chip)."""
+    used = sorted({place[s][0] for s in tested})
+    working = [c for c in used if any(s not in dead for s in tested if place[s][0] == c)]
+    silent = len(used) - len(working)
+    if not working or silent < 1 or (
+            silent == 1 and sum(place[s][0] == used[-1] for s in tested) < 2):
+        return None
+    first = max(working) + 1
+    if [c for c in used if c >= first] != [c for c in used if c not in working]:
+        return None
+    return first, max(used)
+
+
 def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list[str]:
     """Faults grouped by wire: a whole line of the sensor table dead, two lines that
     read together, a single spot that reads nothing while its lines work, a diode that
@@ -525,14 +721,33 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     faults: list[str] = []
     explained: set[int] = set()
     stuck = {index[n] for n in report.stuck}
+    backwards_read = {index[n] for n in report.backwards}
     wire = ("wire open (or every diode on it reversed)" if kind.can_ghost
             else "reads nothing (chip, its supply or its link)")
+    tail = _dead_tail(layout, place, tested, dead) if kind is SHIFT_REGISTER else None
+    if tail is not None:
+        first, last = tail
+        chip = [label.split(" (")[0] for label in row_labels]
+        faults.append(f"the chain stops after {chip[first - 1]}: {chip[first]} to "
+                      f"{chip[last]} read nothing — the link from QH of {chip[first]} to DS "
+                      f"(SER) of {chip[first - 1]} is open, or {chip[first]} gets no supply")
+        explained.update(s for s in tested if place[s][0] >= first)
     for axis, labels in ((0, row_labels), (1, col_labels)):
         for k, label in enumerate(labels):
             line = [s for s in tested if place[s][axis] == k]
-            if len(line) >= 2 and all(s in dead for s in line):
-                faults.append(f"{_line_name(label, pins)} {wire}: "
-                              + ", ".join(layout.spots[s].name for s in sorted(line)))
+            if len(line) >= 2 and all(s in dead for s in line) and not (
+                    tail is not None and axis == 0 and k >= tail[0]):
+                spots = ", ".join(layout.spots[s].name for s in sorted(line))
+                read_back = [s for s in line if s in backwards_read]
+                if kind.can_ghost and report.backwards_checked and len(read_back) == len(line):
+                    faults.append(f"every diode on {_line_name(label, pins)} reversed (each "
+                                  f"reads backwards): turn them round as the guide shows: "
+                                  f"{spots}")
+                elif kind.can_ghost and report.backwards_checked and not read_back:
+                    faults.append(f"{_line_name(label, pins)} wire open (its diodes read "
+                                  f"neither way): {spots}")
+                else:
+                    faults.append(f"{_line_name(label, pins)} {wire}: {spots}")
                 explained.update(line)
             line = [s for s in place if place[s][axis] == k]
             if len(line) >= 2 and all(s in stuck for s in line):
@@ -547,8 +762,11 @@ def wire_faults(layout, report: SelfTestReport, pins: Mapping[str, str]) -> list
     for s in sorted(dead - explained):
         r, c = place[s]
         name = layout.spots[s].name
-        if s in backwards:
+        if s in backwards or s in backwards_read:
             faults.append(f"diode at {name} reversed")
+        elif kind.can_ghost and report.backwards_checked:
+            faults.append(f"diode at {name} missing or its sensor dead (it reads neither "
+                          f"way): {row_labels[r]} and {col_labels[c]} work")
         elif kind.can_ghost:
             faults.append(f"diode at {name} reversed or missing (or its sensor dead): "
                           f"{row_labels[r]} and {col_labels[c]} work")

@@ -43,7 +43,7 @@ import os
 import select
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from controller.sensing import protocol as P
@@ -94,6 +94,26 @@ class SerialConfig:
         if unknown:
             raise ValueError(f"serial: unknown keys {sorted(unknown)} (known: {sorted(known)})")
         return cls(**dict(table))
+
+
+@dataclass
+class SerialSettings:
+    """The ``serial`` back end's settings: its table ``[sensing.serial]`` (port,
+    by_id_dir, pattern, baudrate, time-outs) over the flat ``[sensing]`` port and baud
+    rate older files give."""
+
+    #: serial: device path; "auto" finds the board under /dev/serial/by-id
+    port: str = "auto"
+    baudrate: int = 115200
+    #: the table; its keys win over the flat settings above
+    serial: dict[str, Any] = field(default_factory=dict)
+
+    def serial_config(self) -> SerialConfig:
+        """``SerialConfig`` from the flat settings and the table."""
+        table = {"port": self.port, "baudrate": self.baudrate, **self.serial}
+        if table["port"] == "auto":
+            table["port"] = None
+        return SerialConfig.from_table(table)
 
 
 def discover(config: SerialConfig) -> list[str]:

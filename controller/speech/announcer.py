@@ -13,14 +13,22 @@ business."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from controller.i18n.lang import LANGUAGES, speaking
 from controller.interaction import Interaction
-from controller.rules.core import Game, Move, Outcome, Position
-from controller.speech.lang import speaking
-from controller.speech.words import announce_move, event_words, outcome_words, time_words
+from controller.rules.core import Game, Move, Outcome, Piece, Position
+from controller.speech.words import (
+    announce_move,
+    event_words,
+    guide_words,
+    heard_move,
+    outcome_words,
+    sentence,
+    time_words,
+)
 
 log = logging.getLogger(__name__)
 
@@ -29,13 +37,20 @@ log = logging.getLogger(__name__)
 class Announcement:
     """One thing said: ``sound`` (a name of :data:`~controller.speech.sounds.SOUNDS`, or
     empty) and ``text`` (words in ``lang``; empty: the sound alone).  ``seq`` counts the
-    announcements of this announcer, so a page that reconnects can tell new from old."""
+    announcements of this announcer, so a page that reconnects can tell new from old;
+    ``texts`` has the words in every language, built at once from what the listener may
+    know, so a German page and the Pi's English speaker hear the same event."""
 
     seq: int
     event: str
     sound: str
     text: str
     lang: str
+    #: the same words in every language (a page reads them in its own)
+    texts: Mapping[str, str] = field(default_factory=dict)
+    #: the player these words were made for (None: anybody may hear them) — in a game with
+    #: hidden information a page is given only its own player's, whoever listens later
+    ears: int | None = None
 
 
 class Announcer:
@@ -65,6 +80,14 @@ class Announcer:
         self._phase: str | None = None
         self._low = False
         self._ended = False
+        #: a board holding a player's view: the guidance step said last, and the pieces
+        #: the table held when play last stood (what a piece to take off is)
+        self._guided: tuple[int, bool] | None = None
+        self._table: list = []
+        self._refused = False  # a refusal of his try said (until play stands again)
+        #: a board that holds its player's view: the view another player's turn began
+        #: with (None: it is his turn)
+        self._away: Position | None = None
         self.board = board
         self.attach(board)
 
@@ -102,14 +125,14 @@ class Announcer:
             return
         self._executing = None
         mover = self.game.ply_mover(before)
-        with speaking(self.lang):
-            text = announce_move(self.game, before, move, after, self._ears(after),
-                                 self._who(mover))
+        ears = self._ears(after)
         self._ended = self.game.outcome(after) is not None
-        self._emit("move", "game_end" if self._ended else sound, text)
+        self._emit("move", "game_end" if self._ended else sound, lambda: announce_move(
+            self.game, before, move, after, ears, self._who(mover)), ears=ears)
 
     def on_takeback(self, moves: list[Move]) -> None:
         self._executing = None
+        self._away = None
         self._ended = False
 
     def on_game_over(self, outcome: Outcome) -> None:
@@ -117,9 +140,7 @@ class Announcer:
         if self._ended:
             return
         self._ended = True
-        with speaking(self.lang):
-            text = outcome_words(self.game, outcome)
-        self._emit("game_over", "game_end", text)
+        self._emit("game_over", "game_end", lambda: outcome_words(self.game, outcome))
 
     def on_interaction(self, it: Interaction) -> None:
         """A choice to make, a board that does not match, a move to execute, low time:
@@ -131,19 +152,84 @@ class Announcer:
             if seconds is not None:
                 self.low_time(it.mover, seconds)
         self._low = low
+        if getattr(self.board, "referee_judges", False):
+            self._heard(it, message)
+        if phase == "setup" and getattr(self.board, "referee_judges", False):
+            if "illegal" in message.lower() and not self._refused:  # the referee refused
+                self._refused = True  # his try; the board guides him back to his view
+                self._emit("illegal", "illegal", lambda: event_words("illegal"),
+                           ears=self.board.serving)
+            self._guide(it)
+        else:
+            self._refused = False
+            self._guided = None
+            if phase not in ("correction", "takeback"):
+                self._table = list(self.board.position.board)
         if phase != self._phase:
             if phase == "execute":
                 move = self.board.progress.execute
                 if move is not None and move != self._executing:
                     self.execute(move, self.game.ply_mover(self._position()))
             elif phase == "choice":
-                self._emit("choice", "choice", self._words("choice"))
+                self._emit("choice", "choice", lambda: event_words("choice"))
             elif phase == "correction" and self._phase not in ("correction", "setup"):
                 illegal = "illegal" in message.lower()
-                self._emit("illegal" if illegal else "mismatch",
-                           "illegal" if illegal else "mismatch",
-                           self._words("illegal" if illegal else "mismatch"))
+                kind = "illegal" if illegal else "mismatch"
+                self._emit(kind, kind, lambda: event_words(kind))
         self._phase = phase
+
+    def _heard(self, it: Interaction, message: str) -> None:
+        """A board that holds its player's view never sees another player's move: the
+        referee hands it the view after it.  When the turn comes back to him one ply
+        after the view the other's turn began with, that move is said from the two views
+        alone (:func:`heard_move`), before the guidance — never for a view that came
+        back because his try was refused, nor for another game's first view (a move of
+        another player's moves none of his pieces and takes at most one)."""
+        serving, after = self.board.serving, self.board.position
+        if serving is None or it.mover is None or after is self._away:
+            return
+        if it.mover != serving:
+            self._away = after  # the other's turn: his move made, accepted, a new game
+            return
+        before, self._away = self._away, None
+        if before is None or "illegal" in message.lower() or not _next_ply(before, after):
+            return
+        game = self.game
+        heard = game.player_view(before, serving), game.player_view(after, serving)
+        if heard[0] is None or heard[1] is None:
+            return
+        mine, left = set(heard[0].own), set(heard[1].own)
+        if not left <= mine or len(mine - left) > 1:  # not one move of another player's:
+            return  # it moves none of his pieces and takes at most one (another game)
+        self._emit("move", "check" if heard[1].in_check else "move",
+                   lambda: sentence(heard_move(game, *heard)), ears=serving)
+
+    def _guide(self, it: Interaction) -> None:
+        """A board that holds its player's view (``controller/board/fogsync.py``) guides
+        him to the view he was handed, one piece at a time: each step is said once, in
+        his words — a piece to put on is one of his view, a piece to take off one his
+        table held (a piece he cannot see is never named, for it is on neither)."""
+        spot = it.guide
+        if spot is None:
+            return
+        put = spot not in it.extra
+        if self._guided == (spot, put):
+            return
+        self._guided = (spot, put)
+        board, game = self.board, self.game
+        where = board.layout.spots[spot]
+        n = len(game.geometry.cells)
+        pad = spot >= n
+        if pad:
+            piece = (Piece(where.owner, where.piece) if where.role == "hand"
+                     and where.owner is not None and where.piece else None)
+        elif put:
+            piece = board.position.board[spot]
+        else:
+            piece = self._table[spot] if spot < len(self._table) else None
+        ears = board.serving
+        self._emit("guide", "", lambda: guide_words(game, where.name, piece, put, pad),
+                   ears=ears)
 
     # -- the seats' events ----------------------------------------------------------------
     def execute(self, move: Move, player: int) -> None:
@@ -154,17 +240,14 @@ class Announcer:
         after = before.copy()
         after.push(move)
         self._executing = move
-        with speaking(self.lang):
-            text = announce_move(self.game, before, move, after, self._ears(after),
-                                 self._who(player))
-            text = f"{text}. {event_words('execute')}"
-        self._emit("execute", "execute", text)
+        ears = self._ears(after)
+        self._emit("execute", "execute", lambda: (
+            f"{announce_move(self.game, before, move, after, ears, self._who(player))}. "
+            f"{event_words('execute')}"), ears=ears)
 
     def low_time(self, player: int, seconds: float) -> None:
         """A clock passed a warning mark."""
-        with speaking(self.lang):
-            text = time_words(self.game, player, seconds)
-        self._emit("low_time", "low_time", text)
+        self._emit("low_time", "low_time", lambda: time_words(self.game, player, seconds))
 
     # -- helpers --------------------------------------------------------------------------
     def _ears(self, after: Position) -> int | None:
@@ -181,20 +264,30 @@ class Announcer:
             return bool(view is not None and view.in_check)
         return self.game.in_check(after)
 
-    def _words(self, event: str) -> str:
-        with speaking(self.lang):
-            return event_words(event)
-
-    def _emit(self, event: str, sound: str, text: str) -> None:
+    def _emit(self, event: str, sound: str, words: Callable[[], str] | str,
+              ears: int | None = None) -> None:
+        """Say ``event``: its sound and ``words`` (built in every language) for ``ears``
+        (the player whose view built them; None: words anybody may hear)."""
         sound = sound if self.sounds else ""
-        text = text if self.voice else ""
+        texts: dict[str, str] = {}
+        if self.voice and words:
+            for code in LANGUAGES:
+                with speaking(code):
+                    texts[code] = words() if callable(words) else words
+        text = texts.get(self.lang, "")
         if not sound and not text:
             return
         self.seq += 1
         try:
-            self._say(Announcement(self.seq, event, sound, text, self.lang))
+            self._say(Announcement(self.seq, event, sound, text, self.lang, texts, ears))
         except Exception:  # a failing speaker must never stop the board
             log.exception("announcement failed", extra={"event": event})
+
+
+def _next_ply(before: Position, after: Position) -> bool:
+    """``after`` is one ply after ``before`` by the move counters: the next player's turn
+    of the same round, or the first player's of the next."""
+    return after.fullmove == before.fullmove + (after.turn <= before.turn)
 
 
 class Recent:
@@ -210,4 +303,4 @@ class Recent:
 
     def json(self) -> list[dict[str, Any]]:
         return [{"seq": a.seq, "event": a.event, "sound": a.sound, "text": a.text,
-                 "lang": a.lang} for a in self.items]
+                 "lang": a.lang, "texts": dict(a.texts), "ears": a.ears} for a in self.items]

@@ -28,7 +28,7 @@ class Speaker:
     def __init__(self, *, volume: float = 0.6, speed: int = 160, device: str = "default",
                  sounds: bool = True, words: bool = True,
                  play: Callable[[bytes, str], None] = voice.play_wav,
-                 speak: Callable[[str, str, int], None] = voice.speak) -> None:
+                 speak: Callable[[str, str, int, str], None] = voice.speak) -> None:
         self.volume = volume
         self.sounds = sounds
         self.words = words
@@ -72,7 +72,8 @@ class Speaker:
             self._guard("sound", lambda: self._play(
                 sounds.wav_bytes(item.sound, self.volume), self.device))
         if item.text and self.words:
-            self._guard("voice", lambda: self._speak(item.text, item.lang, self.speed))
+            self._guard("voice", lambda: self._speak(item.text, item.lang, self.speed,
+                                                     self.device))
 
     def _guard(self, what: str, action: Callable[[], None]) -> None:
         try:

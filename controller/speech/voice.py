@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from controller.speech.lang import voice
+from controller.i18n.lang import voice
 
 #: longest a phrase may take to render or play (seconds)
 DEADLINE_S = 20.0
@@ -29,7 +29,8 @@ def _program(name: str, package: str) -> str:
     return path
 
 
-def _run(argv: list[str], data: bytes | None = None) -> None:
+def _run(argv: list[str], data: bytes | None = None) -> bytes:
+    """Run ``argv`` with ``data`` on its standard input; its standard output."""
     try:
         done = subprocess.run(argv, input=data, capture_output=True, timeout=DEADLINE_S,
                               check=False)
@@ -39,6 +40,7 @@ def _run(argv: list[str], data: bytes | None = None) -> None:
     if done.returncode != 0:
         last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])
         raise VoiceError(f"{Path(argv[0]).name} failed: {last[-1][:200]}")
+    return done.stdout
 
 
 def render(text: str, lang: str, out: Path, speed: int = 160) -> Path:
@@ -50,10 +52,18 @@ def render(text: str, lang: str, out: Path, speed: int = 160) -> Path:
     return out
 
 
-def speak(text: str, lang: str, speed: int = 160) -> None:
-    """Speak ``text`` through the default sound output."""
+def wav(text: str, lang: str, speed: int = 160) -> bytes:
+    """``text`` spoken in language ``lang``, as WAV bytes."""
     espeak = _program("espeak-ng", "espeak-ng")
-    _run([espeak, "-v", voice(lang), "-s", str(speed), "--stdin"], text.encode())
+    return _run([espeak, "-v", voice(lang), "-s", str(speed), "--stdout", "--stdin"],
+                text.encode())
+
+
+def speak(text: str, lang: str, speed: int = 160, device: str = "default") -> None:
+    """Speak ``text`` through ALSA device ``device`` — the one the sounds play on: left to
+    itself espeak-ng speaks to the system's default output (another speaker than the one
+    the owner named, or none: it still exits 0 when there is no sound card)."""
+    play_wav(wav(text, lang, speed), device)
 
 
 def play_wav(data: bytes, device: str = "default") -> None:

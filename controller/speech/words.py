@@ -10,7 +10,7 @@ Pure: no I/O and no clock.  Two kinds of phrase:
   from the listener's views before and after it and *nothing else*: it cannot say what
   the listener may not know, because it is never given it.
 
-Templates go through :func:`controller.speech.lang.translate` so a catalogue can say them
+Templates go through :func:`controller.i18n.lang.translate` so a catalogue can say them
 in another language; cell names and numbers are spoken by the voice.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from controller.i18n.lang import translate
 from controller.rules.core import Game, Move, Outcome, Piece, PlayerView, Position
-from controller.speech.lang import translate
 
 _ = translate
 
@@ -147,6 +147,24 @@ def move_words(game: Game, pos: Position, move: Move,
     if move.token:
         text += _(", and hands over the {token}").format(token=_(move.token.title()))
     return text
+
+
+def guide_words(game: Game, cell: str, piece: Piece | None, put: bool,
+                pad: bool = False) -> str:
+    """One step of the board's guidance to a position it was handed (a board that holds
+    a player's view: the referee's pieces coming into and going out of his sight): "Put
+    Black's Knight on e5", "Take Black's Pawn off d4", "Take the piece off d4" (``piece``
+    None: what stands there is not known).  ``pad``: ``cell`` is the piece's hand pad."""
+    if piece is None:
+        return (_("Put a piece on {cell}") if put else _("Take the piece off {cell}")).format(
+            cell=cell)
+    named = dict(player=_(game.player_names[piece.owner]) if piece.owner < game.players
+                 else "", piece=piece_words(game, piece))
+    if pad:
+        return (_("Put {player}'s {piece} on its hand pad") if put else
+                _("Take {player}'s {piece} off its hand pad")).format(**named)
+    return (_("Put {player}'s {piece} on {cell}") if put else
+            _("Take {player}'s {piece} off {cell}")).format(cell=cell, **named)
 
 
 def heard_move(game: Game, before: PlayerView, after: PlayerView) -> str:

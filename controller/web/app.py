@@ -6,6 +6,8 @@ Routes (all JSON except ``/`` and ``/static``):
 * ``GET /api/layout`` — drawing data of the board (spot outlines in mm, LEDs);
 * ``GET /api/state?viewer=N`` — the live state (``viewer`` picks the player whose view a
   hidden-information game shows; default: the side to move);
+* ``GET /api/texts?lang=de`` — the page's translations in a language (default: the board's);
+  every answer's words follow ``?lang=`` or ``Accept-Language`` (``/ws?lang=de`` too);
 * ``POST /api/sim`` — a human action on the simulated board (lift, place, slide, …);
   answers with the new state;
 * ``POST /api/choice`` — answer the board's open choice (``{"index": i}``);
@@ -14,15 +16,22 @@ Routes (all JSON except ``/`` and ``/static``):
   ``{"1": "beta"}`` — player 1 plays on the linked board ``beta``, docs/link.md);
 * ``POST /api/resume`` — ``{"resume": true|false}``: keep the resumed game or start anew;
 * ``POST /api/roll`` — roll the virtual die (KaleidoChess dice variant);
-* ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign"}`` for
-  the player to move;
+* ``POST /api/command`` — ``{"command": "offer draw" | "accept draw" | "resign" |
+  "takeback"}`` for the player to move (``takeback``: on a table that holds the person's
+  view only, ``controller/fogtable.py``);
 * ``POST /api/link`` — ``{"action": "resync" | "decline-takeback" | "accept-invitation" |
   "decline-invitation"}``: a linked game stopped by a disagreement takes the other
   board's moves; the other board's takeback request is declined; the invitation waiting
   while a game is in progress is accepted or declined (docs/link.md);
+* ``/api/online…`` — the online account and game (``controller/web/online.py``);
 * ``GET /club`` — the spectators' page; ``GET /api/club`` — the club's linked games
   (docs/link.md);
+* ``/api/games…`` — the game archive (``controller/web/archive.py``); ``/api/settings``
+  — the owner's settings (``controller/web/settings_page.py``);
 * ``GET /health`` — status, uptime, sensing back end, last frame age, journal path;
+* ``/api/access``, ``POST /api/access/move``, ``POST /api/access/ask`` — the
+  screen-reader mode: moves typed on the keyboard, the board as text
+  (``controller/web/access.py``);
 * ``WS /ws`` — live updates: ``{"type": "state", "state": …}`` on every change and
   ``{"type": "leds", "leds": …}`` when only the LEDs changed; the client may send
   ``{"type": "viewer", "viewer": N|null}``.
@@ -47,7 +56,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller.config import MAX_DEPTH, nesting_depth
+from controller.i18n import LanguageError, Text, render
+from controller.web.access import ACCESS_FIELDS, access_routes
+from controller.web.archive import archive_routes
+from controller.web.online import FIELDS as ONLINE_FIELDS
+from controller.web.online import online_routes
 from controller.web.page import page_for
+from controller.web.settings_page import settings_routes
+from controller.web.texts import page_language, texts_endpoint
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: at most this many state pushes per second to one page
@@ -64,7 +80,8 @@ def _viewer(value: Any) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise RequestError(f"viewer must be a player number, got {value!r}") from None
+        raise RequestError(Text("viewer must be a player number, got {value}",
+                                 value=repr(value)[:40])) from None
 
 
 #: the fields each request body may have (anything else is refused with 400)
@@ -78,11 +95,13 @@ FIELDS: dict[str, frozenset[str]] = {
     "link": frozenset({"action"}),
     "tutorial": frozenset({"on"}),
     "roll": frozenset(),
+    **ONLINE_FIELDS,
 }
+FIELDS.update(ACCESS_FIELDS)  # the screen-reader mode's requests (controller/web/access.py)
 
 
 def _no_constant(name: str) -> Any:
-    raise RequestError(f"request body: {name} is not a number JSON allows")
+    raise RequestError(Text("request body: {name} is not a number JSON allows", name=name))
 
 
 async def _body(request: Request, what: str) -> dict[str, Any]:
@@ -94,15 +113,17 @@ async def _body(request: Request, what: str) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise RequestError("request body is not valid JSON") from None
     except RecursionError:
-        raise RequestError(f"request body nested deeper than {MAX_DEPTH}") from None
+        raise RequestError(Text("request body nested deeper than {depth}",
+                                depth=MAX_DEPTH)) from None
     if not isinstance(data, dict):
         raise RequestError("request body must be a JSON object")
     if nesting_depth(data) > MAX_DEPTH:
-        raise RequestError(f"request body nested deeper than {MAX_DEPTH}")
+        raise RequestError(Text("request body nested deeper than {depth}", depth=MAX_DEPTH))
     unknown = sorted(str(k)[:30] for k in data if k not in FIELDS[what])
     if unknown:
-        raise RequestError(f"{what}: unknown field {unknown[0]!r} (known: "
-                           f"{', '.join(sorted(FIELDS[what])) or 'none'})")
+        raise RequestError(Text("{what}: unknown field {field} (known: {known})", what=what,
+                                field=repr(unknown[0]),
+                                known=", ".join(sorted(FIELDS[what])) or "none"))
     return data
 
 
@@ -139,9 +160,10 @@ def _computer(value: Any) -> Any:
     return Computer(frozenset(players), level)
 
 
-def create_app(service: Any) -> Starlette:
+def create_app(service: Any, config_path: str | Path | None = None) -> Starlette:
     """The Starlette app serving ``service`` (a :class:`controller.service.BoardService`);
-    what the page is sent is built by its :class:`~controller.web.page.Page`."""
+    what the page is sent is built by its :class:`~controller.web.page.Page`; the owner's
+    settings are saved to ``config_path`` (None: the page cannot save them)."""
     page = page_for(service)
 
     def guarded(handler):
@@ -149,10 +171,21 @@ def create_app(service: Any) -> Starlette:
             try:
                 return await handler(request)
             except (RequestError, ValueError) as exc:
-                return JSONResponse({"error": str(exc)}, status_code=400)
+                return JSONResponse({"error": _said(exc, request)}, status_code=400)
             except ClientDisconnect:  # hung up mid-body: nobody left to answer
                 return Response(status_code=400)
         return endpoint
+
+    def _said(exc: Exception, request: Request) -> str:
+        """An error's one line in the language the request reads."""
+        text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Text) else str(exc)
+        try:
+            return render(text, page_language(request, service))
+        except LanguageError:
+            return str(text)
+
+    def lang(request: Request) -> str:
+        return page_language(request, service)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -164,7 +197,8 @@ def create_app(service: Any) -> Starlette:
 
         name = request.path_params["name"]
         if name not in SOUNDS:
-            return JSONResponse({"error": f"no sound {name[:30]!r}"}, status_code=404)
+            return JSONResponse({"error": render(Text("no sound {name}", name=repr(name[:30])),
+                                                 lang(request))}, status_code=404)
         return Response(wav_bytes(name, service.config.speech.volume), media_type="audio/wav",
                         headers={"Cache-Control": "max-age=3600"})
 
@@ -179,19 +213,22 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse(service.club_json())
 
     async def state(request: Request) -> Response:
-        return JSONResponse(page.state(_viewer(request.query_params.get("viewer"))))
+        return JSONResponse(page.state(_viewer(request.query_params.get("viewer")),
+                                       lang(request)))
 
     async def sim(request: Request) -> Response:
         data = await _body(request, "sim")
         service.sim_action(data)
         # the new state at once, so the page decides its next gesture on fresh data
-        return JSONResponse({"ok": True, "state": page.state(_viewer(data.get("viewer")))})
+        return JSONResponse({"ok": True, "state": page.state(_viewer(data.get("viewer")),
+                                                             lang(request))})
 
     async def choice(request: Request) -> Response:
         data = await _body(request, "choice")
         index = data.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
-            raise RequestError(f"choice index must be a whole number, got {index!r}")
+            raise RequestError(Text("choice index must be a whole number, got {index}",
+                                    index=repr(index)[:40]))
         service.answer_choice(index)
         return JSONResponse({"ok": True})
 
@@ -219,16 +256,22 @@ def create_app(service: Any) -> Starlette:
 
     async def guide(request: Request) -> Response:
         from controller.rules import GAMES
-        from controller.web.guides import guide_html
+        from controller.web.guides import guide_html, reader_language
 
         name = request.path_params["game"]
         if len(name) > 40:  # no game has such a name (and the file system refuses it)
-            return JSONResponse({"error": "no guide for that name"}, status_code=404)
+            return JSONResponse({"error": render(Text("no guide for that name"),
+                                                 page_language(request, service))},
+                                status_code=404)
         cls = GAMES.get(name)  # a game may share another's guide
-        page = guide_html(cls.guide or name if cls else name, cls.title if cls else name)
+        lang, note = reader_language(request.query_params.get("lang"),
+                                     request.headers.get("accept-language"))
+        page = guide_html(cls.guide or name if cls else name, cls.title if cls else name,
+                          lang, note)
         if page is None:
-            return JSONResponse({"error": f"no guide for {name!r}"}, status_code=404)
-        return HTMLResponse(page)
+            return JSONResponse({"error": render(Text("no guide for {name}", name=repr(name)),
+                                                 lang)}, status_code=404)
+        return HTMLResponse(page, headers={"Vary": "Accept-Language"})
 
     async def guide_picture(request: Request) -> Response:
         from controller.web.guides import guide_image
@@ -236,7 +279,8 @@ def create_app(service: Any) -> Starlette:
         name = request.path_params["name"]
         path = guide_image(name) if len(name) <= 80 else None
         if path is None:
-            return JSONResponse({"error": "no such picture"}, status_code=404)
+            return JSONResponse({"error": render(Text("no such picture"), lang(request))},
+                                status_code=404)
         return FileResponse(path, media_type="image/svg+xml")
 
     async def tutorial(request: Request) -> Response:
@@ -286,6 +330,10 @@ def create_app(service: Any) -> Starlette:
         return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
     async def live(websocket: WebSocket) -> None:
+        try:
+            language = page_language(websocket, service)
+        except LanguageError:
+            language = "en"
         await websocket.accept()
         changed = asyncio.Event()
         changed.set()  # the first state goes out at once, not after the first change
@@ -319,7 +367,7 @@ def create_app(service: Any) -> Starlette:
                     force[0] = False
                     sent_state, sent_leds = service.version, service.led_version
                     await websocket.send_json({"type": "state",
-                                               "state": page.state(viewer[0])})
+                                               "state": page.state(viewer[0], language)})
                     service.pages_sent[changed] = sent_state
                 elif service.led_version != sent_leds:
                     sent_leds = service.led_version
@@ -343,6 +391,7 @@ def create_app(service: Any) -> Starlette:
         Route("/club", club),
         Route("/api/club", guarded(club_games)),
         Route("/api/state", guarded(state)),
+        Route("/api/texts", guarded(texts_endpoint(service))),
         Route("/api/sim", guarded(sim), methods=["POST"]),
         Route("/api/tutorial", guarded(tutorial), methods=["POST"]),
         Route("/guide/images/{name}", guide_picture),
@@ -354,7 +403,11 @@ def create_app(service: Any) -> Starlette:
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/command", guarded(command), methods=["POST"]),
         Route("/api/link", guarded(link), methods=["POST"]),
+        *online_routes(service, guarded, _body),
         Route("/health", health),
+        *archive_routes(service, guarded),
+        *settings_routes(service, guarded, config_path),
+        *access_routes(service, guarded, _body),
         WebSocketRoute("/ws", live),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

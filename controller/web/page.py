@@ -10,9 +10,11 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from controller.i18n import render
 from controller.rules import GAMES
 from controller.snapshot import BoardSnapshot
 from controller.web.state import build_state, games_json, layout_json, visible_leds
+from controller.web.texts import localise, localise_online
 
 
 def _game_class(name: str) -> type:
@@ -30,7 +32,7 @@ class Page:
         self._layout = service.layout
         self.layout_json = layout_json(service.layout)
         self.games = games_json(service.layout, _game_class)
-        self._cache: dict[tuple[int, int | None], dict[str, Any]] = {}
+        self._cache: dict[tuple[int, int | None, str], dict[str, Any]] = {}
 
     def follow_layout(self) -> None:
         """The simulated board switched to another printed board: draw that one."""
@@ -47,25 +49,31 @@ class Page:
         assert service is not None, "the page's service is gone"
         return service
 
-    def state(self, viewer: int | None = None) -> dict[str, Any]:
-        """The page's state for ``viewer`` (None: as the board serves)."""
+    def state(self, viewer: int | None = None, lang: str = "en") -> dict[str, Any]:
+        """The page's state for ``viewer`` (None: as the board serves), its words in
+        language ``lang``."""
         self.follow_layout()
         viewer = self.service.page_viewer(viewer)
         snap: BoardSnapshot = self.service.snapshot()
-        key = (snap.version, viewer)
+        key = (snap.version, viewer, lang)
         cached = self._cache.get(key)
         if cached is None:
             if any(k[0] != snap.version for k in self._cache):
                 self._cache.clear()
-            cached = dict(build_state(snap, viewer), games=self.games)
+            built = self._cache.get((snap.version, viewer, ""))  # (every language's words)
+            if built is None:
+                built = dict(build_state(snap, viewer), games=self.games)
+                self._cache[(snap.version, viewer, "")] = built
+            cached = localise(built, lang)
             self._cache[key] = cached
         state = dict(cached, leds=visible_leds(snap, viewer), led_seq=snap.led_version,
                      clock=snap.clock, time_control=snap.time_control, link=snap.link,
                      advice=snap.advice, health=snap.health,
-                     journal_problems=list(snap.journal_problems),
-                     problems=list(snap.problems))
+                     journal_problems=[render(p, lang) for p in snap.journal_problems],
+                     problems=[render(p, lang) for p in snap.problems],
+                     online=localise_online(snap.online, lang))
         if snap.failure is not None:  # only what the journal holds: no unwritten result
-            state.update(phase="failed", message=snap.failure, choice=[],
+            state.update(phase="failed", message=render(snap.failure, lang), choice=[],
                          result=state["result"] if snap.ended else None)
         return state
 
@@ -90,9 +98,9 @@ def page_for(service: Any) -> Page:
     return page
 
 
-def page_state(service: Any, viewer: int | None = None) -> dict[str, Any]:
-    """The page's state of ``service`` for ``viewer``."""
-    return page_for(service).state(viewer)
+def page_state(service: Any, viewer: int | None = None, lang: str = "en") -> dict[str, Any]:
+    """The page's state of ``service`` for ``viewer``, in language ``lang``."""
+    return page_for(service).state(viewer, lang)
 
 
 __all__ = ["Page", "page_for", "page_state"]

@@ -15,12 +15,12 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from controller.layout import Layout
+from controller.i18n import Text
+from controller.layout import Layout, token_title
 from controller.leds.palette import RGB, Palette
 from controller.leds.scene import dark_cells
-from controller.rules import GAMES, Game, Piece, PlayerView, Position
+from controller.rules import GAMES, Game, Piece, PlayerView, Position, token_named
 from controller.sensing.sim.objects import (
-    CUBE,
     object_name,
     pad_index,
     position_objects,
@@ -49,12 +49,14 @@ def has_hidden_information(game: Game) -> bool:
 
 
 # ---------------------------------------------------------------------------------
-# objects: what stands on a spot, by name ("white-K", "black-T", "cube")
+# objects: what stands on a spot, by name ("white-K", "black-T", a game's token)
 
 
 def object_json(name: str, lying: bool = False) -> dict[str, Any]:
-    if name == CUBE:
-        return {"name": name, "colour": "cube", "kind": "cube", "lying": lying}
+    token = token_named(name)
+    if token is not None:  # drawn in its own colours (the page's table, by its name)
+        return {"name": name, "colour": name, "kind": "token", "title": token.title,
+                "lying": lying}
     colour, _, kind = name.partition("-")
     return {"name": name, "colour": colour if kind else "other", "kind": kind or name[:2],
             "lying": lying}
@@ -65,12 +67,14 @@ def object_json(name: str, lying: bool = False) -> dict[str, Any]:
 
 
 def _spot_label(spot) -> str:
-    if spot.role == "cube":
-        return "Cube"
-    if spot.role in ("hand", "reserve"):
-        return f"{spot.role} {spot.piece}"
+    if spot.role == "token":
+        return token_title(spot.piece)
+    if spot.role == "hand":
+        return Text("hand {piece}", piece=spot.piece)
+    if spot.role == "reserve":
+        return Text("reserve {piece}", piece=spot.piece)
     if spot.role == "option":
-        return spot.name.replace("option-", "option ")
+        return Text("option {n}", n=spot.name.replace("option-", ""))
     return spot.name.replace("-", " ")
 
 
@@ -90,7 +94,10 @@ def layout_json(layout: Layout) -> dict[str, Any]:
             "name": s.name, "kind": s.kind, "role": s.role, "owner": s.owner,
             "piece": s.piece, "outline": [list(p) for p in s.outline_mm],
             "centre": list(s.centre_mm), "led": s.led, "led_mm": list(s.led_mm),
-            "fill": fill, "label": _spot_label(s),
+            "fill": fill, "label": (label := _spot_label(s)),
+            # a label with a value: its template and values, for the page's t(…)
+            **({"words": {"text": label.template, "values": label.values}}
+               if isinstance(label, Text) and label.values else {}),
         })
     rivers = []
     if g.kind == "grid" and g.rivers:
@@ -113,6 +120,16 @@ def game_options(game_class: type[Game]) -> list[dict[str, Any]]:
             for o in game_class.option_specs]
 
 
+def level_ratings_json(game: str) -> dict[str, dict[str, Any]]:
+    """The computer's levels in ``game`` as a player reads them: each rated level's
+    rating (``about``) and whether it is only approximate (``controller/engine/ratings.py``,
+    the numbers' one home)."""
+    from controller.engine.ratings import level_ratings
+
+    return {str(level): {"about": r.about, "approximate": r.approximate, "under": r.under}
+            for level, r in level_ratings(game).items()}
+
+
 def games_json(layout: Layout, load: Callable[[str], type]) -> list[dict[str, Any]]:
     """The games this board can play (``layout.games``) that are implemented."""
     out = []
@@ -124,7 +141,7 @@ def games_json(layout: Layout, load: Callable[[str], type]) -> list[dict[str, An
         except Exception:  # a game still being written must not break the page
             continue
         out.append({"name": name, "title": cls.title, "provisional": cls.provisional,
-                    "options": game_options(cls)})
+                    "options": game_options(cls), "ratings": level_ratings_json(name)})
     return out
 
 
@@ -325,10 +342,10 @@ def build_state(snap: BoardSnapshot, viewer: int | None = None) -> dict[str, Any
         # what the open question is: "moves" (several fit), "confirm", "amend", "menu"
         "choice_kind": snap.choice_kind if choice else None,
         "die": snap.die_expected,
-        # the voice's last words, for the ears they were said for (nothing in fog of war
-        # to a page that shows another player)
-        "announcements": (list(snap.announcements)
-                          if not game.hidden_information or viewer == snap.listener else []),
+        # the voice's last words; in fog of war only those made for this page's player
+        # (or for anybody), whoever the board's listener was when they were said
+        "announcements": [a for a in snap.announcements if not game.hidden_information
+                          or a.get("ears") in (None, viewer)],
         # players already out of the game (KaleidoChess with three or four players)
         "out": [game.player_names[p] for p in game.out_players(pos)],
         "sim": sim is not None,

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.i18n import Text
 from controller.rules import Game, Move, Position
 
-ARRANGE = ("Put every piece on its starting cell. On the simulated board: press "
-           "\u201cArrange the pieces\u201d. On a real board: the red cells want a piece.")
-LIFT = ("Lift one of your pieces: the cells it may go to light up blue. Put it back: "
-        "nothing happened.")
-MOVE = "Make a move: put the piece down on a lit cell. It appears under Moves."
-CAPTURE = ("Capture: take the enemy piece off the board and put yours on its cell, in "
-           "either order (play a few moves until a capture is possible).")
-DONE = ("That is the board. Every rule and gesture of this game is in its guide "
-        "(How to play). Have a good game!")
+ARRANGE = Text("Put every piece on its starting cell. On the simulated board: press "
+               "\u201cArrange the pieces\u201d. On a real board: the red cells want a piece.")
+LIFT = Text("Lift one of your pieces: the cells it may go to light up blue. Put it back: "
+            "nothing happened.")
+MOVE = Text("Make a move: put the piece down on a lit cell. It appears under Moves.")
+CAPTURE = Text("Capture: take the enemy piece off the board and put yours on its cell, in "
+               "either order (play a few moves until a capture is possible).")
+DONE = Text("That is the board. Every rule and gesture of this game is in its guide "
+            "(How to play). Have a good game!")
 
 
 def _special_done(game: Game, pos: Position, move: Move, mover: int) -> bool:

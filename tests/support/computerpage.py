@@ -16,7 +16,6 @@ import contextlib
 import json
 import urllib.request
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from controller.layout import Layout, load_layout
 from controller.rules import Game, Move, Position
 from controller.web.simulator import move_actions
 from controller.web.state import position_objects
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service
+from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_services
 
 #: installed before the page's own script: a copy of every websocket message and every
 #: body the page fetched, and (once the page is drawn) each change of what it shows
@@ -256,21 +255,15 @@ def computer_pages(sync_api: Any, folder: Path, layouts: list[str],
     """One Chromium for all; per layout a running service (``config``: more TOML of its
     ``[board]`` section; the services start side by side) and a live recorded page of
     it.  Fails on any page error."""
-    with contextlib.ExitStack() as stack, sync_api.sync_playwright() as p:
-        services = []
-        for name in layouts:
-            where = folder / name
-            where.mkdir()
-            services.append(running_service(
-                where, f"[board]\nlayout = '{name}'\ngame = '{load_layout(name).games[0]}'\n"
-                       f"{config}"))
-        with ThreadPoolExecutor(len(services)) as starting:
-            starts = [starting.submit(service.__enter__) for service in services]
-        for service, start in zip(services, starts, strict=True):
-            if start.exception() is None:  # each one started is stopped, whatever failed
-                stack.push(service.__exit__)
-        urls = [start.result() for start in starts]
+    for name in layouts:
+        (folder / name).mkdir()
+    # the services start side by side while Chromium is launched
+    with running_services(*((folder / name, f"[board]\nlayout = '{name}'\n"
+                                            f"game = '{load_layout(name).games[0]}'\n{config}")
+                            for name in layouts)) as started, \
+            sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        urls = started()
         errors: list[str] = []
         pages = {}
         for name, url in zip(layouts, urls, strict=True):

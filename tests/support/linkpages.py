@@ -4,7 +4,7 @@ board, the move list, and one browser with a live page per service."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS
@@ -35,11 +35,15 @@ def wait_moves(page: Any, n: int, at_least: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def live_pages(sync_api: Any, urls: dict[str, str]) -> Iterator[dict[str, Any]]:
+def live_pages(sync_api: Any, urls: dict[str, str] | Callable[[], dict[str, str]]
+               ) -> Iterator[dict[str, Any]]:
     """One Chromium with a live page (websocket connected) per board's URL; fails on any
-    page error."""
+    page error.  ``urls`` may be a function, asked once Chromium is up (the services
+    start meanwhile: see ``running_services``)."""
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        if callable(urls):
+            urls = urls()
         errors: list[str] = []
         pages = {}
         for name, url in urls.items():

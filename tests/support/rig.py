@@ -17,16 +17,14 @@ from dataclasses import dataclass, field
 from controller.board import MORE, Board, BoardOptions
 from controller.interaction import Interaction
 from controller.layout import Layout, layout_names, load_layout
-from controller.rules import Game, get_game
+from controller.rules import DEFAULT_GAME, Game, get_game
 from controller.rules.core import Move, Piece, Position
 from controller.sensing.debounce import DebounceConfig, Debouncer, SettleGate
 from controller.sensing.sim.board import SimulatedBoard
+from controller.sensing.sim.objects import object_name
 from controller.sensing.sim.rig import SimulatedSensing
 
-GAME = get_game("luotuoqi")  # the rig's game unless a test names another
-COLOURS = ("white", "black", "red", "green")
-NAMES = {"K": "king", "E": "eaglet", "M": "mule", "R": "rook-camel", "D": "bypasser",
-         "T": "stone"}
+GAME = get_game(DEFAULT_GAME)  # the rig's game unless a test names another
 SCAN_S = 0.001
 HOT_S = 0.012  # scan this long after any physical change (debounce needs 3 ms)
 TICK_S = 0.01
@@ -41,11 +39,10 @@ def layout_for(game: Game) -> Layout:
     raise ValueError(f"no layout plays {game.name}")
 
 
-def objects_for(piece: Piece) -> list[str]:
-    """The physical objects of a piece: a Tower is ``height`` stones."""
-    colour = COLOURS[piece.owner]
-    name = f"{colour}-{NAMES.get(piece.kind, piece.kind.lower())}"
-    return [name] * (piece.height if piece.kind == "T" else 1)
+def objects_for(piece: Piece, game: Game = GAME) -> list[str]:
+    """The physical objects of a piece, named as the simulator names them (the game's
+    player and piece names): a stack of height n is n objects."""
+    return [object_name(game, piece)] * max(1, piece.height)
 
 
 class Rig:
@@ -155,15 +152,16 @@ class Rig:
 
     # -- set-up and actions ----------------------------------------------------------------
     def set_up(self, pos: Position) -> None:
-        """Put the pieces of ``pos`` on the board (the Cube on its holder's pad)."""
+        """Put the pieces of ``pos`` on the board (each token on its holder's pad)."""
         sim = self.sim
         sim.clear()
         for c, p in enumerate(pos.board):
             if p is not None:
-                sim.put(c, objects_for(p))
-        holder = pos.tokens.get("cube")
-        if holder is not None:
-            sim.put(self.layout.pad("cube", holder).name, "cube")
+                sim.put(c, objects_for(p, self.game))
+        for token in self.game.tokens:
+            holder = pos.tokens.get(token.name)
+            if holder is not None:
+                sim.put(self.layout.pad("token", holder, token.name).name, token.name)
 
     def lift(self, spot: str | int, count: int | None = None, wait: float = 0.05) -> None:
         self.sim.lift(spot, count)
@@ -278,7 +276,7 @@ class Human:
         if move.kind == "promote":
             def swap() -> None:
                 rig.remove(o)
-                rig.sim.take(objects_for(move.piece))
+                rig.sim.take(objects_for(move.piece, rig.game))
                 rig.place(o)
             out.append(swap)
         elif move.kind == "castle":
@@ -288,17 +286,20 @@ class Human:
             out += king + rook if rng.random() < 0.5 else rook + king
         else:
             out += self._piece_steps(pos, move, mover)
-        if move.token == "cube":
-            holder = pos.tokens["cube"]
-            src = rig.layout.pad("cube", holder).name
-            dst = rig.layout.pad("cube", 1 - holder).name
+        if any(t.name == move.token for t in rig.game.tokens):  # handed to the next holder
+            holder = pos.tokens[move.token]
+            pos.push(move, record=False)
+            new_holder = pos.tokens[move.token]
+            pos.pop()
+            src = rig.layout.pad("token", holder, move.token).name
+            dst = rig.layout.pad("token", new_holder, move.token).name
 
-            def cube() -> None:
+            def hand_over() -> None:
                 rig.move(src, dst)
             if rng.random() < 0.3:
-                out.insert(0, cube)
+                out.insert(0, hand_over)
             else:
-                out.append(cube)
+                out.append(hand_over)
         return out
 
     def _piece_steps(self, pos: Position, move: Move, mover: Piece) -> list:
@@ -310,11 +311,10 @@ class Human:
         o, t = move.origin, move.target
         victim = pos.board[t]
         merge = move.kind == "merge"
-        if mover.kind == "T":
-            k = move.piece.height - (victim.height if merge else 0)
-        else:
-            k = 1
-        n = mover.height if mover.kind == "T" else 1
+        # the part of a stack that moves (all of a piece that does not stack: height 1)
+        n = mover.height
+        k = (move.piece.height if move.piece is not None else n) - (
+            victim.height if merge else 0)
         lift_all = k < n and rng.random() < 0.3
         rest_first = rng.random() < 0.5
         merge_lift = merge and rng.random() < 0.5
@@ -332,7 +332,7 @@ class Human:
                     rig.place(o, n - k)  # the last n-k picked up: any stones are alike
                     state["rest"] = 0
             else:
-                rig.lift(o, k if mover.kind == "T" else None)
+                rig.lift(o, k if n > 1 else None)
 
         def clear_target() -> None:
             if merge_lift:

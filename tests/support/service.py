@@ -15,6 +15,7 @@ def make_config(tmp_path, **board) -> Config:
     config.sensing.settle_ms = 50.0
     config.sensing.debounce_ms = 5.0
     config.timing.correction_s = 1.0
+    config.online.token_file = str(tmp_path / "online-token")  # never the owner's token
     for key, value in board.items():
         setattr(config.board, key, value)
     return config
@@ -69,6 +70,7 @@ def page_service(tmp_path, game: str = "luotuoqi", *, layout: str | None = None,
     if scan_hz is not None:
         config.sensing.scan_hz = scan_hz
     config.board.game = game
+    config.online.token_file = str(tmp_path / "online-token")  # never the owner's token
     if layout is not None:
         config.board.layout = layout
     config.board.options = options

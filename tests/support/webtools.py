@@ -15,7 +15,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ def running_service(folder: Path, config_toml: str = "") -> Iterator[str]:
                             stderr=log.open("w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         url = None
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # (a loaded machine takes a while to start it)
         while url is None and time.monotonic() < deadline:
             for line in log.read_text().splitlines():
                 try:
@@ -68,18 +69,81 @@ def running_service(folder: Path, config_toml: str = "") -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def running_services(*services: tuple[Path, str]) -> Iterator[Callable[[], list[str]]]:
+    """``running_service`` for each (folder, configuration), started side by side in
+    threads while the test goes on (launching Chromium, say: each takes a second or two);
+    yields a function that waits for their page URLs.  On leaving, every service that
+    started is stopped, side by side too, and each must exit cleanly."""
+    managers = [running_service(folder, config) for folder, config in services]
+    pool = ThreadPoolExecutor(max(1, len(managers)))
+    starts = [pool.submit(manager.__enter__) for manager in managers]
+
+    def urls() -> list[str]:
+        wait(starts)
+        return [start.result() for start in starts]
+
+    try:
+        yield urls
+    finally:
+        wait(starts)
+        stops = [pool.submit(manager.__exit__, None, None, None)
+                 for manager, start in zip(managers, starts, strict=True)
+                 if start.exception() is None]
+        pool.shutdown()
+        for stop in stops:
+            stop.result()
+
+
+@contextlib.contextmanager
 def browser_page(sync_api: Any, url: str, width: int = 1280, height: int = 860) -> Iterator[Any]:
     """A Chromium page on ``url``, live (websocket connected); fails on any page error."""
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": width, "height": height})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        with live_page(sync_api, browser, url, width, height) as page:
+            yield page
+        browser.close()
+
+
+@contextlib.contextmanager
+def live_page(sync_api: Any, browser: Any, url: str, width: int = 1280,
+              height: int = 860) -> Iterator[Any]:
+    """A new page of a running Chromium ``browser`` on ``url``, live (websocket
+    connected), closed afterwards; fails on any page error.  A module's tests share one
+    Chromium this way (launching one takes a second or two)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
         page.goto(url)
         sync_api.expect(page.locator("#connection")).to_have_text("live", timeout=10_000)
         yield page
-        assert errors == [], errors
+    finally:
+        page.close()
+    assert errors == [], errors
+
+
+@contextlib.contextmanager
+def chromium(sync_api: Any) -> Iterator[Any]:
+    """One Chromium (for a module fixture: its tests open their pages with
+    :func:`live_page`)."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
         browser.close()
+
+
+def api_json(page: Any, address: str) -> Any:
+    """GET ``address`` with the page's request context, as JSON.  A kept-alive connection
+    the service closes as idle (after 5 s) just as a request goes out on it is reset: the
+    GET is asked again on a new connection, as a browser does (a loaded machine's pauses
+    reached 5 s)."""
+    for attempt in range(3):
+        try:
+            return page.request.get(address).json()
+        except Exception as e:  # playwright's Error: only the reset is asked again
+            if "ECONNRESET" not in str(e) or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 def page_client(service: Any) -> Any:

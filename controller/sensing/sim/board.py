@@ -1,7 +1,7 @@
 """The simulated physical board: what lies where, what the human holds, a simulated clock.
 
 :class:`SimulatedBoard` is the physical truth.  Every spot of the layout holds a pile of
-objects (bottom first) named by strings — ``"white-king"``, ``"black-stone"``, ``"cube"``
+objects (bottom first) named by strings — ``"white-king"``, ``"black-stone"``, a token
 — and the human's hand holds a pile too.  Human actions change the truth; the emulated
 electronics (:mod:`controller.sensing.sim.electrical`) read it through magnet physics:
 
@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from controller.i18n.text import Text
 from controller.sensing.frame import Frame
 
 #: human actions kept in ``SimulatedBoard.log``
@@ -93,7 +94,7 @@ SpotRef = int | str
 class SimulatedBoard:
     """The physical board and the human's hands, under a simulated clock.
 
-    Spots are addressed by index or by name (``"e4"``, ``"white-cube"``).  Actions are
+    Spots are addressed by index or by name (``"e4"``, ``"white-hand-P"``).  Actions are
     instantaneous except :meth:`slide` (which dwells) and :meth:`advance`."""
 
     def __init__(self, layout, *, seed: int = 0, clock: SimClock | None = None,
@@ -307,10 +308,11 @@ class SimulatedBoard:
         i = self.index(spot)
         pile = self.piles[i]
         if not pile:
-            raise ValueError(f"nothing to lift on {self.name(i)}")
+            raise ValueError(Text("nothing to lift on {spot}", spot=self.name(i)))
         k = len(pile) if count is None else count
         if not 1 <= k <= len(pile):
-            raise ValueError(f"cannot lift {count} of the {len(pile)} objects on {self.name(i)}")
+            raise ValueError(Text("cannot lift {count} of the {total} objects on {spot}",
+                                  count=count, total=len(pile), spot=self.name(i)))
         taken = pile[len(pile) - k:]
         del pile[len(pile) - k:]
         for t in taken:
@@ -327,7 +329,8 @@ class SimulatedBoard:
         i = self.index(spot)
         k = len(self.hand) if count is None else count
         if not self.hand or not 1 <= k <= len(self.hand):
-            raise ValueError(f"cannot place {count} objects: the hand holds {self.held}")
+            raise ValueError(Text("cannot place {count} objects: the hand holds {held}",
+                                  count=count, held=repr(self.held)))
         moving = self.hand[len(self.hand) - k:]
         del self.hand[len(self.hand) - k:]
         self.piles[i].extend(moving)
@@ -339,7 +342,8 @@ class SimulatedBoard:
         """Put the last ``count`` held objects off the board (a captured piece to the box)."""
         k = len(self.hand) if count is None else count
         if not 1 <= k <= len(self.hand):
-            raise ValueError(f"cannot set aside {count} objects: the hand holds {self.held}")
+            raise ValueError(Text("cannot set aside {count} objects: the hand holds {held}",
+                                  count=count, held=repr(self.held)))
         self.aside.extend(self.hand[len(self.hand) - k:])
         del self.hand[len(self.hand) - k:]
         self._changed(f"set aside {k}")
@@ -359,7 +363,7 @@ class SimulatedBoard:
         if len(idx) < 2:
             raise ValueError("a slide needs at least two spots")
         if not self.piles[idx[0]]:
-            raise ValueError(f"nothing to slide on {self.name(idx[0])}")
+            raise ValueError(Text("nothing to slide on {spot}", spot=self.name(idx[0])))
         moving = self.piles[idx[0]]
         self.piles[idx[0]] = []
         self._unlean(idx[0])
@@ -377,7 +381,7 @@ class SimulatedBoard:
         i = self.index(spot)
         pile = self.piles[i]
         if not pile:
-            raise ValueError(f"nothing to knock over on {self.name(i)}")
+            raise ValueError(Text("nothing to knock over on {spot}", spot=self.name(i)))
         self.piles[i] = []
         self._unlean(i)
         for t in pile:
@@ -410,9 +414,10 @@ class SimulatedBoard:
         if i == j:
             raise ValueError("off_centre needs a different neighbouring spot")
         if j not in self._neighbours[i]:
-            raise ValueError(f"{self.name(j)} is not next to {self.name(i)}")
+            raise ValueError(Text("{spot} is not next to {other}", spot=self.name(j),
+                                  other=self.name(i)))
         if not self.piles[i]:
-            raise ValueError(f"nothing to push on {self.name(i)}")
+            raise ValueError(Text("nothing to push on {spot}", spot=self.name(i)))
         share = self.magnets.off_centre if amount is None else amount
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"off-centre amount must be within 0..1, got {share}")

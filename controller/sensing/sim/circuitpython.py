@@ -413,6 +413,8 @@ class _NeoPixel:
         self.brightness = brightness
         self.auto_write = auto_write
         self.chip_order = chip_order
+        #: how the built chain differs from the guide (``sim.ledchain.LedChainWiring``)
+        self.wiring: Any = None
         self._wire = bytearray(self.bpp * n)
         self.wire = bytes(self._wire)
         self.shown: tuple[tuple[int, ...], ...] = self._lit(self.wire)
@@ -466,6 +468,8 @@ class _NeoPixel:
             px = wire[i:i + k]
             out.append(tuple(px[self.chip_order.index(c)] for c in "RGBW"
                              if c in self.chip_order))
+        if self.wiring is not None:
+            return tuple(self.wiring.seen(out))
         return tuple(out)
 
     def show(self) -> None:
@@ -549,7 +553,7 @@ class CircuitPythonShims:
                  pin_names: Sequence[str], *, seed: int = 0, ticks_offset_ms: int = 0,
                  advance_us: Callable[[int], None] | None = None,
                  pin_aliases: dict[str, str] | None = None,
-                 led_chip_order: str = "GRB") -> None:
+                 led_chip_order: str = "GRB", led_wiring: Any = None) -> None:
         self.bank = bank
         self.now_us = now_us
         self.advance_us = advance_us
@@ -570,9 +574,12 @@ class CircuitPythonShims:
 
         #: the channel order of the emulated chain's chips (WS2812B: GRB)
         self.led_chip_order = led_chip_order
+        #: how the emulated chain is wired (``sim.ledchain.LedChainWiring``), or None
+        self.led_wiring = led_wiring
 
         def make_pixels(*args: Any, **kw: Any) -> _NeoPixel:
             p = _NeoPixel(*args, chip_order=self.led_chip_order, **kw)
+            p.wiring = self.led_wiring
             pixels.append(p)
             return p
 

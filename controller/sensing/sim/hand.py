@@ -117,7 +117,8 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
     """The human actions that carry out the legal ``move`` of ``pos`` on the board, the
     way a player would: victims taken off first, then the moving stones (a split lifts
     only its part; castling lifts both pieces, then places both), a piece that changes
-    kind swapped on its cell, the Cube handed over last.  (Demos, tests and the
+    kind swapped on its cell, a token handed over last (from its pad to its new
+    holder's).  (Demos, tests and the
     benchmark use it.)"""
     from controller.rules import Piece
 
@@ -172,8 +173,10 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
     # a captured piece changes colour (Lao Tzu, Crazyhouse): one of the capturer's colour
     # of that kind (a Pawn for a promoted piece) goes from the box onto his hand pad
     hands = [dict(h) for h in pos.hands]
+    holder = pos.tokens.get(move.token) if move.token else None
     pos.push(move, record=False)
     gained = {k: n - hands[mover].get(k, 0) for k, n in pos.hands[mover].items()}
+    new_holder = pos.tokens.get(move.token) if move.token else None
     pos.pop()
     for kind, n in gained.items():
         pad = next((s for s in layout.spots if s.role == "hand" and s.owner == mover
@@ -181,10 +184,11 @@ def move_actions(game: Any, pos: Any, move: Any, layout: Any) -> list[dict[str, 
         if pad is not None and move.kind != "drop":
             out += [{"action": "take", "object": object_name(game, Piece(mover, kind))},
                     {"action": "place", "spot": pad.name}] * max(0, n)
-    if move.token == "cube":
-        pads = {s.owner: s.name for s in layout.spots if s.role == "cube"}
-        out += [{"action": "lift", "spot": pads[mover]},
-                {"action": "place", "spot": pads[1 - mover]}]
+    pads = {s.owner: s.name for s in layout.spots
+            if s.role == "token" and s.piece == move.token and move.token}
+    if holder != new_holder and holder in pads and new_holder in pads:
+        out += [{"action": "lift", "spot": pads[holder]},
+                {"action": "place", "spot": pads[new_holder]}]
     return out
 
 
@@ -232,5 +236,5 @@ def perform(service: Any, data: dict[str, Any]) -> None:
             sim.clear()
     except SimActionError:
         raise
-    except (ValueError, IndexError) as exc:
-        raise SimActionError(str(exc)) from None
+    except (ValueError, IndexError) as exc:  # (a Text kept: the page translates it)
+        raise SimActionError(exc.args[0] if len(exc.args) == 1 else str(exc)) from None

@@ -238,7 +238,11 @@ class SimulatedMCU:
     """An RP2040-class board running the firmware against the board's physics.
 
     ``settings`` override :func:`firmware_settings` values (``DEBOUNCE_SCANS``, …);
-    ``diodes`` is ``"rows"``, ``"columns"`` or ``"none"`` (matrix only)."""
+    ``diodes`` is ``"rows"``, ``"columns"`` or ``"none"`` (matrix only).
+
+    Many fields: one object is the whole emulated board a test handles — the chip's
+    firmware and pins, its USB cable and byte counts, and the LED chain's chips and
+    wiring — so faults are seeded where a builder would make them."""
 
     def __init__(self, board: SimulatedBoard, layout, link_dir: Path | str, *,
                  diodes: str = "rows", faults: LinkFaults | None = None,
@@ -249,6 +253,8 @@ class SimulatedMCU:
         #: the channel order of the chain's chips (a WS2812B takes GRB); the host's
         #: ``[leds] pixel_order`` must match it for the colours to come out right
         self.led_chip_order = led_chip_order
+        #: how the chain is wired (``sim.ledchain.LedChainWiring``; None: as the guide)
+        self.led_wiring: Any = None
         self.layout = layout
         self.link_dir = Path(link_dir)
         self.link_path = self.link_dir / f"usb-fairyboard_Simulated_RP2040_{seed:08X}-if02"
@@ -286,7 +292,8 @@ class SimulatedMCU:
                                         PIN_NAMES, seed=self.seed * 1000 + self.boots,
                                         ticks_offset_ms=self.ticks_offset_ms,
                                         advance_us=self._advance_us,
-                                        led_chip_order=self.led_chip_order)
+                                        led_chip_order=self.led_chip_order,
+                                        led_wiring=self.led_wiring)
         config = SimpleNamespace(**s)
         self.hung = False
         self.fw = app.Firmware(config, app.Hardware(**self.shims.modules()))

@@ -2,7 +2,8 @@
 what stands on each spot in a game position.
 
 An object is named by its owner's colour and its kind (``"white-K"``, ``"black-T"``) — one
-stone of a Tower is one object — plus the Cube (``"cube"``).  The simulated hand
+stone of a Tower is one object — and a game's off-board token by its name
+(``Game.tokens``), which lies on its holder's token pad.  The simulated hand
 (:mod:`controller.sensing.sim.hand`) and the page's drawing both use these names.
 """
 
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 from controller.layout import Layout
 from controller.rules import Game, Piece, Position
-
-CUBE = "cube"
 
 
 def object_name(game: Game, piece: Piece) -> str:
@@ -21,8 +20,8 @@ def object_name(game: Game, piece: Piece) -> str:
 
 def position_objects(game: Game, pos: Position, layout: Layout) -> dict[int, list[str]]:
     """Spot -> objects (bottom first) of a game position, on the layout's cells and pads:
-    a Tower of height n is n stones, hands and reserves lie on their pads, the Cube on
-    its holder's pad."""
+    a Tower of height n is n stones, hands and reserves lie on their pads, each token on
+    its holder's token pad."""
     out: dict[int, list[str]] = {}
     for cell, piece in enumerate(pos.board):
         if piece is not None:
@@ -38,13 +37,14 @@ def position_objects(game: Game, pos: Position, layout: Layout) -> dict[int, lis
                                      f"{game.player_names[player]} for {kind}")
                 out.setdefault(pad, []).extend(
                     [object_name(game, Piece(player, kind))] * count)
-    for token, holder in pos.tokens.items():
-        if token == CUBE and holder is not None:
-            pad = pad_index(layout, "cube", holder, None)
+    for token in game.tokens:
+        holder = pos.tokens.get(token.name)
+        if holder is not None:
+            pad = pad_index(layout, "token", holder, token.name)
             if pad is None:
-                raise ValueError(f"layout {layout.name} has no Cube pad of "
+                raise ValueError(f"layout {layout.name} has no {token.title} pad of "
                                  f"{game.player_names[holder]}")
-            out.setdefault(pad, []).append(CUBE)
+            out.setdefault(pad, []).append(token.name)
     return out
 
 
@@ -72,9 +72,8 @@ def supply_names(game: Game, pos: Position) -> list[str]:
             for player, store in enumerate(stores):
                 kinds[player].update(store)
     names = [object_name(game, Piece(p, k)) for p in sorted(kinds) for k in sorted(kinds[p])]
-    if CUBE in start.tokens or CUBE in pos.tokens:
-        names.append(CUBE)
+    names += [t.name for t in game.tokens if t.name in start.tokens or t.name in pos.tokens]
     return names
 
 
-__all__ = ["CUBE", "object_name", "pad_index", "position_objects", "supply_names"]
+__all__ = ["object_name", "pad_index", "position_objects", "supply_names"]

@@ -2,33 +2,26 @@
 // shows the game and the live LEDs, and drives the simulated board.  Plain JavaScript, no
 // build step, no external resources.
 "use strict";
+// every text a person reads goes through t("…") (static/i18n.js: the page's language);
+// N_("…") marks a text looked up later
+const N_ = (text) => text;
 
-const SVGNS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
-// piece colours by owner colour name: [fill, letter]
-const PIECE_COLOURS = {
-  white: ["#f3eee4", "#2a2420"],
-  black: ["#2c2724", "#f0eadf"],
-  red: ["#c63a2f", "#fff4ee"],
-  green: ["#2f8c57", "#f0fff4"],
-  cube: ["#e0a030", "#2a2420"],
-  other: ["#888", "#111"],
-};
 const PHASE_TEXT = {
-  setup: "Set up the board: put the pieces where the lit cells ask",
-  turn: "Waiting for a move",
-  lifted: "Piece lifted: its legal targets are lit",
-  settling: "Move sensed: waiting for the board to settle",
-  choice: "Several moves fit: choose one (option pads or below)",
-  confirm: "Confirm the move: choose below or on the option pads",
-  menu: "Commands: choose one (option pads or below)",
-  correction: "The board does not match the game: put the pieces as the lit cells ask",
-  execute: "Execute the move shown on the board",
-  takeback: "Restoring an earlier position (takeback)",
-  failed: "Stopped: the journal cannot be written",
-  game_over: "Game over",
-  paused: "Paused",
+  setup: N_("Set up the board: put the pieces where the lit cells ask"),
+  turn: N_("Waiting for a move"),
+  lifted: N_("Piece lifted: its legal targets are lit"),
+  settling: N_("Move sensed: waiting for the board to settle"),
+  choice: N_("Several moves fit: choose one (option pads or below)"),
+  confirm: N_("Confirm the move: choose below or on the option pads"),
+  menu: N_("Commands: choose one (option pads or below)"),
+  correction: N_("The board does not match the game: put the pieces as the lit cells ask"),
+  execute: N_("Execute the move shown on the board"),
+  takeback: N_("Restoring an earlier position (takeback)"),
+  failed: N_("Stopped: the journal cannot be written"),
+  game_over: N_("Game over"),
+  paused: N_("Paused"),
 };
 
 const ui = {
@@ -43,127 +36,14 @@ const ui = {
   path: [],            // slide path (spot indices)
   pointer: null,       // last pointer position in board mm (for the held ghost)
   nodes: {},           // svg groups
+  shown: null,         // a recorded position drawn instead of the live one (pageApi.show)
 };
-
-// ---------------------------------------------------------------------------------
-// geometry: layout mm (y toward Black) -> svg user units (y down)
-
-function pt(p) {
-  const [w, h] = ui.layout.size;
-  return ui.flipped ? [w - p[0], p[1]] : [p[0], h - p[1]];
-}
-function ptStr(poly) { return poly.map((p) => pt(p).join(",")).join(" "); }
-function spotRadius(i) {
-  const s = ui.layout.spots[i];
-  let r = Infinity;
-  const [cx, cy] = s.centre;
-  // distance from the centre to each edge's midpoint gives a safe inscribed size
-  for (let k = 0; k < s.outline.length; k++) {
-    const a = s.outline[k], b = s.outline[(k + 1) % s.outline.length];
-    const d = distToSegment([cx, cy], a, b);
-    r = Math.min(r, d);
-  }
-  return Math.max(4, r);
-}
-// Pieces are the same size on every cell: on boards whose cells differ in size (the
-// lotus board's hexagons, squares and triangles) a piece is drawn no larger than on a
-// middle-sized cell.
-function pieceRadius(i) { return Math.min(spotRadius(i), ui.pieceCap || Infinity); }
-function medianCellRadius() {
-  const L = ui.layout;
-  const r = L.spots.map((s, i) => (s.kind === "cell" ? spotRadius(i) : null))
-    .filter((x) => x !== null).sort((a, b) => a - b);
-  return r.length ? r[Math.floor(r.length / 2)] : Infinity;
-}
-function distToSegment(p, a, b) {
-  const dx = b[0] - a[0], dy = b[1] - a[1];
-  const len2 = dx * dx + dy * dy || 1;
-  let t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2;
-  t = Math.max(0, Math.min(1, t));
-  return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
-}
-function el(tag, attrs, parent) {
-  const e = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
 
 // ---------------------------------------------------------------------------------
 // drawing the board (static part rebuilt on flip)
 
 function buildBoard() {
-  const L = ui.layout;
-  const svg = $("board");
-  svg.innerHTML = "";
-  const [w, h] = L.size;
-  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  const defs = el("defs", {}, svg);
-  const f = el("filter", { id: "glow", x: "-150%", y: "-150%", width: "400%", height: "400%" }, defs);
-  el("feGaussianBlur", { stdDeviation: "2.2" }, f);
-  const shadow = el("filter", { id: "shadow", x: "-50%", y: "-50%", width: "200%", height: "200%" }, defs);
-  el("feDropShadow", { dx: "0.6", dy: "1", stdDeviation: "0.8", "flood-opacity": "0.55" }, shadow);
-
-  el("rect", { x: 0, y: 0, width: w, height: h, rx: 6, fill: "#4a4440" }, svg);
-  ui.pieceCap = medianCellRadius();
-  const g = (name) => (ui.nodes[name] = el("g", { class: name }, svg));
-  g("spots"); g("ledfill"); g("rivers"); g("names"); g("fog"); g("leddots");
-  g("options"); g("pieces"); g("path"); g("ghost");
-
-  L.spots.forEach((s, i) => {
-    el("polygon", {
-      points: ptStr(s.outline), fill: s.fill, class: `spot ${s.kind}`, "data-spot": i,
-      "data-name": s.name,
-    }, ui.nodes.spots);
-    el("polygon", { points: ptStr(s.outline), class: "ledfill", fill: "none", "data-led": i },
-      ui.nodes.ledfill);
-    const [lx, ly] = pt(s.led_mm);
-    el("circle", { cx: lx, cy: ly, r: 3.2, class: "leddot", fill: "none", "data-dot": i,
-      filter: "url(#glow)" }, ui.nodes.leddots);
-    const r = spotRadius(i);
-    if (s.kind === "cell" && s.outline.length <= 6) {
-      // a polygon (square, triangle, hexagon): the name at its leftmost (then lowest)
-      // corner as seen on the screen, whichever way the board is turned, moved toward the
-      // centre enough to stay inside a triangle's sharp corner
-      const screen = s.outline.map(pt);
-      const v = screen.reduce((a, b) => (b[0] < a[0] - 1e-6
-        || (Math.abs(b[0] - a[0]) <= 1e-6 && b[1] > a[1]) ? b : a));
-      const c = pt(s.centre);
-      const k = s.outline.length === 3 ? 0.3 : 0.08;
-      const [x, y] = [v[0] + (c[0] - v[0]) * k, v[1] + (c[1] - v[1]) * k];
-      const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
-      t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
-      t.textContent = s.name;
-    } else if (s.kind === "cell") {
-      const c = pt(s.centre);
-      const [x, y] = [c[0] - r * 0.92, c[1] + r * 0.92];
-      const t = el("text", { x, y: y - 0.5, class: "cell-name" }, ui.nodes.names);
-      t.style.fontSize = `${Math.max(3, Math.min(6, r * 0.3))}px`;
-      t.textContent = s.name;
-    } else {
-      const [x, y] = pt([s.centre[0], s.centre[1] - r * 0.98]);
-      const t = el("text", { x, y: y - 1, class: "pad-name", "text-anchor": "middle" }, ui.nodes.names);
-      t.textContent = s.label;
-    }
-  });
-  for (const [x1, y1, x2, y2] of L.rivers || []) {
-    // a wavy line as on the printed board (boardprint), "River" in the margin if it fits
-    const n = Math.max(1, Math.round(Math.hypot(x2 - x1, y2 - y1) / 20));
-    const nx = -(y2 - y1) / n, ny = (x2 - x1) / n, amp = 0.08;  // wave: 8 % of its length
-    let d = `M${pt([x1, y1]).join(",")}`;
-    for (let k = 0; k < n; k++) {
-      const s = k % 2 ? amp : -amp;
-      const c = pt([x1 + (x2 - x1) * (k + 0.5) / n + nx * s, y1 + (y2 - y1) * (k + 0.5) / n + ny * s]);
-      d += ` Q${c.join(",")} ${pt([x1 + (x2 - x1) * (k + 1) / n, y1 + (y2 - y1) * (k + 1) / n]).join(",")}`;
-    }
-    el("path", { d, class: "river" }, ui.nodes.rivers);
-    if (Math.min(x1, x2) >= 14) {
-      const [lx, ly] = pt([Math.min(x1, x2) / 2, y1]);
-      const t = el("text", { x: lx, y: ly + 1.4, class: "river-label", "text-anchor": "middle" },
-        ui.nodes.rivers);
-      t.textContent = "River";
-    }
-  }
+  drawBoard($("board"));
   if (ui.state) renderState();
   if (ui.leds) renderLeds();
 }
@@ -184,70 +64,19 @@ function renderLeds() {
   });
 }
 
-function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
-
-function pieceColours(obj) { return PIECE_COLOURS[obj.colour] || PIECE_COLOURS.other; }
-
-// Draw one pile (bottom first) centred on a point of radius r (mm)
-function drawPile(parent, objects, c, r, title) {
-  const g = el("g", {}, parent);
-  if (title) { const t = el("title", {}, g); t.textContent = title; }
-  if (!objects.length) return g;
-  const top = objects[objects.length - 1];
-  // how many of the same object form the top of the pile (a Tower, a Pawn stack)
-  let same = 0;
-  for (let k = objects.length - 1; k >= 0 && objects[k].name === top.name; k--) same++;
-  const below = objects.length - same;
-  const [x, y] = c;
-  const rad = r * 0.72;
-  if (top.kind === "cube") {
-    const s = rad * 1.5;
-    el("rect", { x: x - s / 2, y: y - s / 2, width: s, height: s, rx: 2, fill: "#e0a030",
-      stroke: "#3a2a10", "stroke-width": 0.8, filter: "url(#shadow)",
-      transform: `rotate(${top.lying ? 30 : 0} ${x} ${y})` }, g);
-    const t = el("text", { x, y, class: "piece-letter", fill: "#3a2a10" }, g);
-    t.style.fontSize = `${rad * 0.55}px`;
-    t.textContent = "Cube";
-    return g;
-  }
-  const [fill, ink] = pieceColours(top);
-  const layers = Math.min(objects.length, 4);
-  for (let k = layers - 1; k >= 1; k--) {  // stones under the top one, offset upward
-    const obj = objects[objects.length - 1 - k];
-    const [f2] = pieceColours(obj);
-    el("circle", { cx: x, cy: y + k * rad * 0.12, r: rad, fill: f2, stroke: "#0009",
-      "stroke-width": 0.7 }, g);
-  }
-  if (top.lying) {
-    el("ellipse", { cx: x, cy: y, rx: rad * 1.05, ry: rad * 0.55, fill, stroke: "#000a",
-      "stroke-width": 0.8, "stroke-dasharray": "2 1.2", transform: `rotate(-25 ${x} ${y})`,
-      filter: "url(#shadow)" }, g);
-  } else {
-    el("circle", { cx: x, cy: y, r: rad, fill, stroke: "#000b", "stroke-width": 0.8,
-      filter: "url(#shadow)" }, g);
-    el("circle", { cx: x, cy: y, r: rad * 0.8, fill: "none", stroke: ink,
-      "stroke-opacity": 0.25, "stroke-width": 0.6 }, g);
-  }
-  const letter = el("text", { x, y: y + rad * 0.02, class: "piece-letter", fill: ink }, g);
-  letter.style.fontSize = `${rad * 1.05}px`;
-  letter.textContent = top.kind;
-  if (objects.length > 1) {
-    const bx = x + rad * 0.78, by = y - rad * 0.78, br = rad * 0.42;
-    el("circle", { cx: bx, cy: by, r: br, fill: "#b03a2e", stroke: "#0009", "stroke-width": 0.5 }, g);
-    const n = el("text", { x: bx, y: by, class: "badge" }, g);
-    n.style.fontSize = `${br * 1.35}px`;
-    n.textContent = below ? `${same}+${below}` : String(same);
-    if (below) n.style.fontSize = `${br * 0.9}px`;
-  }
-  return g;
-}
+// "3 moves" in the page's language (the catalogue has both forms)
+function movesText(n) { return n === 1 ? t("1 move") : t("{count} moves", { count: n }); }
 
 function objectName(o) {
   // "white-M" -> "White Mule" with the game's piece names (the letter when it has none)
   const names = (ui.state && ui.state.game.pieces) || {};
-  if (o.kind === "cube") return "the Cube";
+  if (o.kind === "token") {  // "the Cube": a game's token, in the games' words
+    const phrase = "the " + o.title;
+    return t(phrase);
+  }
   const colour = o.colour ? o.colour[0].toUpperCase() + o.colour.slice(1) : "";
-  return `${colour} ${names[o.kind] || o.kind}`.trim();
+  const kind = names[o.kind] ? t(names[o.kind]) : o.kind;
+  return colour ? t("{player} {piece}", { player: t(colour), piece: kind }) : kind;
 }
 
 function objectText(objects) {
@@ -291,26 +120,29 @@ function renderState() {
     if (flip !== ui.flipped) { ui.flipped = flip; buildBoard(); return; }
   }
   // title and banners
-  $("game-title").textContent = S.game.title + (S.game.id ? `  ·  ${S.game.id}` : "");
+  $("game-title").textContent = t(S.game.title) + (S.game.id ? `  ·  ${S.game.id}` : "");
   $("guide-link").href = `/guide/${S.game.name}`;
   const prov = $("provisional");
   prov.hidden = !S.game.provisional;
-  prov.textContent = S.game.provisional ? `Note: ${S.game.provisional}` : "";
+  prov.textContent = S.game.provisional ? t("Note: {note}", { note: S.game.provisional }) : "";
   const res = $("resume");
   res.hidden = !S.resume;
   if (S.resume) {
-    $("resume-text").textContent = `Resumed the unfinished ${S.resume.title} game ` +
-      (S.resume.summary ? `${S.resume.summary}, ` : "") + "from " +
-      `${S.resume.date} (${plural(S.resume.plies, "move")}). Set up the board as lit and make a move to continue (the clocks start with it).` +
-      (S.resume.dropped ? ` Its journal was damaged after that: ${S.resume.dropped}.` : "");
+    $("resume-text").textContent = (S.resume.summary
+      ? t("Resumed the unfinished {game} game {summary}, from {date} ({moves}).",
+          { game: t(S.resume.title), summary: S.resume.summary, date: S.resume.date, moves: movesText(S.resume.plies) })
+      : t("Resumed the unfinished {game} game from {date} ({moves}).",
+          { game: t(S.resume.title), date: S.resume.date, moves: movesText(S.resume.plies) }))
+      + " " + t("Set up the board as lit and make a move to continue (the clocks start with it).") +
+      (S.resume.dropped ? " " + t("Its journal was damaged after that: {damage}.", { damage: S.resume.dropped }) : "");
   }
   // the journal: files set aside or damage dropped (nothing lost that was shown), or a
   // journal that cannot be written (the service stops: nothing more is accepted)
   const problems = $("journal-problems");
-  const lines = S.phase === "failed" ? [`The board has stopped: ${S.message}. It restarts ` +
-    "by itself (systemd) and resumes the game from its journal."] : (S.journal_problems || []);
+  const lines = S.phase === "failed" ? [t("The board has stopped: {problem}. It restarts by itself (systemd) and resumes the game from its journal.",
+    { problem: S.message })] : (S.journal_problems || []);
   problems.hidden = !lines.length;
-  problems.textContent = lines.length ? "Journal: " + lines.join(" · ") : "";
+  problems.textContent = lines.length ? t("Journal: {problems}", { problems: lines.join(" · ") }) : "";
   if (S.phase !== "failed" && S.problems && S.problems.length) {  // a worker failed
     problems.hidden = false;
     problems.textContent = [problems.textContent, ...S.problems].filter(Boolean).join(" · ");
@@ -324,15 +156,18 @@ function renderState() {
     $("turn-text").innerHTML = "";
     const span = document.createElement("span");
     span.className = "result";
-    const won = S.result.winners.map((w) => names[w]);
+    const won = S.result.winners.map((w) => t(names[w]));
     span.textContent = (names.length > 2 && won.length  // "1-0" means little with more players
-      ? `${won.join(", ")} win${won.length === 1 ? "s" : ""}` : S.result.text)
+      ? (won.length === 1 ? t("{players} wins", { players: won[0] }) : t("{players} win", { players: won.join(", ") }))
+      : S.result.text)
       + ` — ${S.result.reason}`;
     $("turn-text").appendChild(span);
     dot.style.background = "transparent";
   } else if (S.mover !== null && S.mover !== undefined) {
-    $("turn-text").textContent = `${names[S.mover]} to move` + (S.check ? " — check!" : "")
-      + (S.out && S.out.length ? `  ·  out: ${S.out.join(", ")}` : "") + linkWaiting(S);
+    $("turn-text").textContent = t("{player} to move", { player: t(names[S.mover]) })
+      + (S.check ? " — " + t("check!") : "")
+      + (S.out && S.out.length ? "  ·  " + t("out: {players}", { players: S.out.map((n) => t(n)).join(", ") }) : "")
+      + linkWaiting(S);
     dot.style.background = PIECE_COLOURS[names[S.mover].toLowerCase()]?.[0] || "#888";
   } else {
     $("turn-text").textContent = "";
@@ -340,12 +175,14 @@ function renderState() {
   renderClocks(S, names);
   renderAdvice(S);
   const arrangeHint = S.phase === "setup" && S.sim
-    ? " — on the simulated board: press \u201cArrange the pieces\u201d" : "";
-  $("phase").textContent = S.die ? "Roll the die (or enter the face of a real die below)"
-    : S.computer && S.computer.thinking ? `The computer (level ${S.computer.level}) is thinking…`
-    : (PHASE_TEXT[S.phase === "choice" && S.choice_kind in PHASE_TEXT ? S.choice_kind
+    ? " — " + t("on the simulated board: press \u201cArrange the pieces\u201d") : "";
+  $("phase").textContent = S.die ? t("Roll the die (or enter the face of a real die below)")
+    : S.computer && S.computer.thinking ? t("The computer (level {level}) is thinking…", { level: S.computer.level })
+    : t(PHASE_TEXT[S.phase === "choice" && S.choice_kind in PHASE_TEXT ? S.choice_kind
       : S.phase] || S.phase) + arrangeHint;
   $("commands").hidden = !!S.result || S.phase === "setup";
+  // a table that holds the person's view only: the board cannot see a takeback by hand
+  $("take-back").hidden = !(S.computer && S.computer.takeback);
   const msg = $("message");
   msg.textContent = S.message || "";
   msg.className = "message" + (S.phase === "correction" || S.check ? " alert" : "");
@@ -358,7 +195,7 @@ function renderState() {
     box.innerHTML = "";
     // against the computer only the people's views (the service shows no other)
     const computer = (S.computer && S.computer.seats) || [];
-    const opts = [["auto", "side to move"], ...S.viewers.map((n, i) => [String(i), n])
+    const opts = [["auto", t("side to move")], ...S.viewers.map((n, i) => [String(i), t(n)])
       .filter(([i]) => !computer.includes(Number(i)))];
     for (const [value, text] of opts) {
       const lab = document.createElement("label");
@@ -371,18 +208,21 @@ function renderState() {
     }
   }
 
-  // pieces
+  // pieces (or a recorded position a section shows: pageApi.show)
   const pg = ui.nodes.pieces;
   pg.innerHTML = "";
-  for (const [spot, objects] of Object.entries(S.pieces)) {
+  for (const [spot, objects] of Object.entries(ui.shown ? ui.shown.pieces : S.pieces)) {
     const i = Number(spot);
     drawPile(pg, objects, pt(L.spots[i].centre), pieceRadius(i), `${L.spots[i].name}: ${objectText(objects)}`);
   }
   // fog of war
   const fg = ui.nodes.fog;
   fg.innerHTML = "";
-  for (const i of S.fog || []) {
+  for (const i of ui.shown ? [] : S.fog || []) {
     el("polygon", { points: ptStr(L.spots[i].outline), class: "fog", "fill-opacity": 0.82 }, fg);
+  }
+  for (const i of ui.shown ? ui.shown.marks : []) {
+    el("polygon", { points: ptStr(L.spots[i].outline), class: "shown-mark" }, fg);
   }
   // choice options on their pads
   const og = ui.nodes.options;
@@ -391,18 +231,18 @@ function renderState() {
     if (o.spot === null || o.spot === undefined) continue;
     const s = L.spots[o.spot];
     const [x, y] = pt(s.centre);
-    const t = el("text", { x, y, class: "option-label" }, og);
-    t.textContent = `${o.index + 1}: ${o.label}`;
-    t.style.fontSize = `${Math.max(3.5, Math.min(7, spotRadius(o.spot) * 0.32))}px`;
+    const tx = el("text", { x, y, class: "option-label" }, og);
+    tx.textContent = `${o.index + 1}: ${o.label}`;
+    tx.style.fontSize = `${Math.max(3.5, Math.min(7, spotRadius(o.spot) * 0.32))}px`;
   }
   // the face just rolled, on the die pad (until the move is made)
   const last = S.moves.length ? S.moves[S.moves.length - 1].text : null;
   const dieSpot = L.spots.findIndex((s) => s.role === "die");
   if (dieSpot >= 0 && !S.result && last && /^die:\d+$/.test(last)) {
     const [x, y] = pt(L.spots[dieSpot].centre);
-    const t = el("text", { x, y, class: "die-face" }, og);
-    t.style.fontSize = `${Math.max(6, spotRadius(dieSpot) * 0.9)}px`;
-    t.textContent = last.slice(4);
+    const tx = el("text", { x, y, class: "die-face" }, og);
+    tx.style.fontSize = `${Math.max(6, spotRadius(dieSpot) * 0.9)}px`;
+    tx.textContent = last.slice(4);
   }
 
   // choice card
@@ -423,8 +263,8 @@ function renderState() {
     co.appendChild(b);
   }
   $("die").hidden = !S.die;
-  $("choice-title").textContent = S.die ? "Or the face of a real die"
-    : S.choice_kind === "menu" ? "Commands" : "Choose";
+  $("choice-title").textContent = S.die ? t("Or the face of a real die")
+    : S.choice_kind === "menu" ? t("Commands") : t("Choose");
 
   renderMoves(S, names);
 
@@ -453,6 +293,7 @@ function renderMoves(S, names) {
       row++; col = 0;
       const no = document.createElement("span");
       no.className = "move-no";
+      no.setAttribute("role", "listitem");  // the list holds only items (axe-core)
       no.textContent = `${row}.`;
       no.style.gridRow = row;
       ml.appendChild(no);
@@ -466,10 +307,10 @@ function renderMoves(S, names) {
     const d = document.createElement("span");
     d.className = "dot";
     d.style.background = PIECE_COLOURS[(names[m.player] || "").toLowerCase()]?.[0] || "#888";
-    const t = document.createElement("span");
-    t.textContent = m.text === null ? "(hidden)" : m.text;
-    if (m.text === null) t.className = "hidden-move";
-    li.append(d, t);
+    const tx = document.createElement("span");
+    tx.textContent = m.text === null ? t("(hidden)") : m.text;
+    if (m.text === null) tx.className = "hidden-move";
+    li.append(d, tx);
     ml.appendChild(li);
   });
   ml.style.gridTemplateColumns = `max-content repeat(${width}, minmax(0, 1fr))`;
@@ -500,7 +341,7 @@ function chip(obj, extra) {
   c.className = "chip" + (extra ? " count" : "");
   c.style.background = fill;
   c.style.color = ink;
-  c.textContent = obj.kind === "cube" ? "▣" : obj.kind;
+  c.textContent = obj.kind === "token" ? "▣" : obj.kind;
   c.title = objectName(obj);
   if (extra) { const n = document.createElement("span"); n.className = "n"; n.textContent = extra; c.appendChild(n); }
   return c;
@@ -511,14 +352,15 @@ function renderSim() {
   const held = $("held");
   held.innerHTML = "";
   held.classList.toggle("empty", !S.held.length);
-  if (!S.held.length) held.textContent = "nothing";
+  if (!S.held.length) held.textContent = t("nothing");
   for (const o of S.held) held.appendChild(chip(o));
   $("to-box").disabled = !S.held.length;
   const sup = $("supply");
   sup.innerHTML = "";
   for (const o of S.supply) {
     const c = chip(o, o.in_box ? `×${o.in_box}` : "");
-    c.title = `take ${o.name}` + (o.in_box ? ` (${o.in_box} in the box)` : " (spare)");
+    c.title = o.in_box ? t("take {object} ({count} in the box)", { object: o.name, count: o.in_box })
+      : t("take {object} (spare)", { object: o.name });
     c.addEventListener("click", () => enqueue(() => sim({ action: "take", object: o.name })));
     sup.appendChild(c);
   }
@@ -549,8 +391,8 @@ function renderNewGame() {
     for (const g of newGames(S)) {
       const o = document.createElement("option");
       o.value = g.name;
-      o.textContent = g.title + (g.provisional ? " (provisional)" : "")
-        + (g.layout ? ` — on the ${g.board.split(",")[0]} (simulated)` : "");
+      o.textContent = t(g.title) + (g.provisional ? " " + t("(provisional)") : "")
+        + (g.layout ? " — " + t("on the {board} (simulated)", { board: g.board.split(",")[0] }) : "");
       sel.appendChild(o);
     }
     sel.value = S.game.name;
@@ -573,7 +415,7 @@ function renderComputerSeats(g) {
     const inp = document.createElement("input");
     inp.type = "checkbox"; inp.name = "computer"; inp.value = i;
     inp.checked = (ui.state.computer?.seats || []).includes(i) && ui.state.game.name === g.name;
-    lab.append(inp, " " + n);
+    lab.append(inp, " " + t(n));
     box.appendChild(lab);
   });
 }
@@ -593,13 +435,13 @@ function renderGameOptions() {
     if (opt.type === "bool") {
       inp.type = "checkbox";
       inp.checked = !!opt.default;
-      lab.append(inp, " " + opt.name.replaceAll("_", " "));
+      lab.append(inp, " " + t(opt.name).replaceAll("_", " "));
     } else {
       inp.type = opt.type === "int" ? "number" : "text";
       if (opt.default !== null && opt.default !== undefined) inp.value = opt.default;
       const drawn = g.options.some((o) => o.name === "seed");
-      inp.placeholder = opt.default === null ? (drawn ? "random" : "default") : "";
-      lab.append(opt.name.replaceAll("_", " ") + " ", inp);
+      inp.placeholder = opt.default === null ? (drawn ? t("random") : t("default")) : "";
+      lab.append(t(opt.name).replaceAll("_", " ") + " ", inp);
     }
     box.appendChild(lab);
   }
@@ -611,19 +453,19 @@ function renderGameOptions() {
 // The LED roles (controller/leds/palette.py) in the player's words; "fog" ones only in a
 // game with hidden information, "ambient" (the idle glow) not at all
 const LEGEND_WORDS = {
-  target: "a legal target of the lifted piece",
-  origin: "the lifted piece",
-  last_move: "the last move",
-  check: "a King in check",
-  missing: "a piece belongs here",
-  extra: "take this piece off",
-  remove: "take this piece off",
-  execute: "a move to make for the other side",
-  visible: "a cell you can see",
-  enemy: "an opponent's piece you can see",
-  active: "a pad you may use now",
-  height: "the height of a stack",
-  hint: "a hint",
+  target: N_("a legal target of the lifted piece"),
+  origin: N_("the lifted piece"),
+  last_move: N_("the last move"),
+  check: N_("a King in check"),
+  missing: N_("a piece belongs here"),
+  extra: N_("take this piece off"),
+  remove: N_("take this piece off"),
+  execute: N_("a move to make for the other side"),
+  visible: N_("a cell you can see"),
+  enemy: N_("an opponent's piece you can see"),
+  active: N_("a pad you may use now"),
+  height: N_("the height of a stack"),
+  hint: N_("a hint"),
 };
 const FOG_ROLES = new Set(["visible", "enemy"]);
 // a dim LED colour shown bright enough to be seen on the dark card (its hue kept)
@@ -646,11 +488,11 @@ function renderLegend() {
   // (a missing piece and check are both red): one line per colour, every meaning named
   const byColour = new Map();
   for (const [name, hex] of S.palette) {
-    let words = LEGEND_WORDS[name];
-    if (name.startsWith("option ")) words = `answer ${name.slice(7)} of a question`;
+    let words = LEGEND_WORDS[name] && t(LEGEND_WORDS[name]);
+    if (name.startsWith("option ")) words = t("answer {number} of a question", { number: name.slice(7) });
     if (name.startsWith("player ")) {
       const who = name.slice(7);
-      words = S.game.players.includes(who) ? `${who}'s pieces` : null;
+      words = S.game.players.includes(who) ? t("{player}'s pieces", { player: t(who) }) : null;
     }
     if (!words || (FOG_ROLES.has(name) && !S.viewers)) continue;
     const colour = hex.toLowerCase();
@@ -662,9 +504,9 @@ function renderLegend() {
     sw.className = "swatch legend-swatch";
     sw.style.background = legendColour(hex);
     sw.title = hex;
-    const t = document.createElement("span");
-    t.textContent = meanings.join(" · ");
-    box.append(sw, t);
+    const tx = document.createElement("span");
+    tx.textContent = meanings.join(" · ");
+    box.append(sw, tx);
   }
 }
 
@@ -675,11 +517,13 @@ function renderHealth() {
   f.innerHTML = "";
   const s = document.createElement("div");
   const age = h.sensing.last_frame_age_s;
-  s.textContent = `Sensing: ${h.sensing.backend} (${h.sensing.state}` +
-    (age === null ? ")" : `, last scan ${age.toFixed(2)} s ago)`);
+  s.textContent = age === null
+    ? t("Sensing: {backend} ({state})", { backend: h.sensing.backend, state: h.sensing.state })
+    : t("Sensing: {backend} ({state}, last scan {age} s ago)",
+        { backend: h.sensing.backend, state: h.sensing.state, age: age.toFixed(2) });
   if (h.sensing.state !== "ok") s.className = "bad";
   const j = document.createElement("div");
-  j.textContent = `Journal: ${h.journal || "—"}`;
+  j.textContent = t("Journal: {problems}", { problems: h.journal || "—" });
   f.append(s, j);
 }
 
@@ -688,28 +532,27 @@ function renderHealth() {
 
 function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : ""; }
 function otherBoard(link) {
-  return (link.seats || []).find((b) => b !== link.board) || "the other board";
+  return (link.seats || []).find((b) => b !== link.board) || t("the other board");
 }
 // who the turn waits for when it is not this board's: " — waiting for beta"
 function linkWaiting(S) {
   const L = S.link;
   if (!L || !L.seats || S.result || S.mover === null || S.mover === undefined) return "";
-  if (L.takeback && L.takeback.asked !== null) return ` — waiting for ${otherBoard(L)} to answer the takeback`;
+  if (L.takeback && L.takeback.asked !== null) return " — " + t("waiting for {board} to answer the takeback", { board: otherBoard(L) });
   const at = L.seats[S.mover];
-  return at && at !== L.board ? ` — waiting for ${at}` : "";
+  return at && at !== L.board ? " — " + t("waiting for {board}", { board: at }) : "";
 }
 function renderLink(S) {
   const L = S.link;
   const offered = L && L.takeback ? L.takeback.offered : null;
   let text = "";
   if (L && L.problem) {
-    text = `The game stopped: ${L.problem.replace(/\.$/, "")}.`;
+    text = t("The game stopped: {problem}.", { problem: L.problem.replace(/\.$/, "") });
   } else if (offered !== null && offered !== undefined) {
     const back = S.moves.length - offered;
-    const who = (L.seats || []).some((b) => b !== L.board) ? `Board ${otherBoard(L)}` : "The other board";
-    text = `${who} took ${plural(back, "move")} back and asks you to ` +
-      (S.sim ? "agree. Accept takes the same moves back here; Decline plays on."
-        : "agree: take the same moves back on the board to accept, or decline.");
+    const who = (L.seats || []).some((b) => b !== L.board) ? t("Board {board}", { board: otherBoard(L) }) : t("The other board");
+    text = S.sim ? t("{who} took {moves} back and asks you to agree. Accept takes the same moves back here; Decline plays on.", { who, moves: movesText(back) })
+      : t("{who} took {moves} back and asks you to agree: take the same moves back on the board to accept, or decline.", { who, moves: movesText(back) });
   } else if (L && L.notice) {
     text = capitalised(L.notice.replace(/\.$/, "")) + ".";
   }
@@ -729,24 +572,25 @@ function renderLink(S) {
 async function post(url, body) {
   try {
     const r = await fetch(url, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      method: "POST", headers: { "Content-Type": "application/json", "Accept-Language": fairyboardLanguage() },
+      body: JSON.stringify(body),
     });
     const data = await r.json().catch(() => ({}));
     if (!r.ok) toast(data.error || `${url}: HTTP ${r.status}`);
     return data;
   } catch (e) {
-    toast("The board service cannot be reached — is it running? Reconnecting…");
+    toast(t("The board service cannot be reached — is it running? Reconnecting…"));
     return {};
   }
 }
 
 let toastTimer = null;
 function toast(text) {
-  const t = $("toast");
-  t.textContent = text;
-  t.hidden = false;
+  const tx = $("toast");
+  tx.textContent = text;
+  tx.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { t.hidden = true; }, 3500);
+  toastTimer = setTimeout(() => { tx.hidden = true; }, 3500);
 }
 
 // Simulator gestures run one after another, each decided on the state the previous
@@ -770,7 +614,29 @@ function acceptState(state) {
   ui.state = state;
   renderState();
   acceptLeds(state.leds, state.led_seq);
-  if (window.fairyboardVoice) window.fairyboardVoice(state);
+  for (const section of window.fairyboardSections || []) {
+    try { section(state, pageApi); } catch (e) { console.error(e); }
+  }
+}
+
+// What a section of the page (its own file under static/, registered by pushing a
+// function onto window.fairyboardSections) may use of the page: each section owns its
+// state and is handed every newer state after the page has drawn it.
+const pageApi = {
+  post: (url, body) => post(url, body),
+  toast: (text) => toast(text),
+  state: () => ui.state,
+  layout: () => ui.layout,
+  viewer: () => (ui.viewer === "auto" ? null : Number(ui.viewer)),
+  // draw a recorded position (spot -> objects, as state.pieces) with some spots marked,
+  // instead of the live pieces, until live() (the archive's replay, the review)
+  show: (pieces, marks) => { ui.shown = { pieces: pieces || {}, marks: marks || [] }; showing(); },
+  live: () => { ui.shown = null; showing(); },
+  t: (text, values) => t(text, values),  // the page's language (static/i18n.js)
+};
+function showing() {  // the live LEDs are not the recorded position's: hidden meanwhile
+  $("board").classList.toggle("showing", !!ui.shown);
+  renderState();
 }
 let ledSeq = -1;
 function acceptLeds(leds, seq) {
@@ -789,11 +655,11 @@ function setViewer(value) {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${proto}://${location.host}/ws`);
+  const ws = new WebSocket(`${proto}://${location.host}/ws?lang=${encodeURIComponent(fairyboardLanguage())}`);
   ui.ws = ws;
   const conn = $("connection");
   ws.onopen = () => {
-    conn.textContent = "live"; conn.className = "connection live";
+    conn.textContent = t("live"); conn.className = "connection live";
     if (document.body.classList.contains("offline")) {
       // back after a restart: the service may have another layout or game now
       document.body.classList.remove("offline");
@@ -810,7 +676,7 @@ function connect() {
     else if (m.type === "leds") acceptLeds(m.leds, m.led_seq);
   };
   ws.onclose = () => {
-    conn.textContent = "reconnecting…"; conn.className = "connection lost";
+    conn.textContent = t("reconnecting…"); conn.className = "connection lost";
     document.body.classList.add("offline");
     $("offline").hidden = false;
     setTimeout(connect, 1000);
@@ -849,19 +715,19 @@ function showHint(i) {
   const hint = $("hint");
   if (i === null) { hint.textContent = ""; return; }
   const objects = pile(i);
-  hint.textContent = `${spotName(i)}` + (objects.length ? `: ${objectText(objects)}` : " (empty)");
+  hint.textContent = `${spotName(i)}` + (objects.length ? `: ${objectText(objects)}` : " " + t("(empty)"));
 }
 
 function countPopup(ev, max, verb, done) {
   const pop = $("count-popup");
   pop.innerHTML = "";
   const lab = document.createElement("span");
-  lab.textContent = `${verb} how many?`;
+  lab.textContent = t(verb);
   pop.appendChild(lab);
   for (let k = 1; k <= max; k++) {
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = k === max ? `${k} (all)` : String(k);
+    b.textContent = k === max ? t("{count} (all)", { count: k }) : String(k);
     b.dataset.count = k;
     b.addEventListener("click", () => { pop.hidden = true; done(k); });
     pop.appendChild(b);
@@ -887,12 +753,12 @@ function onPointerDown(ev) {
   $("count-popup").hidden = true;
   if (i === null) return;
   ev.preventDefault();
-  const t = tool();
+  const tool_ = tool();
   const shift = ev.shiftKey;
   const at = { clientX: ev.clientX, clientY: ev.clientY };
-  ui.press = { spot: i, tool: t };
-  if (t === "slide") { ui.path = [i]; drawPath(); }
-  if (t !== "move") return;
+  ui.press = { spot: i, tool: tool_ };
+  if (tool_ === "slide") { ui.path = [i]; drawPath(); }
+  if (tool_ !== "move") return;
   const press = ui.press;
   enqueue(async () => {
     const held = ui.state.held;
@@ -900,7 +766,7 @@ function onPointerDown(ev) {
     if (held.length) {
       press.placed = true;  // this press puts down; its release does nothing more
       if (shift && held.length > 1) {
-        countPopup(at, held.length, "Place", (k) => enqueue(() => sim({ action: "place", spot: spotName(i), count: k })));
+        countPopup(at, held.length, N_("Place how many?"), (k) => enqueue(() => sim({ action: "place", spot: spotName(i), count: k })));
       } else {
         await sim({ action: "place", spot: spotName(i) });
       }
@@ -909,7 +775,7 @@ function onPointerDown(ev) {
     if (!objects.length) return;
     if (objects.length > 1) {
       press.placed = true;
-      countPopup(at, objects.length, "Lift", (k) => enqueue(() => sim({ action: "lift", spot: spotName(i), count: k })));
+      countPopup(at, objects.length, N_("Lift how many?"), (k) => enqueue(() => sim({ action: "lift", spot: spotName(i), count: k })));
       return;
     }
     // exactly what is shown (on a fogged cell: the viewer's own piece, not what is under it)
@@ -1023,7 +889,7 @@ async function boot() {
   for (const b of document.querySelectorAll("#commands button, #advice-box button")) {
     b.addEventListener("click", () => {
       const who = ui.state.game.players[ui.state.mover];
-      if (b.dataset.command === "resign" && !confirm(`${who} resigns?`)) return;
+      if (b.dataset.command === "resign" && !confirm(t("{player} resigns?", { player: t(who) }))) return;
       post("/api/command", { command: b.dataset.command });
     });
   }
@@ -1055,7 +921,7 @@ async function boot() {
   connect();
 }
 
-boot();
+window.fairyboardTexts.then(boot);  // the page's words first (static/i18n.js)
 
 // -- clocks ----------------------------------------------------------------------------
 // The service sends each seat's remaining seconds when the state changes; between
@@ -1073,7 +939,7 @@ function clockFace(seconds) {
 function renderClocks(S, names) {
   const box = $("clocks");
   clockView.clock = S.clock || null;
-  clockView.names = names;
+  clockView.names = (S.clock && S.clock.names) || names;  // online: the accounts
   clockView.at = performance.now();
   box.hidden = !S.clock;
   if (!S.clock) return;
@@ -1095,7 +961,7 @@ function drawClocks() {
       + (c.flag === seat || now <= 0 ? " flag" : c.low[seat] || (running && now <= 10) ? " low" : "");
     el.dataset.seat = seat;
     const who = document.createElement("span");
-    who.textContent = clockView.names[seat] || `Player ${seat + 1}`;
+    who.textContent = clockView.names[seat] ? t(clockView.names[seat]) : t("Player {number}", { number: seat + 1 });
     const face = document.createElement("b");
     face.textContent = clockFace(now);
     el.append(who, face);
@@ -1110,15 +976,15 @@ function renderAdvice(S) {
   $("coach-on").disabled = !!A.hidden;
   $("advice-box").hidden = !!S.result || S.phase === "setup";
   const lines = [];
-  if (A.busy) lines.push(A.busy === "review" ? "The coach looks at your move…" : "Thinking…");
+  if (A.busy) lines.push(A.busy === "review" ? t("The coach looks at your move…") : t("Thinking…"));
   // the service words them, in the game's notation ("allows mate in 3", not pawns)
-  if (A.hint) lines.push(`Hint: ${A.hint_text || A.hint} (lit in lime on the board)`);
+  if (A.hint) lines.push(t("Hint: {move} (lit in lime on the board)", { move: A.hint_text || A.hint }));
   if (A.evaluation) {
     const e = A.evaluation, best = e.best_text || e.best;
-    lines.push(`Evaluation for the side to move: ${e.text}` + (best ? ` — best ${best}` : ""));
+    lines.push(t("Evaluation for the side to move: {value}", { value: e.text }) + (best ? " — " + t("best {move}", { move: best }) : ""));
   } else if (A.hidden && !A.busy) {
-    lines.push("Hints come from your own view only; no evaluation in a fog-of-war game.");
+    lines.push(t("Hints come from your own view only; no evaluation in a fog-of-war game."));
   }
-  if (A.note) lines.push(`Coach: ${A.note.text}.`);
+  if (A.note) lines.push(t("Coach: {note}.", { note: A.note.text }));
   $("advice").textContent = lines.join("\n");
 }

@@ -13,36 +13,40 @@ function show(data) {
   const status = document.getElementById("club-status");
   const box = document.getElementById("club-games");
   if (!data.link) {
-    status.textContent = "This board is not linked to a club (link.broker in its configuration).";
+    status.textContent = t("This board is not linked to a club (link.broker in its configuration).");
     box.replaceChildren();
     return;
   }
-  status.textContent = `Club ${data.link.club}` + (data.link.connected ? "" : " — not connected, showing what was last seen");
+  status.textContent = t("Club {club}", { club: data.link.club })
+    + (data.link.connected ? "" : " — " + t("not connected, showing what was last seen"));
   const cards = data.games.map((g) => {
     const card = el("section", "card club-game");
     card.dataset.game = g.game_id;
-    card.appendChild(el("h2", "", `${g.title} — ${g.seats.join(" v ")}`));
-    const result = g.result ? `${g.result} (${g.reason || "over"})` : "playing";
-    card.appendChild(el("p", "club-result", `${g.plies} plies · ${result}`
-      + (g.clock ? ` · clock ${g.clock}` : "")));
+    card.appendChild(el("h2", "", `${t(g.title)} — ${g.seats.join(" v ")}`));
+    const result = g.result ? `${g.result} (${g.reason ? t(g.reason) : t("over")})` : t("playing");
+    card.appendChild(el("p", "club-result", t("{count} plies", { count: g.plies }) + ` · ${result}`
+      + (g.clock ? " · " + t("clock {clock}", { clock: g.clock }) : "")));
     if (g.moves === null) {
-      card.appendChild(el("p", "message", "Moves are shown when the game ends (hidden information)."));
+      card.appendChild(el("p", "message", t("Moves are shown when the game ends (hidden information).")));
     } else {
       card.appendChild(el("p", "club-moves", g.moves.join(" ")));
     }
     return card;
   });
-  box.replaceChildren(...(cards.length ? cards : [el("p", "", "No games yet.")]));
+  box.replaceChildren(...(cards.length ? cards : [el("p", "", t("No games yet."))]));
 }
 
 async function refresh() {
   try {
-    const r = await fetch("/api/club", { cache: "no-store" });
+    const r = await fetch("/api/club", { cache: "no-store",
+                                         headers: { "Accept-Language": fairyboardLanguage() } });
     show(await r.json());
   } catch (err) {
-    document.getElementById("club-status").textContent = "The board does not answer.";
+    document.getElementById("club-status").textContent = t("The board does not answer.");
   }
 }
 
-refresh();
-setInterval(refresh, 2000);
+window.fairyboardTexts.then(() => {  // the page's words first (static/i18n.js)
+  refresh();
+  setInterval(refresh, 2000);
+});

@@ -1,0 +1,475 @@
+"""The fairyboard server under many concurrent seats: G games of chess at once between
+Board API clients on loopback, random legal moves after a think time, each seat holding
+its game stream and (as a board's client does) its event stream open.
+
+    .venv/bin/python -m benchmarks.server_load --games 50 500 [--think 2] [--plies 30]
+        [--database URL | --postgres] [--kill-server-at 20] [--write-docs]
+
+The server is ``fairyboard server``'s own code (:func:`controller.server.app.serve`) in a
+process of its own, so its CPU time and peak memory are its alone; the seats are asyncio
+clients in this process (both seats of a game here, so one clock times a move from its
+request to the opponent's stream).  Measured per run: a move's request (checked by the
+rules, stored, answered) and the time until the opponent's stream shows it, p50/p99; the
+server's CPU (% of one core, and per move) and peak RSS.  ``--postgres`` starts the
+distribution's PostgreSQL on loopback for the run (``tests/support/postgres.py``).
+Checked: every move answered ``ok`` is in the store at its ply (none lost), and every
+seat was told at the end exactly the store's moves (none doubled or forked).
+``--kill-server-at S`` kills the server (SIGKILL) S seconds into the play and starts it
+again on the same data: the seats reconnect and play on; the checks are the same.
+
+Loopback only, bounded in games, plies and time; it stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.benchtools import write_section  # noqa: E402
+from controller.rules import get_game  # noqa: E402
+from controller.wire import wire_move  # noqa: E402  (the board's client's notation)
+
+DOC = ROOT / "docs" / "performance.md"
+#: a seat that hears nothing for this long reconnects (the server's keep-alive is 2 s)
+SILENCE_S = 10.0
+
+
+# -- the server's process -----------------------------------------------------------------
+def serve_main(folder: Path, port: int, players: int, database: str | None) -> None:
+    """The server on ``folder`` with ``players`` accounts and tokens (``tokens.json``),
+    made once (a restarted server finds them in its store)."""
+    from controller.server.accounts import Accounts
+    from controller.server.app import serve
+    from controller.server.store import SQLITE_DEFAULT, open_store
+    from tests.support.clubserver import FAST_HASHER
+
+    tokens_file = folder / "tokens.json"
+    if not tokens_file.exists():
+        store = open_store(database or str(folder / SQLITE_DEFAULT))
+        accounts = Accounts(store, FAST_HASHER)
+        tokens = {}
+        for n in range(players):
+            name = f"p{n}"
+            account = accounts.sign_up(name, "correct horse")
+            tokens[name] = accounts.issue_token(account, "load")[1]
+        store.close()
+        tokens_file.write_text(json.dumps(tokens))
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(4096)
+    serve(folder, port=port, database=database, sock=sock)
+
+
+class ServerProcess:
+    def __init__(self, folder: Path, port: int, players: int, database: str | None) -> None:
+        self.folder, self.port, self.players, self.database = folder, port, players, database
+        self.proc: subprocess.Popen | None = None
+        self.cpu_s = 0.0  # the CPU time of the processes that have ended
+        self.peak_kib = 0
+
+    def start(self) -> None:
+        cmd = [sys.executable, "-m", "benchmarks.server_load", "--serve", str(self.folder),
+               "--port", str(self.port), "--players", str(self.players)]
+        env = dict(os.environ)
+        if self.database:
+            env["FAIRYBOARD_SERVER_DATABASE"] = self.database  # (never on a command line)
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+
+    def ready(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"GET /health HTTP/1.0\r\n\r\n")
+                return b'"ok":true' in s.recv(4096)
+        except OSError:
+            return False
+
+    def wait_ready(self, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.ready():
+            assert self.proc is not None and self.proc.poll() is None, "the server died"
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not start")
+            time.sleep(0.1)
+
+    def cpu_now(self) -> float:
+        """CPU seconds of every server process so far (user + system)."""
+        return self.cpu_s + self._cpu(self.proc)
+
+    @staticmethod
+    def _cpu(proc: subprocess.Popen | None) -> float:
+        if proc is None:
+            return 0.0
+        try:
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def _peak(self) -> int:
+        if self.proc is None:
+            return 0
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.cpu_s += self._cpu(self.proc)
+        self.peak_kib = max(self.peak_kib, self._peak())
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.cpu_s += self._cpu(self.proc)
+        self.peak_kib = max(self.peak_kib, self._peak())
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# -- the seats ------------------------------------------------------------------------------
+@dataclass
+class Figures:
+    requests: list[float] = field(default_factory=list)  #: a move's request, s
+    seen: list[float] = field(default_factory=list)  #: request sent → opponent's stream
+    sent: dict[tuple[str, int], float] = field(default_factory=dict)
+    acked: dict[tuple[str, int], str] = field(default_factory=dict)  #: answered ok
+    told: dict[tuple[str, int], list[str]] = field(default_factory=dict)  #: final moves
+    refused: int = 0  #: moves answered with an error (none expected but after a kill)
+    failed: int = 0  #: requests that got no answer (the server killed)
+    reconnects: int = 0
+
+
+class Seat:
+    """One player's client: the game stream followed, a move after a think time on its
+    turn (from the position the stream told), a resignation after ``plies``."""
+
+    def __init__(self, client, base: str, token: str, gid: str, me: int, plies: int,
+                 think: float, rng: random.Random, figures: Figures) -> None:
+        self.client, self.base, self.gid, self.me = client, base, gid, me
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.plies, self.think, self.rng, self.f = plies, think, rng, figures
+        self.game = get_game("chess")
+        self.initial = ""
+        self.playing_for: int | None = None  # the ply count a move is being made for
+
+    async def run(self) -> None:
+        import httpx
+
+        while True:
+            try:
+                if await self._follow():
+                    return
+            except (httpx.TransportError, OSError, TimeoutError, StopAsyncIteration):
+                pass  # the server went away (killed): reconnect, told the game again
+            self.f.reconnects += 1
+            await asyncio.sleep(0.2)
+
+    async def _follow(self) -> bool:
+        """Follow the game stream until the game ends (True) or the stream breaks."""
+        url = f"{self.base}/api/board/game/stream/{self.gid}"
+        async with self.client.stream("GET", url, headers=self.headers) as response:
+            if response.status_code != 200:
+                await response.aread()
+                return False
+            lines = response.aiter_lines()
+            state = None
+            while True:
+                line = await asyncio.wait_for(lines.__anext__(), SILENCE_S)
+                if not line.strip():  # a keep-alive: a move that failed is tried again
+                    if state is not None:
+                        self._turn(state, state["moves"].split())
+                    continue
+                data = json.loads(line)
+                if data["type"] == "gameFull":
+                    self.initial, state = data["initialFen"], data["state"]
+                else:
+                    state = data
+                moves = state["moves"].split()
+                n = len(moves)
+                if n and (n - 1) % 2 != self.me and (self.gid, n) in self.f.sent:
+                    self.f.seen.append(time.perf_counter() - self.f.sent.pop((self.gid, n)))
+                if state["status"] != "started":
+                    self.f.told[(self.gid, self.me)] = moves
+                    return True
+                self._turn(state, moves)
+
+    def _turn(self, state: dict, moves: list[str]) -> None:
+        """On this seat's turn, a move (once for each ply count)."""
+        if state["turn"] == self.me and self.playing_for != len(moves):
+            self.playing_for = len(moves)
+            asyncio.get_running_loop().create_task(self._play(moves))
+
+    async def _play(self, moves: list[str]) -> None:
+        import httpx
+
+        n = len(moves)
+        await asyncio.sleep(self.think * (0.5 + self.rng.random()))
+        if n >= self.plies:
+            path, text = f"/api/board/game/{self.gid}/resign", None
+        else:
+            pos = self.game.parse_position(self.initial)
+            for move in moves:
+                pos.push(self.game.parse_move(pos, move))
+            text = wire_move(self.game, pos, self.rng.choice(self.game.legal_moves(pos)))
+            path = f"/api/board/game/{self.gid}/move/{text}"
+        start = time.perf_counter()
+        if text is not None:
+            self.f.sent[(self.gid, n + 1)] = start
+        try:
+            response = await self.client.post(self.base + path, headers=self.headers)
+        except (httpx.TransportError, OSError):
+            # (a kept-alive connection the server had just closed, or the server killed):
+            # tried again from what the stream tells next — the (game, ply) key and the
+            # turn make a move that did land refused, never doubled
+            self.f.failed += 1
+            self.playing_for = None
+            return
+        if response.status_code == 200:
+            if text is not None:
+                self.f.requests.append(time.perf_counter() - start)
+                self.f.acked[(self.gid, n + 1)] = text
+        else:
+            self.f.refused += 1
+            self.playing_for = None
+
+
+async def event_stream(client, base: str, token: str, stop: asyncio.Event) -> None:
+    """A board's event stream, held open (and opened again after a break) until ``stop``."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"}
+    while not stop.is_set():
+        try:
+            async with client.stream("GET", f"{base}/api/stream/event",
+                                     headers=headers) as response:
+                async for _ in response.aiter_lines():
+                    if stop.is_set():
+                        return
+        except (httpx.TransportError, OSError):
+            pass
+        await asyncio.sleep(0.2)
+
+
+async def set_up(clients: dict, base: str, tokens: dict[str, str],
+                 games: int) -> list[tuple]:
+    """``games`` games of chess (10 minutes a side), p(2k) against p(2k+1): their ids."""
+    async def one(k: int) -> tuple[str, str]:
+        white, black = f"p{2 * k}", f"p{2 * k + 1}"
+        answer = await clients[white].post(f"{base}/api/challenge/{black}", headers={
+            "Authorization": f"Bearer {tokens[white]}"}, data={
+            "clock.limit": "600", "clock.increment": "0", "color": "white"})
+        cid = answer.json()["challenge"]["id"]
+        answer = await clients[black].post(f"{base}/api/challenge/{cid}/accept", headers={
+            "Authorization": f"Bearer {tokens[black]}"})
+        assert answer.status_code == 200, answer.text
+        return white, black
+
+    pairs = []
+    for first in range(0, games, 50):
+        pairs += await asyncio.gather(*(one(k) for k in range(first, min(games, first + 50))))
+    lobby = (await clients["p0"].get(f"{base}/api/lobby", headers={
+        "Authorization": f"Bearer {tokens['p0']}"})).json()
+    by_seats = {tuple(g["seats"]): g["id"] for g in lobby["games"]}
+    return [(by_seats[pair], *pair) for pair in pairs]
+
+
+async def play(server: ServerProcess, games: int, plies: int, think: float, seed: int,
+               kill_at: float | None) -> tuple[Figures, float, float, float | None]:
+    import httpx
+
+    tokens = json.loads((server.folder / "tokens.json").read_text())
+    base = f"http://127.0.0.1:{server.port}"
+    timeout = httpx.Timeout(30.0, connect=30.0, pool=None)
+    figures = Figures()
+    # each player its own client from its own loopback address, as boards are separate
+    # machines (the server keeps a few waiting connections per address: slow-loris room)
+    clients = {f"p{n}": httpx.AsyncClient(timeout=timeout, transport=httpx.AsyncHTTPTransport(
+        local_address=f"127.{1 + n // 62500}.{n // 250 % 250}.{n % 250 + 1}"))
+        for n in range(2 * games)}
+    async with contextlib.AsyncExitStack() as stack:
+        for client in clients.values():
+            await stack.enter_async_context(client)
+        played = await set_up(clients, base, tokens, games)
+        stop = asyncio.Event()
+        streams = [asyncio.create_task(event_stream(clients[name], base, tokens[name], stop))
+                   for _, white, black in played for name in (white, black)]
+        seats = [Seat(clients[name], base, tokens[name], gid, me, plies, think,
+                      random.Random(seed * 100_000 + 2 * k + me), figures)
+                 for k, (gid, white, black) in enumerate(played)
+                 for me, name in enumerate((white, black))]
+        cpu0, began = server.cpu_now(), time.perf_counter()
+        tasks = [asyncio.create_task(s.run()) for s in seats]
+        recovered = None
+        if kill_at is not None:
+            await asyncio.sleep(kill_at)
+            server.kill()
+            killed = time.perf_counter()
+            server.start()
+            while not server.ready():
+                await asyncio.sleep(0.05)
+            recovered = time.perf_counter() - killed
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks), 300 + plies * think * 10)
+        except TimeoutError:
+            waiting = [s for s in seats if (s.gid, s.me) not in figures.told]
+            print(f"{len(waiting)} seats did not finish, e.g. {waiting[0].__dict__}",
+                  file=sys.stderr)
+        took = time.perf_counter() - began
+        cpu = server.cpu_now() - cpu0
+        stop.set()
+        for t in streams:
+            t.cancel()
+        await asyncio.gather(*streams, return_exceptions=True)
+    return figures, took, cpu, recovered
+
+
+def check(server: ServerProcess, figures: Figures, games: int) -> tuple[int, int]:
+    """(moves answered ok but not in the store at their ply, seats told other moves than
+    the store's)."""
+    from controller.server.store import SQLITE_DEFAULT, open_store
+
+    store = open_store(server.database or str(server.folder / SQLITE_DEFAULT))
+    try:
+        stored: dict[str, list[str]] = {}
+        for (gid, _), _moves in figures.told.items():
+            stored.setdefault(gid, store.moves(gid))
+        for gid, _ply in figures.acked:
+            stored.setdefault(gid, store.moves(gid))
+    finally:
+        store.close()
+    lost = sum(1 for (gid, ply), text in figures.acked.items()
+               if len(stored[gid]) < ply or stored[gid][ply - 1] != text)
+    forked = sum(1 for (gid, _), moves in figures.told.items() if moves != stored[gid])
+    return lost, forked
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def run(games: int, plies: int, think: float, seed: int, database: str | None,
+        kill_at: float | None) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix="fairyboard-load-"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = ServerProcess(folder, port, 2 * games, database)
+    server.start()
+    try:
+        server.wait_ready()
+        load = os.getloadavg()[0]
+        figures, took, cpu, recovered = asyncio.run(
+            play(server, games, plies, think, seed, kill_at))
+    finally:
+        server.stop()
+    lost, forked = check(server, figures, games)
+    return {"games": games, "seats": 2 * games, "moves": len(figures.requests),
+            "took": took, "p50": pct(figures.requests, 0.5), "p99": pct(figures.requests, 0.99),
+            "seen50": pct(figures.seen, 0.5), "seen99": pct(figures.seen, 0.99),
+            "cpu": 100 * cpu / took, "cpu_move": 1000 * cpu / max(1, len(figures.requests)),
+            "rss": server.peak_kib / 1024, "lost": lost,
+            "forked": forked, "unfinished": 2 * games - len(figures.told),
+            "refused": figures.refused, "failed": figures.failed,
+            "reconnects": figures.reconnects, "recovered": recovered, "load": load}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, nargs="+", default=[50, 500])
+    parser.add_argument("--plies", type=int, default=30)
+    parser.add_argument("--think", type=float, default=2.0,
+                        help="mean seconds before each move (0.5–1.5 × this)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database", help="postgresql://… (default: SQLite)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="start the distribution's PostgreSQL on loopback for the run")
+    parser.add_argument("--kill-server-at", type=float,
+                        help="kill the server this many seconds into each run, restart it")
+    parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--players", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve_main(args.serve, args.port, args.players,
+                   os.environ.get("FAIRYBOARD_SERVER_DATABASE"))
+        return 0
+    rows = []
+    cluster = None
+    if args.postgres:
+        from tests.support.postgres import Postgres
+
+        cluster = Postgres().start()
+    try:
+        for n, games in enumerate(args.games):
+            database = args.database or (cluster.fresh_database(f"load{n}") if cluster
+                                         else None)
+            r = run(games, args.plies, args.think, args.seed, database, args.kill_server_at)
+            print(r, flush=True)
+            rows.append(r)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    args.database = args.database or ("postgresql://…" if cluster else None)
+    kind = "PostgreSQL" if args.database else "SQLite"
+    killed = (f", the server killed (SIGKILL) {args.kill_server_at:g} s into each run and "
+              "started again" if args.kill_server_at is not None else "")
+    head = ("| seats | games | moves | p50 ms | p99 ms | seen p50 ms | seen p99 ms "
+            "| took s | server CPU % | server CPU ms a move | server RSS MiB | lost "
+            "| forked or doubled | unfinished |"
+            + (" recovered in s | requests cut |" if killed else ""))
+    table = [head, "|" + "---:|" * (head.count("|") - 1)]
+    for r in rows:
+        line = (f"| {r['seats']} | {r['games']} | {r['moves']} | {r['p50']:.1f} | "
+                f"{r['p99']:.1f} | {r['seen50']:.1f} | {r['seen99']:.1f} | {r['took']:.0f} | "
+                f"{r['cpu']:.0f} | {r['cpu_move']:.1f} | {r['rss']:.0f} | {r['lost']} | "
+                f"{r['forked']} | {r['unfinished']} |")
+        if killed:
+            line += f" {r['recovered']:.1f} | {r['failed']} |"
+        table.append(line)
+    cmd = " ".join(["python -m benchmarks.server_load --games", *map(str, args.games),
+                    f"--plies {args.plies} --think {args.think:g}"]
+                   + ([f"--kill-server-at {args.kill_server_at:g}"] if killed else [])
+                   + (["--postgres"] if cluster else
+                      ["--database postgresql://…"] if args.database else []))
+    text = "\n".join([
+        f"`{cmd}` ({time.strftime('%Y-%m-%d')}, {kind}{killed}; {os.cpu_count()} cores, "
+        f"load average {rows[0]['load']:.1f} at the start):", "", *table])
+    print(text)
+    if args.write_docs:
+        name = "server_load" + (":kill" if killed else "") + (":pg" if args.database else "")
+        write_section(DOC, name, text)
+    return 1 if any(r["lost"] or r["forked"] or r["unfinished"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

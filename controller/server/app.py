@@ -1,0 +1,154 @@
+"""``fairyboard server``: the club's server in one process — the store (SQLite by default,
+PostgreSQL by configuration), the accounts, the hub of games with the referee of the
+hidden-information games, the Board API and the pages (docs/server.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import socket
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from argon2 import PasswordHasher
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from controller.link.referee import Referee, RefereeJournal
+from controller.server.accounts import Accounts
+from controller.server.api import BoardRoutes, unavailable
+from controller.server.broker import BrokerFiles, BrokerUser, LocalBroker
+from controller.server.export import ExportRoutes
+from controller.server.hub import Hub
+from controller.server.linkbridge import LinkBridge, bridge_settings
+from controller.server.pages import Pages
+from controller.server.store import SQLITE_DEFAULT, Store, Unavailable, open_store
+
+log = logging.getLogger("fairyboard.server")
+
+#: how often the server looks for a clock that has run out with nobody watching
+CLOCK_CHECK_S = 0.25
+
+
+@dataclass
+class Server:
+    """The parts of one running server (tests reach in; the CLI only runs it)."""
+
+    store: Store
+    accounts: Accounts
+    hub: Hub
+    app: Starlette
+    broker_files: BrokerFiles
+    #: the boards' broker logins as the store has them now
+    logins: Callable[[], list[BrokerUser]]
+    #: the server's own Mosquitto (``--broker-port``): started and stopped by :func:`serve`
+    broker: LocalBroker | None = None
+    #: the linked boards' way into the hub's games (with the server's own broker)
+    bridge: LinkBridge | None = None
+
+
+def build(data_dir: str | Path, database: str | None = None, keepalive_s: float = 2.0,
+          hasher: PasswordHasher | None = None, dice: random.Random | None = None,
+          referee_seed: str | None = None, broker_port: int | None = None,
+          broker_host: str = "127.0.0.1") -> Server:
+    """The server on ``database`` (default: a SQLite file in ``data_dir``), its referee's
+    journal in ``data_dir``; unfinished games resumed.  The boards' broker logins are kept
+    in ``data_dir`` (``broker.passwd``, ``broker.acl``) and, with ``broker_port``, served by
+    the server's own Mosquitto there.  ``hasher``, ``dice`` and
+    ``referee_seed`` (the hidden set-ups drawn from it and the game's number) make tests
+    repeatable; the product draws everything at random."""
+    folder = Path(data_dir)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    store = open_store(database or str(folder / SQLITE_DEFAULT))
+    referee = Referee("server", RefereeJournal(folder / "referee.json"), seed=referee_seed,
+                      numbered=referee_seed is not None)
+    hub = Hub(store, referee, dice=dice)
+    accounts = Accounts(store, hasher)
+    files = BrokerFiles(folder, referee.club)
+    broker = LocalBroker(files, broker_port, broker_host) if broker_port else None
+    bridge = (LinkBridge(hub, bridge_settings(broker_host, broker_port, files.club,
+                                              files.referee_secret()), folder)
+              if broker_port else None)
+
+    def logins() -> list[BrokerUser]:
+        return [BrokerUser(name, hashed) for name, hashed in store.broker_logins()]
+
+    def provision() -> None:
+        if broker is not None:
+            broker.provision(logins())
+        else:
+            files.write(logins())
+
+    accounts.device_listeners.append(provision)
+    board = BoardRoutes(hub, accounts, keepalive_s)
+    pages = Pages(hub, accounts)
+    static = Path(__file__).parent / "static"
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        resumed = hub.resume()
+        if broker is None:  # (the server's own broker writes them as it starts)
+            files.write(logins())
+        log.info("server ready", extra={"store": store.kind, "games_resumed": resumed})
+        tasks = [asyncio.create_task(_watch_clocks(hub))]
+        if bridge is not None:
+            bridge.start()
+            tasks.append(asyncio.create_task(bridge.run()))
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            if bridge is not None:
+                bridge.close()
+            pages.close()
+            hub.close()
+
+    async def health(request) -> JSONResponse:
+        return JSONResponse({"ok": True, "store": store.kind, "games": len(hub.games)})
+
+    app = Starlette(routes=[*board.routes(), *pages.routes(), *ExportRoutes(store, hub.io).routes(),
+                            Route("/health", health),
+                            Mount("/static", StaticFiles(directory=static), name="static"),
+                            pages.open_challenge_route()],
+                    lifespan=lifespan, exception_handlers={Unavailable: unavailable})
+    return Server(store, accounts, hub, app, files, logins, broker, bridge)
+
+
+async def _watch_clocks(hub: Hub) -> None:
+    while True:
+        await asyncio.sleep(CLOCK_CHECK_S)
+        due = [g for g in hub.games.values() if hub.out_of_time(g)]
+        if due:  # (each game under its own lock: a slow one holds up only itself)
+            for problem in await asyncio.gather(*(hub.check_time(g) for g in due),
+                                                return_exceptions=True):
+                if isinstance(problem, Exception):  # (the store down): tried again next time
+                    log.error("a clock's end not stored", extra={"problem": str(problem)[:200]})
+
+
+def serve(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8090,
+          database: str | None = None, sock: socket.socket | None = None,
+          broker_port: int | None = None) -> None:
+    """Run the server until interrupted (``fairyboard server``)."""
+    import uvicorn
+
+    from controller.web.server import SilentClosingH11
+
+    server = build(data_dir, database, broker_port=broker_port,
+                   broker_host="127.0.0.1" if host in ("127.0.0.1", "localhost") else host)
+    config = uvicorn.Config(server.app, host=host, port=port, log_level="warning",
+                            log_config=None, http=SilentClosingH11, lifespan="on")
+    if server.broker is not None:
+        server.broker.start(server.logins())
+    log.info("serving", extra={"url": f"http://{host}:{port}/", "data": str(data_dir)})
+    try:
+        uvicorn.Server(config).run(sockets=[sock] if sock else None)
+    finally:
+        if server.broker is not None:
+            server.broker.stop()

@@ -1,0 +1,455 @@
+"""The server's store: every account, device, game, seat, move, result and rating through
+one schema, on SQLite (the default: one file, stdlib ``sqlite3`` in WAL mode) or PostgreSQL
+(``psycopg`` 3, by configuration).
+
+The schema is the numbered SQL files in ``migrations/`` (package data), each applied once
+in its own transaction and recorded in ``schema_version``; the SQL is plain enough for both
+databases, written with ``?`` placeholders (turned into ``%s`` for PostgreSQL).  One
+connection behind a lock: the first floor's server is one process, and the web tier holds
+no state of its own besides what is here and in the referee (docs/server.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+SQLITE_DEFAULT = "fairyboard-server.sqlite3"
+
+
+class StoreError(RuntimeError):
+    """The database cannot be opened or migrated (one line, no password in it)."""
+
+
+class Conflict(StoreError):
+    """A row that must be unique already exists (a taken name, a ply already played)."""
+
+
+class Unavailable(StoreError):
+    """The database cannot be reached now (restarted, down, its disk failing): the change
+    asked for may or may not have been made; the next call connects again."""
+
+
+class _Guard:
+    """The store's lock: one call at a time on the one connection; a database lost during
+    the call becomes :class:`Unavailable`, and the first call after it connects again."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.RLock()
+        self._depth = 0
+
+    def __enter__(self) -> _Guard:
+        self._lock.acquire()
+        self._depth += 1
+        if self._depth == 1:
+            try:
+                self._store._connect_if_lost()
+            except Exception as exc:
+                self._depth -= 1
+                self._lock.release()
+                raise Unavailable(f"the database cannot be reached now "
+                                  f"({type(exc).__name__})") from None
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        self._depth -= 1
+        self._lock.release()
+        if exc is not None and not isinstance(exc, StoreError) and self._store._is_lost(exc):
+            raise Unavailable(f"the database cannot be reached now "
+                              f"({type(exc).__name__})") from None
+        return False
+
+
+@dataclass(frozen=True)
+class Account:
+    id: str
+    name: str
+    password_hash: str
+
+
+@dataclass(frozen=True)
+class Device:
+    id: str
+    account: str
+    name: str
+    created: float
+    revoked: float | None
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    game: str
+    options: dict[str, Any]
+    clock: tuple[int, int] | None
+    rated: bool
+    status: str
+    result: str | None
+    winners: tuple[int, ...]
+    seats: tuple[str, ...]
+    created: float
+
+
+def migrations() -> list[tuple[int, str]]:
+    """The numbered migrations shipped with the package, in order."""
+    folder = resources.files("controller.server") / "migrations"
+    found = []
+    for item in folder.iterdir():
+        m = re.fullmatch(r"(\d{4})_[a-z0-9_]+\.sql", item.name)
+        if m:
+            found.append((int(m.group(1)), item.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def _statements(script: str) -> list[str]:
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+class Store:
+    """The store on one database connection (:func:`open_store` picks the database)."""
+
+    kind = "?"
+
+    def __init__(self) -> None:
+        self._lock = _Guard(self)
+
+    # -- what each database provides ------------------------------------------------------
+    def _is_lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says the database went away (not that the request was wrong)."""
+        return False
+
+    def _connect_if_lost(self) -> None:
+        """Connect again when the connection was lost (the guard calls it)."""
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        raise NotImplementedError
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        raise NotImplementedError
+        yield
+
+    def _is_unique_violation(self, exc: Exception) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- schema -------------------------------------------------------------------------------
+    def migrate(self) -> int:
+        """Apply every migration not yet applied; the schema's version afterwards."""
+        with self._lock:
+            with self._transaction():
+                self._execute("CREATE TABLE IF NOT EXISTS schema_version "
+                              "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
+            done = {r[0] for r in self._execute("SELECT version FROM schema_version")}
+            for number, script in migrations():
+                if number in done:
+                    continue
+                with self._transaction():
+                    for statement in _statements(script):
+                        self._execute(statement)
+                    self._execute("INSERT INTO schema_version VALUES (?, ?)",
+                                  (number, time.time()))
+            return self.version()
+
+    def version(self) -> int:
+        rows = self._execute("SELECT MAX(version) FROM schema_version")
+        return int(rows[0][0] or 0)
+
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with self._lock:
+            try:
+                with self._transaction():
+                    self._execute(sql, params)
+            except Exception as exc:
+                if self._is_unique_violation(exc):
+                    raise Conflict("already there") from None
+                raise
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self._execute(sql, params)
+
+    # -- accounts -------------------------------------------------------------------------------
+    def add_account(self, name: str, password_hash: str) -> Account:
+        account = Account(name.lower(), name, password_hash)
+        self._write("INSERT INTO accounts VALUES (?, ?, ?, ?)",
+                    (account.id, account.name, password_hash, time.time()))
+        return account
+
+    def account(self, name: str) -> Account | None:
+        rows = self._read("SELECT id, name, password_hash FROM accounts WHERE id = ?",
+                          (name.lower(),))
+        return Account(*rows[0]) if rows else None
+
+    # -- devices (boards' tokens) ---------------------------------------------------------
+    def add_device(self, device_id: str, account: str, name: str, token_hash: str,
+                   broker_hash: str | None = None) -> None:
+        self._write("INSERT INTO devices (id, account, name, token_hash, created, revoked, "
+                    "broker_hash) VALUES (?, ?, ?, ?, ?, NULL, ?)",
+                    (device_id, account, name, token_hash, time.time(), broker_hash))
+
+    def devices(self, account: str) -> list[Device]:
+        rows = self._read("SELECT id, account, name, created, revoked FROM devices "
+                          "WHERE account = ? ORDER BY created", (account,))
+        return [Device(*r) for r in rows]
+
+    def device_owner(self, device_id: str) -> str | None:
+        """The account of an unrevoked device (a board linked over MQTT logs in as it)."""
+        rows = self._read("SELECT account FROM devices WHERE id = ? AND revoked IS NULL",
+                          (device_id,))
+        return rows[0][0] if rows else None
+
+    def revoke_device(self, device_id: str, account: str) -> bool:
+        """Revoke ``account``'s device (another account's is left alone): whether it was."""
+        with self._lock:
+            rows = self._execute("SELECT revoked FROM devices WHERE id = ? AND account = ?",
+                                 (device_id, account))
+            if not rows or rows[0][0] is not None:
+                return False
+            self._write("UPDATE devices SET revoked = ? WHERE id = ?", (time.time(), device_id))
+            return True
+
+    def broker_logins(self) -> list[tuple[str, str]]:
+        """(device id, broker hash) of every unrevoked board that has a broker login."""
+        rows = self._read("SELECT id, broker_hash FROM devices WHERE revoked IS NULL "
+                          "AND broker_hash IS NOT NULL ORDER BY id")
+        return [(r[0], r[1]) for r in rows]
+
+    def device_account(self, token_hash: str) -> str | None:
+        """The account of an unrevoked device token's hash."""
+        rows = self._read("SELECT account FROM devices WHERE token_hash = ? AND revoked IS NULL",
+                          (token_hash,))
+        return rows[0][0] if rows else None
+
+    # -- games ------------------------------------------------------------------------------
+    def add_game(self, game_id: str, game: str, options: dict[str, Any],
+                 clock: tuple[int, int] | None, rated: bool, seats: Sequence[str]) -> None:
+        with self._lock:
+            try:
+                with self._transaction():
+                    self._execute(
+                        "INSERT INTO games (id, game, options, clock_initial_ms, "
+                        "clock_increment_ms, rated, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (game_id, game, json.dumps(options, sort_keys=True),
+                         clock[0] if clock else None, clock[1] if clock else None,
+                         int(rated), time.time()))
+                    for seat, account in enumerate(seats):
+                        self._execute("INSERT INTO seats VALUES (?, ?, ?)",
+                                      (game_id, seat, account))
+            except Exception as exc:
+                if self._is_unique_violation(exc):
+                    raise Conflict(f"game {game_id} exists") from None
+                raise
+
+    def add_move(self, game_id: str, ply: int, move: str, left_ms: int | None = None) -> None:
+        """Ply ``ply`` (1-based) of the game and its mover's clock after it;
+        :class:`Conflict` if that ply is played."""
+        self._write("INSERT INTO moves VALUES (?, ?, ?, ?, ?)",
+                    (game_id, ply, move, left_ms, time.time()))
+
+    def reveal_moves(self, game_id: str, moves: Sequence[str]) -> None:
+        """A refereed game's moves, recorded as hidden plies while it was played, once it
+        has ended (a ply the record lacks is added)."""
+        with self._lock, self._transaction():
+            now = time.time()
+            for ply, move in enumerate(moves, start=1):
+                if self._execute("SELECT 1 FROM moves WHERE game = ? AND ply = ?",
+                                 (game_id, ply)):
+                    self._execute("UPDATE moves SET move = ? WHERE game = ? AND ply = ?",
+                                  (move, game_id, ply))
+                else:
+                    self._execute("INSERT INTO moves VALUES (?, ?, ?, NULL, ?)",
+                                  (game_id, ply, move, now))
+
+    def reveal_options(self, game_id: str, options: dict[str, Any]) -> None:
+        """A refereed game's whole options (the set-up the referee drew), once it has
+        ended."""
+        self._write("UPDATE games SET options = ? WHERE id = ?",
+                    (json.dumps(options, sort_keys=True), game_id))
+
+    def take_back(self, game_id: str, plies: int) -> None:
+        """The last ``plies`` moves off the record (an agreed takeback)."""
+        with self._lock, self._transaction():
+            rows = self._execute("SELECT MAX(ply) FROM moves WHERE game = ?", (game_id,))
+            last = int(rows[0][0] or 0)
+            self._execute("DELETE FROM moves WHERE game = ? AND ply > ?",
+                          (game_id, max(0, last - plies)))
+
+    def moves(self, game_id: str) -> list[str]:
+        return [m for m, _ in self.moves_with_clocks(game_id)]
+
+    def moves_with_clocks(self, game_id: str) -> list[tuple[str, int | None]]:
+        rows = self._read("SELECT move, left_ms FROM moves WHERE game = ? ORDER BY ply",
+                          (game_id,))
+        return [(r[0], r[1]) for r in rows]
+
+    def finish_game(self, game_id: str, status: str, result: str | None,
+                    winners: Sequence[int]) -> None:
+        self._write("UPDATE games SET status = ?, result = ?, winners = ?, ended = ? "
+                    "WHERE id = ?", (status, result, json.dumps(list(winners)), time.time(),
+                                     game_id))
+
+    def game(self, game_id: str) -> GameRecord | None:
+        rows = self._read("SELECT id, game, options, clock_initial_ms, clock_increment_ms, "
+                          "rated, status, result, winners, created FROM games WHERE id = ?",
+                          (game_id,))
+        if not rows:
+            return None
+        r = rows[0]
+        seats = self._read("SELECT account FROM seats WHERE game = ? ORDER BY seat", (game_id,))
+        return GameRecord(r[0], r[1], json.loads(r[2]),
+                          (int(r[3]), int(r[4])) if r[3] is not None else None, bool(r[5]),
+                          r[6], r[7], tuple(json.loads(r[8] or "[]")),
+                          tuple(s[0] for s in seats), float(r[9]))
+
+    def games_of(self, account: str, unfinished: bool = False) -> list[str]:
+        """Ids of ``account``'s games, oldest first (only those still being played)."""
+        sql = ("SELECT g.id FROM games g JOIN seats s ON s.game = g.id WHERE s.account = ?"
+               + (" AND g.status = 'started'" if unfinished else "") + " ORDER BY g.created")
+        return [r[0] for r in self._read(sql, (account,))]
+
+    def unfinished_games(self) -> list[str]:
+        return [r[0] for r in self._read(
+            "SELECT id FROM games WHERE status = 'started' ORDER BY created")]
+
+    # -- sessions ------------------------------------------------------------------------------
+    def add_session(self, id_hash: str, account: str, csrf: str, expires: float) -> None:
+        self._write("INSERT INTO sessions VALUES (?, ?, ?, ?)", (id_hash, account, csrf, expires))
+
+    def session(self, id_hash: str) -> tuple[str, str] | None:
+        """The account and CSRF token of an unexpired session."""
+        rows = self._read("SELECT account, csrf FROM sessions WHERE id_hash = ? AND expires > ?",
+                          (id_hash, time.time()))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def end_session(self, id_hash: str) -> None:
+        self._write("DELETE FROM sessions WHERE id_hash = ?", (id_hash,))
+
+    # -- ratings -------------------------------------------------------------------------------
+    def rating(self, account: str, game: str) -> tuple[float, float, float, int] | None:
+        rows = self._read("SELECT rating, deviation, volatility, games FROM ratings "
+                          "WHERE account = ? AND game = ?", (account, game))
+        return tuple(rows[0]) if rows else None  # type: ignore[return-value]
+
+    def set_rating(self, account: str, game: str, rating: float, deviation: float,
+                   volatility: float, games: int) -> None:
+        with self._lock, self._transaction():
+            self._execute("DELETE FROM ratings WHERE account = ? AND game = ?", (account, game))
+            self._execute("INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+                          (account, game, rating, deviation, volatility, games))
+
+
+#: what SQLite says when its file cannot be used now (not a mistake in the request)
+_SQLITE_LOST = ("disk I/O error", "database is locked", "unable to open",
+                "database or disk is full", "readonly database")
+
+
+class SqliteStore(Store):
+    """SQLite in WAL mode: readers never wait for the writer; each change is synced."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        try:
+            self._db = sqlite3.connect(str(path), isolation_level=None,
+                                       check_same_thread=False, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as exc:
+            raise StoreError(f"the database {path} cannot be opened ({exc})") from None
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self._db.execute(sql, tuple(params)).fetchall()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _is_unique_violation(self, exc: Exception) -> bool:
+        return isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in str(exc).upper()
+
+    def _is_lost(self, exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.OperationalError) and any(
+            words in str(exc) for words in _SQLITE_LOST)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class PostgresStore(Store):
+    """PostgreSQL through psycopg 3 (``postgresql://user@host:port/db``)."""
+
+    kind = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        import psycopg
+
+        self._psycopg = psycopg
+        self._url = url
+        try:
+            self._db = self._connect()
+        except psycopg.Error as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreError(f"PostgreSQL cannot be reached ({first[:160]})") from None
+
+    def _connect(self):
+        return self._psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+
+    def _is_lost(self, exc: BaseException) -> bool:
+        return isinstance(exc, (self._psycopg.OperationalError, self._psycopg.InterfaceError))
+
+    def _connect_if_lost(self) -> None:
+        if self._db.closed or self._db.broken:
+            with contextlib.suppress(Exception):
+                self._db.close()
+            self._db = self._connect()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        cur = self._db.execute(sql.replace("?", "%s"), tuple(params))  # type: ignore[arg-type]
+        return cur.fetchall() if cur.description else []
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self._db.transaction():
+            yield
+
+    def _is_unique_violation(self, exc: Exception) -> bool:
+        return isinstance(exc, self._psycopg.errors.UniqueViolation)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def open_store(url: str) -> Store:
+    """The store at ``url``: ``postgresql://…`` for PostgreSQL, else a SQLite file path
+    (``sqlite:///path``, four slashes for an absolute one, or a plain path); migrated to
+    the newest schema."""
+    if url.startswith(("postgresql://", "postgres://")):
+        store: Store = PostgresStore(url)
+    else:
+        store = SqliteStore(url.removeprefix("sqlite:///"))
+    store.migrate()
+    return store

@@ -1,0 +1,117 @@
+"""The server's store: the same tests on SQLite and on a real PostgreSQL (loopback)."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+
+import pytest
+
+from controller.server.store import Conflict, SqliteStore, StoreError, migrations, open_store
+from tests.support.postgres import Postgres
+
+_numbers = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    pg = Postgres().start()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        s = open_store(str(tmp_path / "server.sqlite3"))
+    else:
+        pg = request.getfixturevalue("postgres")
+        s = open_store(pg.fresh_database(f"t{next(_numbers)}"))
+    yield s
+    s.close()
+
+
+def test_migrations_are_numbered_and_recorded(store):
+    numbers = [n for n, _ in migrations()]
+    assert numbers == sorted(numbers) and numbers[0] == 1
+    assert store.version() == numbers[-1]
+    assert store.migrate() == numbers[-1]  # applying again changes nothing
+    rows = store._read("SELECT version FROM schema_version ORDER BY version")
+    assert [r[0] for r in rows] == numbers
+
+
+def test_accounts_and_taken_names(store):
+    store.add_account("Alice", "$argon2id$x")
+    assert store.account("alice").name == "Alice"
+    assert store.account("ALICE").password_hash == "$argon2id$x"
+    with pytest.raises(Conflict):
+        store.add_account("alice", "other")
+    assert store.account("bob") is None
+
+
+def test_devices_revocable_per_account(store):
+    store.add_account("alice", "h")
+    store.add_account("bob", "h")
+    store.add_device("d1", "alice", "kitchen board", "hash1")
+    assert store.device_account("hash1") == "alice"
+    assert not store.revoke_device("d1", "bob")  # not bob's
+    assert store.device_account("hash1") == "alice"
+    assert store.revoke_device("d1", "alice")
+    assert store.device_account("hash1") is None
+    assert not store.revoke_device("d1", "alice")  # once
+    assert store.devices("alice")[0].revoked is not None
+
+
+def test_games_moves_results(store):
+    store.add_account("alice", "h")
+    store.add_account("bob", "h")
+    store.add_game("g1", "chess", {"chess960": False}, (60000, 2000), True, ["alice", "bob"])
+    with pytest.raises(Conflict):
+        store.add_game("g1", "chess", {}, None, False, ["alice", "bob"])
+    store.add_move("g1", 1, "e2e4")
+    store.add_move("g1", 2, "e7e5")
+    with pytest.raises(Conflict):
+        store.add_move("g1", 2, "d7d5")  # a doubled ply is impossible
+    assert store.moves("g1") == ["e2e4", "e7e5"]
+    store.take_back("g1", 1)
+    assert store.moves("g1") == ["e2e4"]
+    assert store.unfinished_games() == ["g1"]
+    store.finish_game("g1", "resign", "1-0", [0])
+    record = store.game("g1")
+    assert (record.status, record.result, record.winners) == ("resign", "1-0", (0,))
+    assert record.seats == ("alice", "bob") and record.clock == (60000, 2000)
+    assert record.options == {"chess960": False} and record.rated
+    assert store.unfinished_games() == []
+    assert store.games_of("bob") == ["g1"] and store.games_of("bob", unfinished=True) == []
+
+
+def test_ratings_per_game(store):
+    store.add_account("alice", "h")
+    store.set_rating("alice", "chess", 1510.5, 180.0, 0.06, 1)
+    store.set_rating("alice", "chess", 1520.5, 170.0, 0.06, 2)
+    assert store.rating("alice", "chess") == (1520.5, 170.0, 0.06, 2)
+    assert store.rating("alice", "laotzu") is None
+
+
+def test_a_failed_migration_leaves_nothing_half_done(tmp_path, monkeypatch):
+    from controller.server import store as store_module
+
+    good = migrations()
+    broken = [*good, (good[-1][0] + 1, "CREATE TABLE extra (x TEXT);\nNOT SQL AT ALL;")]
+    monkeypatch.setattr(store_module, "migrations", lambda: broken)
+    s = SqliteStore(tmp_path / "s.sqlite3")
+    with pytest.raises(sqlite3.Error):
+        s.migrate()
+    assert s.version() == good[-1][0]  # the good ones applied, the broken one not at all
+    assert not s._read("SELECT name FROM sqlite_master WHERE name = 'extra'")
+
+
+def test_sqlite_is_in_wal_mode(tmp_path):
+    s = open_store(f"sqlite:///{tmp_path}/w.sqlite3")
+    assert s._read("PRAGMA journal_mode")[0][0] == "wal"
+
+
+def test_an_unreachable_postgresql_is_one_line():
+    with pytest.raises(StoreError) as caught:
+        open_store("postgresql://nobody:secretpw@127.0.0.1:1/none")
+    assert "secretpw" not in str(caught.value) and "\n" not in str(caught.value)
