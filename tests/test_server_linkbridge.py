@@ -419,3 +419,44 @@ def test_a_board_taking_a_seek_plays_the_seat_the_hub_gives_it(served):
         assert g.moves == ["d2d4", "d7d5"]
     finally:
         board.close()
+
+
+def test_the_club_broker_restarted_mid_game_loses_and_doubles_no_move(served):
+    """Mosquitto stopped and started twice under a server game with a linked board: once
+    while the board's move is on its way (paho holds it), once while the API player moves
+    (the bridge's view for the board waits in paho too); the game goes on and the store
+    holds each move once, in order."""
+    bob, _, bob_token = served.player("bob")
+    alice, device, token = served.player("alice")
+    board = LinkedBoard(device, token, served.broker_port)
+    api = BoardApi(served.url, bob_token, silence_s=5.0)
+    broker = served.server.broker
+    try:
+        wait(lambda: board.mqtt.connected)
+        board.seat.request(Start("br-1", "chess", {}, "", ("@bob", device)))
+        accept_challenge(served, api)
+        wait(lambda: board.views, board.pump)
+        (g,) = served.server.hub.games.values()
+        api.move(g.id, "e2e4")
+        wait(lambda: board.views[-1].ply == 1, board.pump)
+        broker.stop()
+        wait(lambda: not board.mqtt.connected)
+        board.attempt(2, "e7e5")  # sent while there is no broker
+        broker.start(served.server.logins())
+        wait(lambda: board.views[-1].ply == 2, board.pump, timeout=40)
+        broker.stop()
+        wait(lambda: not board.mqtt.connected)
+        api.move(g.id, "g1f3")  # the server takes it; the board is told once it is back
+        assert g.ply == 3
+        broker.start(served.server.logins())
+        wait(lambda: board.views[-1].ply == 3, board.pump, timeout=40)
+        board.attempt(4, "b8c6")
+        board.attempt(4, "b8c6")  # a copy, as after a reconnection: changes nothing
+        wait(lambda: board.views[-1].ply == 4, board.pump)
+        api.move(g.id, "f1b5")
+        wait(lambda: board.views[-1].ply == 5, board.pump)
+        assert [m for m, _ in served.server.store.moves_with_clocks(g.id)] == [
+            "e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]
+        assert board.views[-1].position == g.game.position_text(g.pos)
+    finally:
+        board.close()

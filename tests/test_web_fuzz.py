@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import time
 import warnings
 
 import pytest
@@ -142,7 +141,6 @@ def test_three_thousand_fuzzed_requests_get_no_500_and_no_traceback(svc):
     app = Guard(create_app(svc), policy_for("127.0.0.1", [], [], None))
     client = TestClient(app, base_url=OWN, raise_server_exceptions=True)
     statuses: dict[int, int] = {}
-    start = time.monotonic()
     try:
         for n in range(3000):
             method, path, kwargs = _request(rng)
@@ -165,7 +163,6 @@ def test_three_thousand_fuzzed_requests_get_no_500_and_no_traceback(svc):
         root.removeHandler(caught)
     assert not caught.records, [r.getMessage() for r in caught.records[:5]]
     assert sum(statuses.values()) == 3000 and statuses.get(200, 0) > 100, statuses
-    assert time.monotonic() - start < 60, statuses
 
 
 @pytest.mark.service(game="chess")

@@ -178,8 +178,9 @@ def play(club, apis, game_id, seed=1, max_plies=600):
     seats = [Seat(api, game_id, seed + i, max_plies) for i, api in enumerate(apis)]
     for s in seats:
         s.start()
+    deadline = time.monotonic() + 90  # (a 600-ply dice game on a loaded machine)
     for s in seats:
-        s.join(30)
+        s.join(max(0.0, deadline - time.monotonic()))
         assert not s.is_alive(), "a seat is still playing"
         assert s.problem is None, s.problem
     return seats
