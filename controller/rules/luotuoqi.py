@@ -133,6 +133,14 @@ BYPASS_STEPS = tuple(
           for d in DIAGONAL)
     for c in range(N_CELLS))
 
+# Per cell, for each diagonal (BYPASS_STEPS' order): the cells a Bypasser's slide along it
+# may land on or remove a piece from, as a bitboard (an evasion walks only the diagonals
+# that touch the check).
+BYPASS_REACH = tuple(
+    tuple(sum(1 << x for x in {*cells, *(v for fresh in victims for v in fresh)})
+          for cells, victims in BYPASS_STEPS[c])
+    for c in range(N_CELLS))
+
 
 def _build_bypass_attackers() -> tuple:
     """For a cell X: (source, cells that must be empty) of each shortest Bypasser slide
@@ -1287,15 +1295,25 @@ class Luotuoqi(Game):
             elif kind == "D":  # lands on an attack's cell, or bypasses an attacker
                 if not (DIAGONAL_REACH[c] & touched or BIT[c] & bypassing):
                     continue
-                candidates: list[Move] = []
-                self._piece_moves(pos, c, pc, candidates)
                 free = single and c not in pinned
-                for m in candidates:
-                    caps = m.captures
-                    if (BIT[m.target] & touched or any(BIT[v] & touched for v in caps)) and (
-                            free and not caps
-                            or safe_after(board, m, king, them, enemy_d, enemy)):
-                        add(m)
+                quiet = (_MOVES.get((c, pc)) or _moves_of(c, pc)).quiet
+                for (cells, new_victims), reach in zip(BYPASS_STEPS[c], BYPASS_REACH[c],
+                                                       strict=True):
+                    if not reach & touched:
+                        continue
+                    caps: tuple[int, ...] = ()
+                    for t, fresh in zip(cells, new_victims, strict=True):  # as _piece_moves
+                        if board[t] is not None:
+                            break
+                        for v in fresh:
+                            q = board[v]
+                            if q is not None and q.owner != me:
+                                caps += (v,)
+                        if BIT[t] & touched or any(BIT[v] & touched for v in caps):
+                            m = Move("move", c, t, pc, None, caps) if caps else quiet[t]
+                            if free and not caps or safe_after(board, m, king, them,
+                                                               enemy_d, enemy):
+                                add(m)
             elif helps & (MULE_MASK[c] if kind == "M" else EAGLET_MASK[me][c] if kind == "E"
                           else ROOK_CAMEL_REACH[c] if kind == "R"
                           else LINES_NEAR_MASK[c][pc.height]):  # on an empty board it reaches one
