@@ -6,7 +6,10 @@ legal-move listing is timed alternately with a python-chess listing of a random 
 position, over several rounds; the ratio *python-chess time per position ÷ ours* is
 printed per round as median (min–max), for every kind of position: all, the mover holds
 the Cube, in check (against python-chess positions in check), many Towers (≥ 3 of the
-mover's), none of these.  Also the slowest position and perft leaves per second.
+mover's), none of these.  Random play reaches few checks (3 of the 180 positions), so a
+second set of positions in check, the first ones met in seeded random games (ours and
+python-chess's alike), is timed in the same rounds.  Also the slowest position and perft
+leaves per second.
 python-chess is a benchmark-only comparison; the product never imports it.
 """
 
@@ -57,39 +60,80 @@ def kinds_of(text: str) -> list[str]:
     return kinds
 
 
+def check_positions(n: int, seed: int = SEED) -> list[str]:
+    """Position texts of ``n`` positions in check: the first one (with a move) of each
+    seeded random Lùotuoqí game that reaches one."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < n:
+        pos = GAME.start()
+        for _ in range(MAX_PLIES):
+            moves = GAME.legal_moves(pos)
+            if not moves or GAME.outcome(pos):
+                break
+            if GAME.in_check(pos):
+                out.append(GAME.position_text(pos))
+                break
+            pos.push(rng.choice(moves))
+    return out
+
+
+def chess_check_positions(n: int, seed: int = SEED) -> list[str]:
+    """FENs of ``n`` chess positions in check, found the same way with python-chess."""
+    import chess  # benchmark-only comparison
+
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < n:
+        board = chess.Board()
+        for _ in range(MAX_PLIES):
+            moves = list(board.legal_moves)
+            if not moves or board.is_game_over():
+                break
+            if board.is_check():
+                out.append(board.fen())
+                break
+            board.push(rng.choice(moves))
+    return out
+
+
 KIND_TITLES = {
     "all": "every position",
     "cube": "the mover holds the Cube",
     "check": "in check",
     "towers": "≥ 3 Towers of the mover",
     "plain": "none of these",
+    "checks": "in check, the first check of each seeded game",
 }
 
 
-def listing(n: int, rounds: int, repeat: int) -> dict:
-    """Interleaved listing times: per position our best CPU time and python-chess's."""
+def listing(n: int, rounds: int, repeat: int, checks: int = 0) -> dict:
+    """Interleaved listing times: per position our best CPU time and python-chess's (the
+    ``n`` positions of random play, then ``checks`` positions in check of each)."""
     import chess
 
-    ours_texts = random_positions(n)
-    theirs_fens = chess_random_positions(n, SEED, MAX_PLIES)
+    ours_texts = random_positions(n) + check_positions(checks)
+    theirs_fens = chess_random_positions(n, SEED, MAX_PLIES) + chess_check_positions(checks)
     ours_pos = [GAME.parse_position(t) for t in ours_texts]
     boards = [chess.Board(f) for f in theirs_fens]
-    ours_t = [[0.0] * n for _ in range(rounds)]
-    theirs_t = [[0.0] * n for _ in range(rounds)]
+    total = n + checks
+    ours_t = [[0.0] * total for _ in range(rounds)]
+    theirs_t = [[0.0] * total for _ in range(rounds)]
     legal = GAME.legal_moves
     for r in range(rounds):
-        for i in range(n):
+        for i in range(total):
             pos, board = ours_pos[i], boards[i]
             ours_t[r][i] = cpu_per_call(lambda pos=pos: legal(pos), repeat)
             theirs_t[r][i] = cpu_per_call(lambda b=board: list(b.legal_moves), repeat)
-    kinds = [kinds_of(t) for t in ours_texts]
-    their_check = [i for i, b in enumerate(boards) if b.is_check()]
+    kinds = [kinds_of(t) for t in ours_texts[:n]] + [["checks"]] * checks
+    their_check = [i for i, b in enumerate(boards[:n]) if b.is_check()]
     rows = []
     for kind in KIND_TITLES:
-        mine = [i for i in range(n) if kind in kinds[i]]
+        mine = [i for i in range(total) if kind in kinds[i]]
         if not mine:
             continue
-        ref = their_check if kind == "check" and their_check else list(range(n))
+        ref = (list(range(n, total)) if kind == "checks" else
+               their_check if kind == "check" and their_check else list(range(n)))
         ratios, ours_us, theirs_us = [], [], []
         for r in range(rounds):
             o = statistics.fmean(ours_t[r][i] for i in mine)
@@ -104,8 +148,8 @@ def listing(n: int, rounds: int, repeat: int) -> dict:
                      "their_positions": len(ref), "their_moves": their_moves,
                      "theirs_us": statistics.median(theirs_us), "ratios": ratios,
                      "per_move": [r * moves / their_moves for r in ratios]})
-    best = [min(ours_t[r][i] for r in range(rounds)) for i in range(n)]
-    worst = max(range(n), key=best.__getitem__)
+    best = [min(ours_t[r][i] for r in range(rounds)) for i in range(total)]
+    worst = max(range(total), key=best.__getitem__)
     return {"rows": rows, "worst_us": best[worst] * 1e6, "worst_text": ours_texts[worst],
             "worst_moves": len(legal(ours_pos[worst])), "rounds": rounds}
 
@@ -169,8 +213,9 @@ def perft(rounds: int, quick: bool) -> dict:
 
 def run(quick: bool = False) -> dict:
     """Every figure of this benchmark (``benchmarks.run_all`` writes them to the docs)."""
-    n, rounds, repeat = (60, 3, 2) if quick else (180, 5, 5)
-    return {"listing": listing(n, rounds, repeat), "perft": perft(3 if not quick else 2, quick),
+    n, rounds, repeat, checks = (60, 3, 2, 20) if quick else (180, 5, 5, 60)
+    return {"listing": listing(n, rounds, repeat, checks),
+            "perft": perft(3 if not quick else 2, quick),
             "games": in_game_order(10 if quick else 40, MAX_PLIES)}
 
 

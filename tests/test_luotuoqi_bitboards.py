@@ -1,7 +1,8 @@
 """Lùotuoqí's bitboard filters (``controller/rules/luotuoqi.py``): the other side's cells by
-kind, the King's threats that skip lines without an attacker, the King's steps that test
-only the sliders standing where they might attack, and the reach masks that skip pieces
-which cannot help in check — each held against the plain rules on seeded random games."""
+kind, the King's threats (every attack, every pinned piece) that skip lines without an
+attacker, the King's steps that test only the sliders standing where they might attack,
+and the reach masks that skip pieces which cannot help in check — each held against the
+plain rules on seeded random games."""
 
 from __future__ import annotations
 
@@ -50,16 +51,17 @@ def test_safe_cells_agree_with_attacked_on_every_cell():
                     GAME.position_text(pos), x, them)
 
 
-def test_threats_with_bitboards_find_the_check_and_every_exposer():
+def test_checks_with_bitboards_find_the_check_and_every_exposer():
     for pos in _positions(8, 70, 13):
         board = pos.board
         me = pos.turn
         king = GAME._king(board, me)
-        check, exposers = GAME._threats(board, king, 1 - me, GAME.bypassers(board, 1 - me),
-                                        GAME._cells_by_kind(board, 1 - me))
-        assert (check is not None) == GAME.attacked(board, king, 1 - me), \
-            GAME.position_text(pos)
-        if check is None:
+        attacks, attackers, exposers = GAME._checks(
+            board, king, 1 - me, GAME.bypassers(board, 1 - me),
+            GAME._cells_by_kind(board, 1 - me))
+        assert bool(attacks) == GAME.attacked(board, king, 1 - me), GAME.position_text(pos)
+        assert len(attackers) == len(attacks)
+        if not attacks:
             for c, p in enumerate(board):
                 if p is not None and p.owner == me and p.kind != "K":
                     assert (c in exposers) == GAME.exposes(board, king, c, 1 - me), (

@@ -1,7 +1,7 @@
 """The shortcuts of Lùotuoqí's fast move listing against the rules read literally.
 
 ``_plain`` lists legal moves from kept tables, skips make/undo for pieces that cannot
-expose the King and tries only evasions in check; ``_cube_moves`` decides the Cube option
+expose the King and generates only evasions in check; ``_cube_moves`` decides the Cube option
 from table check tests and one-step *witnesses* of a second move.  Each is compared here
 with make/undo of every pseudo-legal move, over random walks from positions chosen to
 stress them: the Cube with the mover, pins, checks, many Towers and merges.
@@ -56,7 +56,7 @@ def _check(pos):
     board = pos.board
     king = GAME._king(board, me)
     if not GAME.attacked(board, king, 1 - me):
-        _, exposers = GAME._threats(board, king, 1 - me, GAME.bypassers(board, 1 - me))
+        _, _, exposers = GAME._checks(board, king, 1 - me, GAME.bypassers(board, 1 - me))
         for c, p in enumerate(board):
             if p is not None and p.owner == me and p.kind != "K":
                 assert (c in exposers) == GAME.exposes(board, king, c, 1 - me), (

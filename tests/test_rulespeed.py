@@ -161,12 +161,14 @@ def test_goals_after_a_subset_rewrite_their_rows_and_keep_the_others() -> None:
         "| Lùotuoqí slowest position ≤ 1 ms | 0.17 ms | met |",
         "| Board.feed p99 ≤ 0.2 ms: chess | 0.190 ms | met |", ""])
     results = {"luotuoqi": {"listing": {"worst_us": 2000.0, "rows": [
-        {"title": "every position", "ratios": [1.1, 1.2, 1.3]}]}}}
+        {"title": "every position", "ratios": [1.1, 1.2, 1.3], "per_move": [0.9, 0.95, 1.0]}]}}}
     table = goals_table(results, earlier).splitlines()
-    assert table[2:6] == [
+    assert table[2:7] == [
         "| listing, per position, Chess ≥ 1.0 × python-chess | 1.76 | met |",
         "| Lùotuoqí listing, every position ≥ 1.0 × python-chess | 1.20 | met |",
         "| Lùotuoqí slowest position ≤ 1 ms | 2.00 ms | **not met** |",
+        "| Lùotuoqí listing per listed move, every position ≥ 1.0 × python-chess | 0.95 | "
+        "**not met** |",
         ""]
     assert not any("Board.feed" in row for row in table)
     assert "Rows of rules are from an earlier run" in table[-1]

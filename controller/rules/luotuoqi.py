@@ -9,8 +9,9 @@ Speed: every table a move generator needs is built once at import from the ``squ
 shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
 legality avoids make/undo for moves that cannot expose the King, and the Cube option is
 decided per piece from bitboards and robust witnesses, its variants taken from the same
-kept tables (``_listing``).  ``tests/test_luotuoqi_speed_paths.py`` and
-``tests/test_luotuoqi_fast_listing.py`` hold every shortcut against the literal rules;
+kept tables (``_listing``); in check only the evasions are generated (``_evasions``).
+``tests/test_luotuoqi_speed_paths.py``, ``tests/test_luotuoqi_fast_listing.py`` and
+``tests/test_luotuoqi_evasions.py`` hold every shortcut against the literal rules;
 ``docs/performance.md`` has the figures.
 
 Long module: the literal rules and their fast paths side by side, so each shortcut is
@@ -131,6 +132,14 @@ BYPASS_STEPS = tuple(
     tuple((RAYS[d][c], tuple(v[len(BYPASS_VICTIMS[d][c][i - 1]) if i else 0:]
                              for i, v in enumerate(BYPASS_VICTIMS[d][c])))
           for d in DIAGONAL)
+    for c in range(N_CELLS))
+
+# Per cell, for each diagonal (BYPASS_STEPS' order): the cells a Bypasser's slide along it
+# may land on or remove a piece from, as a bitboard (an evasion walks only the diagonals
+# that touch the check).
+BYPASS_REACH = tuple(
+    tuple(sum(1 << x for x in {*cells, *(v for fresh in victims for v in fresh)})
+          for cells, victims in BYPASS_STEPS[c])
     for c in range(N_CELLS))
 
 
@@ -269,10 +278,12 @@ class _Moves:
 
     ``quiet[t]``/``capture[t]``: the move to an empty / enemy-held ``t`` (Tower: all the
     whole and split moves that get there, as a tuple); ``rays``: per direction, the cells
-    within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them.
+    within reach and ``prefixes[k]``, the quiet moves to the first ``k`` of them;
+    ``ray_masks``: each ray's cells as a bitboard (an evasion walks only the rays that
+    touch the check).
     """
 
-    __slots__ = ("o", "piece", "quiet", "quiet_cube", "capture", "merge", "rays")
+    __slots__ = ("o", "piece", "quiet", "quiet_cube", "capture", "merge", "rays", "ray_masks")
 
     def __init__(self, o: int, piece: Piece):
         self.o, self.piece = o, piece
@@ -292,6 +303,7 @@ class _Moves:
             self.quiet_cube = _CubeVariants(self.quiet)
             self.rays = (self._rays(ORTHOGONAL, MAX_TOWER, lambda t: (self.quiet[t],))
                          if kind == "R" else ())
+        self.ray_masks = tuple(_bits(cells) for cells, _, _ in self.rays)
 
     def _rays(self, directions, reach: int, moves_to) -> tuple:
         """Per direction: (cells, prefixes, the prefixes' Cube variants, built when asked)."""
@@ -835,7 +847,8 @@ class Luotuoqi(Game):
         robust witnesses serve it (:meth:`_cube_setup`), the Cube variants of its quiet
         moves come from the same tables alongside.  Pinned pieces, the King, bypass
         captures that empty a cell an attack on the King may need, and Cube options the
-        bulk test cannot decide are tested one by one.  In check: :meth:`_plain`.
+        bulk test cannot decide are tested one by one.  In check: :meth:`_evasions`, their
+        Cube variants by :meth:`_cube_evasions`.
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
@@ -863,13 +876,12 @@ class Luotuoqi(Game):
                     x = c
                 elif kind == "T" or kind == "R":
                     sliders.append((c, p))
-        check, exposers = self._threats(board, king, them, enemy_d, enemy)
-        if check is not None:
-            moves = self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, enemy)
+        attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
+        if attacks:
+            moves = self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
+                                   attackers, exposers)
             if cube:
-                my_d = [c for c, p in own if p.kind == "D"]
-                moves += [_cube_variant(m) for m in moves if not m.captures
-                          and self._cube_option_in_check(pos, m, x, own, my_d)]
+                moves += self._cube_evasions(pos, moves, own, king, x)
             return moves
         out: list[Move] = []
         add = out.append
@@ -1173,8 +1185,7 @@ class Luotuoqi(Game):
         Make/undo is needed only when a line onto the King may open: King moves are
         tested on the board without the King; when not in check, a piece whose removal
         does not expose the King can make every move that removes no other piece; in
-        check, only moves that take the checker or land on a cell its attack needs empty
-        can help, and only those are tried.
+        check, only the evasions are generated (:meth:`_evasions`).
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
@@ -1197,24 +1208,16 @@ class Luotuoqi(Game):
                     sliders.append((c, p))
                 elif kind == "T" or kind == "R":
                     sliders.append((c, p))
-        check, exposers = self._threats(board, king, them, enemy_d, enemy)
-        return self._plain_from(pos, own, sliders, enemy_d, king, check, exposers, enemy,
-                                first_only)
-
-    def _plain_from(self, pos: Position, own: list[tuple[int, Piece]],
-                    sliders: list[tuple[int, Piece]], enemy_d: list[int], king: int,
-                    check: set[int] | None, exposers: set[int], enemy: dict[str, int],
-                    first_only: bool = False) -> list[Move]:
-        """:meth:`_plain` once the board is scanned and the King's threats are known
-        (``enemy``: the other side's cells by kind, as bitboards)."""
+        attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
+        if attacks:
+            return self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
+                                  attackers, exposers, first_only)
         board = pos.board
         them = 1 - pos.turn
-        checked = check is not None
         out: list[Move] = []
         add = out.append
         piece_moves = self._piece_moves
         candidates: list[Move] = []
-        helps = _bits(check) if checked else 0  # the cells a move that helps must touch
         for c, pc in own:
             if c == king:
                 candidates.clear()
@@ -1225,19 +1228,6 @@ class Luotuoqi(Game):
                                             them, enemy)
                     board[c] = pc
                     out += [m for m in candidates if m.target in safe]
-            elif checked:
-                kind = pc.kind
-                if kind != "D" and not helps & (
-                        MULE_MASK[c] if kind == "M" else EAGLET_MASK[pc.owner][c] if kind == "E"
-                        else ROOK_CAMEL_REACH[c] if kind == "R"
-                        else LINES_NEAR_MASK[c][pc.height]):
-                    continue  # it reaches none of them on any board (a Bypasser always may)
-                candidates.clear()
-                piece_moves(pos, c, pc, candidates)
-                for m in candidates:
-                    if (m.target in check or m.captures and not check.isdisjoint(m.captures)
-                            ) and self._safe_after(board, m, king, them, enemy_d, enemy):
-                        add(m)
             elif (exposed := c in exposers) or pc.kind == "D":
                 candidates.clear()
                 piece_moves(pos, c, pc, candidates)
@@ -1256,8 +1246,125 @@ class Luotuoqi(Game):
                 piece_moves(pos, c, pc, out)  # nothing it does can expose the King
             if first_only and out:
                 return out
-        if not checked:
-            out += self._castling_moves(pos, king, enemy_d)
+        out += self._castling_moves(pos, king, enemy_d)
+        return out
+
+    def _evasions(self, pos: Position, own: list[tuple[int, Piece]],
+                  sliders: list[tuple[int, Piece]], enemy_d: list[int], king: int,
+                  enemy: dict[str, int], attacks: list[int], attackers: list[int],
+                  pinned: set[int], first_only: bool = False) -> list[Move]:
+        """The legal moves of a player in check, in :meth:`pseudo_moves`' order, generated
+        as evasions instead of listed and filtered.
+
+        Besides the King's steps, a move helps only if it lands on a cell of every attack
+        (the attacker's, or one its line or path needs empty: :meth:`_checks`) or, a
+        Bypasser's, removes an attacker; a merge or a promotion never does.  So each piece
+        walks only the targets among those cells.  Against a single attack such a move
+        of a piece whose leaving exposes nothing is legal as it stands (it takes the
+        attacker or blocks, and its arrival only blocks); a pinned piece's, a bypass
+        capture's (its victims vacate cells) and every move against two attacks are made
+        on the board and tested.
+        """
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        helps, touched = -1, 0  # the cells on every attack, on any attack
+        for cells in attacks:
+            helps &= cells
+            touched |= cells
+        bypassing = 0  # the cells from which a Bypasser's slide may remove an attacker
+        for a in attackers:
+            bypassing |= BYPASS_SOURCES_MASK[a]
+        single = len(attacks) == 1
+        safe_after = self._safe_after
+        out: list[Move] = []
+        add = out.append
+        extend = out.extend
+        for c, pc in own:
+            kind = pc.kind
+            start = len(out)
+            if c == king:
+                targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
+                if targets:
+                    board[c] = None
+                    safe = self._safe_cells(board, targets, sliders, them, enemy)
+                    board[c] = pc
+                    if safe:
+                        table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+                        for t in targets:
+                            if t in safe:
+                                add(table.capture_on(t) if board[t] else table.quiet[t])
+            elif kind == "D":  # lands on an attack's cell, or bypasses an attacker
+                if not (DIAGONAL_REACH[c] & touched or BIT[c] & bypassing):
+                    continue
+                free = single and c not in pinned
+                quiet = (_MOVES.get((c, pc)) or _moves_of(c, pc)).quiet
+                for (cells, new_victims), reach in zip(BYPASS_STEPS[c], BYPASS_REACH[c],
+                                                       strict=True):
+                    if not reach & touched:
+                        continue
+                    caps: tuple[int, ...] = ()
+                    for t, fresh in zip(cells, new_victims, strict=True):  # as _piece_moves
+                        if board[t] is not None:
+                            break
+                        for v in fresh:
+                            q = board[v]
+                            if q is not None and q.owner != me:
+                                caps += (v,)
+                        if BIT[t] & touched or any(BIT[v] & touched for v in caps):
+                            m = Move("move", c, t, pc, None, caps) if caps else quiet[t]
+                            if free and not caps or safe_after(board, m, king, them,
+                                                               enemy_d, enemy):
+                                add(m)
+            elif helps & (MULE_MASK[c] if kind == "M" else EAGLET_MASK[me][c] if kind == "E"
+                          else ROOK_CAMEL_REACH[c] if kind == "R"
+                          else LINES_NEAR_MASK[c][pc.height]):  # on an empty board it reaches one
+                table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+                if kind == "E" or kind == "M":
+                    for t in (EAGLET_TARGETS[me] if kind == "E" else MULE_TARGETS)[c]:
+                        if BIT[t] & helps:
+                            q = board[t]
+                            if q is None:
+                                add(table.quiet[t])
+                            elif q.owner != me:
+                                add(table.capture_on(t))
+                else:  # a Tower (whole and split parts) or a Rook-Camel: its rays, in order
+                    tower = kind == "T"
+                    quiet = table.quiet
+                    for (cells, _, _), mask in zip(table.rays, table.ray_masks, strict=True):
+                        if not mask & helps:
+                            continue
+                        dist = 0
+                        for t in cells:
+                            dist += 1
+                            q = board[t]
+                            if q is None:
+                                if BIT[t] & helps:
+                                    if tower:
+                                        extend(quiet[t])
+                                    else:
+                                        add(quiet[t])
+                                continue
+                            if q.owner != me and BIT[t] & helps:
+                                if tower:
+                                    extend(table.tower_captures(t, dist))
+                                else:
+                                    add(table.capture_on(t))
+                            break
+                    if not tower:
+                        for p1, p2, targets in CAMEL[c]:
+                            if board[p1] is None and board[p2] is None:
+                                for t in targets:
+                                    if BIT[t] & helps:
+                                        q = board[t]
+                                        if q is None:
+                                            add(quiet[t])
+                                        elif q.owner != me:
+                                            add(table.capture_on(t))
+                if (not single or c in pinned) and len(out) > start:
+                    out[start:] = [m for m in out[start:]
+                                   if safe_after(board, m, king, them, enemy_d, enemy)]
+            if first_only and out:
+                return out
         return out
 
     @staticmethod
@@ -1271,42 +1378,49 @@ class Luotuoqi(Game):
         return out
 
     @staticmethod
-    def _threats(board: list, x: int, by: int, bypassers: list[int],
-                 enemy: dict[str, int] | None = None) -> tuple[set[int] | None, set[int]]:
-        """What ``by`` threatens on ``x``, in one walk along ``x``'s lines: (None if ``by``
-        does not attack ``x``, else for one attack on it the attacker's cell and the cells
-        the attack needs empty — a move that helps must touch one; when ``x`` is not
-        attacked, the cells whose emptying alone would let ``by`` attack it — every cell
-        :meth:`exposes` says yes for).  ``enemy``: ``by``'s cells by kind, as bitboards —
-        a line without a Tower or Rook-Camel of ``by`` on it is not walked (found from the
-        board when not given)."""
+    def _checks(board: list, x: int, by: int, bypassers: list[int],
+                enemy: dict[str, int] | None = None) -> tuple[list[int], list[int], set[int]]:
+        """What ``by`` threatens on ``x``, in one walk along ``x``'s lines: every attack
+        on it, each as a bitboard of the attacker's cell and the cells the attack needs
+        empty (a move that answers it must land on one); the attackers' cells; and the
+        cells whose emptying alone would add an attack — the pinned pieces, every cell
+        :meth:`exposes` says yes for when ``x`` is not attacked.  ``enemy``: ``by``'s
+        cells by kind, as bitboards — a line without a Tower or Rook-Camel of ``by`` on it
+        is not walked (found from the board when not given)."""
         if enemy is None:
             enemy = Luotuoqi._cells_by_kind(board, by)
+        attacks: list[int] = []
+        attackers: list[int] = []
         for piece, cells, mask in (
                 (MULE_OF[by], MULE_TARGETS[x], MULE_MASK[x] & enemy["M"]),
                 (KING_OF[by], KING_STEPS[x], KING_MASK[x] & enemy["K"]),
                 (EAGLET_OF[by], EAGLET_ATTACKERS[by][x], EAGLET_FROM_MASK[by][x] & enemy["E"])):
             if mask:
-                return {next(c for c in cells if board[c] == piece)}, set()
-        exposers: set[int] = set()
+                for c in cells:
+                    if board[c] == piece:
+                        attacks.append(BIT[c])
+                        attackers.append(c)
+        pinned: set[int] = set()
         towers, rook_camels = enemy["T"], enemy["R"]
         for orthogonal, ray, ray_mask in KING_LINES[x]:
             if not (towers | rook_camels if orthogonal else towers) & ray_mask:
-                continue  # no attacker on this line: nothing to attack or uncover
+                continue  # no attacker on this line
             first = -1
             for dist, c in enumerate(ray, start=1):
                 p = board[c]
                 if p is None:
                     continue
-                attacks = p.owner == by and (p.kind == "R" and orthogonal
-                                             or p.kind == "T" and p.height >= dist)
+                attacks_x = p.owner == by and (p.kind == "R" and orthogonal
+                                               or p.kind == "T" and p.height >= dist)
                 if first < 0:
-                    if attacks:
-                        return set(ray[:dist]), set()
+                    if attacks_x:
+                        attacks.append(_bits(ray[:dist]))
+                        attackers.append(c)
+                        break
                     first = c
                     continue
-                if attacks:
-                    exposers.add(first)
+                if attacks_x:
+                    pinned.add(first)
                 break
         for s, p1, p2 in (CAMEL_ATTACKERS[x] if rook_camels & CAMEL_SOURCES_MASK[x] else ()):
             p = board[s]
@@ -1314,20 +1428,23 @@ class Luotuoqi(Game):
                 a, b = board[p1], board[p2]
                 if a is None:
                     if b is None:
-                        return {s, p1, p2}, set()
-                    exposers.add(p2)
+                        attacks.append(BIT[s] | BIT[p1] | BIT[p2])
+                        attackers.append(s)
+                    else:
+                        pinned.add(p2)
                 elif b is None:
-                    exposers.add(p1)
+                    pinned.add(p1)
         for s in bypassers:
             need = BYPASS_NEED[s].get(x)
             if need is None:
                 continue
             occupied = [c for c in need if board[c] is not None]
             if not occupied:
-                return {s, *need}, set()
-            if len(occupied) == 1:
-                exposers.add(occupied[0])
-        return None, exposers
+                attacks.append(BIT[s] | _bits(need))
+                attackers.append(s)
+            elif len(occupied) == 1:
+                pinned.add(occupied[0])
+        return attacks, attackers, pinned
 
     @staticmethod
     def _safe_cells(board: list, cells: list[int], sliders: list[tuple[int, Piece]],
@@ -1402,7 +1519,7 @@ class Luotuoqi(Game):
         """Bitboards for the enemy King on ``x`` (not attacked): the cells on its lines up to
         and including the first piece, all and the orthogonal ones (where a slider arriving
         may attack it), and the own cells whose emptying alone would let ``me`` attack it
-        (as :meth:`_threats` finds them)."""
+        (as :meth:`_checks` finds them)."""
         visible = orthogonal = uncovers = 0
         for d in GRID_DIRECTIONS:
             straight = d in ORTHOGONAL
@@ -1492,27 +1609,8 @@ class Luotuoqi(Game):
                      for c, t2, _ in witnesses)
             board[o], board[t] = pc, None
             return ok or self._cube_option_in_full(pos, _cube_variant(m))
-        # does the moved piece attack the enemy King from its target?
-        if kind == "M":
-            if x in MULE_SET[t]:
-                return False
-        elif kind == "E":
-            if x in EAGLET_SET[me][t]:
-                return False
-        elif kind == "D":
-            need = BYPASS_NEED[t].get(x)
-            if need is not None and all(board[c] is None or c == vacated for c in need):
-                return False
-        else:
-            line = LINE_TO[t].get(x)
-            if line is not None and (line[2] if kind == "R" else pc.height >= line[0]) \
-                    and all(board[c] is None or c == vacated for c in line[1]):
-                return False
-            if kind == "R":
-                passes = CAMEL_PASS[t].get(x)
-                if passes is not None and all(board[c] is None or c == vacated
-                                              for c in passes):
-                    return False
+        if self._checks_on_arrival(board, pc, t, x, vacated):
+            return False
         opened = vacated in KING_WATCH[king]  # the first move may open a line onto the King
         for c, t2, robust in witnesses:
             if c != o and c != t and t2 != t and (robust or not opened):
@@ -1524,12 +1622,77 @@ class Luotuoqi(Game):
         board[o], board[t] = saved
         return ok or self._cube_option_in_full(pos, _cube_variant(m))
 
+    @staticmethod
+    def _checks_on_arrival(board: list, pc: Piece, t: int, x: int, vacated: int) -> bool:
+        """Does ``pc`` (not a King), arriving on ``t``, attack the enemy King on ``x``?  The
+        board is as before the move, ``vacated`` the cell the move empties (or -1)."""
+        kind = pc.kind
+        if kind == "M":
+            return x in MULE_SET[t]
+        if kind == "E":
+            return x in EAGLET_SET[pc.owner][t]
+        if kind == "D":
+            need = BYPASS_NEED[t].get(x)
+            return need is not None and all(board[c] is None or c == vacated for c in need)
+        line = LINE_TO[t].get(x)
+        if line is not None and (line[2] if kind == "R" else pc.height >= line[0]) \
+                and all(board[c] is None or c == vacated for c in line[1]):
+            return True
+        if kind == "R":
+            passes = CAMEL_PASS[t].get(x)
+            return passes is not None and all(board[c] is None or c == vacated
+                                              for c in passes)
+        return False
+
+    def _cube_evasions(self, pos: Position, moves: list[Move], own: list[tuple[int, Piece]],
+                       king: int, x: int) -> list[Move]:
+        """The Cube variants of the quiet ones among the legal evasions ``moves``.
+
+        From the board as it stands: the first move gives check if the piece checks on
+        arrival or its leaving exposes the enemy King ``x`` (then made and tested, as it
+        may block again); a robust witness (:meth:`_robust_witnesses`, for
+        a King's step robust for its new cell too) untouched by the move is a legal
+        second move, as no attack on the King can depend on its cell.  The others are
+        tried on the board (:meth:`_cube_option_in_check`)."""
+        quiet = [m for m in moves if not m.captures]
+        if not quiet:
+            return []
+        board = pos.board
+        me = pos.turn
+        witnesses = self._robust_witnesses(board, own, king)
+        mine: dict[str, int] = {}  # the fallback's bitboards, built when first needed
+        my_d: list[int] = []
+        out: list[Move] = []
+        for m in quiet:  # every quiet evasion is a kept move (:meth:`_evasions`)
+            o, t, pc = m.origin, m.target, m.piece
+            vacated = o if m.left is None else -1
+            if vacated < 0 or not self.exposes(board, x, vacated, me):
+                if pc.kind == "K":
+                    if any(t2 != t and not BIT[c] & WATCH_MASK[t] for c, t2 in witnesses):
+                        out.append(_cube_of_kept(m))
+                        continue
+                elif self._checks_on_arrival(board, pc, t, x, vacated):
+                    continue
+                elif any(c != o and c != t and t2 != t for c, t2 in witnesses):
+                    out.append(_cube_of_kept(m))
+                    continue
+            if not mine:
+                mine = dict.fromkeys(KINDS, 0)
+                for c, p in own:
+                    mine[p.kind] |= BIT[c]
+                my_d = [c for c, p in own if p.kind == "D"]
+            if self._cube_option_in_check(pos, m, x, own, my_d, mine):
+                out.append(_cube_of_kept(m))
+        return out
+
     def _cube_option_in_check(self, pos: Position, m: Move, x: int,
-                              own: list[tuple[int, Piece]], my_d: list[int]) -> bool:
+                              own: list[tuple[int, Piece]], my_d: list[int],
+                              mine: dict[str, int]) -> bool:
         """The Cube option of the legal, quiet evasion ``m``: made on the board alone, then
         no check on the enemy King ``x``, and a second move found as a one-step move of a
         piece whose leaving does not expose the King or a safe step of the King (else
-        searched in full); ``my_d``: the mover's Bypassers before the move."""
+        searched in full); ``my_d``, ``mine``: the mover's Bypassers, its cells by kind
+        (bitboards), before the move."""
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         o, t = m.origin, m.target
@@ -1539,8 +1702,12 @@ class Luotuoqi(Game):
         else:
             board[o], board[t] = m.left, m.piece
         try:
-            # a Bypasser's old cell is empty now (``attacked`` allows that)
-            if self.attacked(board, x, me, my_d + [t] if m.piece.kind == "D" else my_d):
+            # the moved piece's old cell is empty now or holds what stayed (``attacked``
+            # allows both); its new cell is added
+            kind = m.piece.kind
+            after = dict(mine)
+            after[kind] |= BIT[t]
+            if self.attacked(board, x, me, my_d + [t] if kind == "D" else my_d, after):
                 return False
             king = t if m.piece.kind == "K" else next(c for c, p in own if p.kind == "K")
             # ``m`` is a legal evasion: the King is not attacked now
