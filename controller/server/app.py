@@ -132,8 +132,10 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
             hub.close()
 
     async def health(request) -> JSONResponse:
-        return JSONResponse({"ok": True, "store": store.kind, "games": len(hub.games),
-                             "worker": cluster.worker if cluster else None})
+        health = {"ok": True, "store": store.kind, "games": len(hub.games)}
+        if cluster is not None:
+            health["worker"] = cluster.worker
+        return JSONResponse(health)
 
     app = Starlette(routes=[*board.routes(), *pages.routes(), *ExportRoutes(store, hub.io).routes(),
                             Route("/health", health),
