@@ -144,6 +144,9 @@ class ClusterHub(Hub):
         self.settings = settings
         self.worker = settings.worker
         self.link: ClusterLink | None = None
+        #: refereed games this worker cannot hold (no truth in the store: started on one
+        #: process before cluster mode): told once, not read again at every sweep
+        self._unreadable: set[str] = set()
 
     # -- the store's turn, the referee's truth ------------------------------------------
     def _turn_of(self, g: LiveGame) -> dict[str, Any]:
@@ -245,6 +248,7 @@ class ClusterHub(Hub):
         if g.refereed:
             self._adopt(g, truth)
             if not g.views:
+                self._unreadable.add(g.id)
                 return None
         g.turn_started = self._started_at(at)
         self.games[g.id] = g
@@ -255,6 +259,8 @@ class ClusterHub(Hub):
         return g
 
     async def _load(self, game_id: str) -> LiveGame | None:
+        if game_id in self._unreadable:
+            return None
         fresh = await self.io(self._read, game_id)
         return self._install(fresh) if fresh is not None else None
 

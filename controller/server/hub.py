@@ -16,6 +16,9 @@ streams waiting on it (:class:`Signal`) and tells the hub's listeners (the link 
 The store is called off the loop (a thread pool, :meth:`Hub.io`), so a slow database holds
 up only the game that waits for it: each game's changes are made under its own lock, in
 the order they arrived, and a game's state changes only once its record is stored.
+Several workers on one store (``cluster.py``'s :class:`ClusterHub`) make each change on
+the game's version in the store, through the hooks ``_turn_of``, ``_keep_truth``,
+``_referee_move`` and ``_refresh``; on one process they change nothing.
 """
 
 from __future__ import annotations
