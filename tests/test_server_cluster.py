@@ -123,6 +123,7 @@ def test_a_chess_game_alternates_between_the_workers_and_every_stream_tells_each
         assert s.plies() == list(range(len(SCHOLARS_MATE) + 1))  # each ply once, in order
         assert s.lines[-1]["status"] == "mate" and s.lines[-1]["winner"] == "white"
         assert s.lines[-1]["moves"] == " ".join(SCHOLARS_MATE)
+        assert s.lines[-1]["reason"] == streams[0].lines[-1]["reason"] != ""
     assert cluster.store.moves(gid) == SCHOLARS_MATE
     assert cluster.store.game(gid).status == "mate"
     events_b1.wait("gameFinish", gid)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -38,7 +39,8 @@ from controller.link.referee import Referee
 from controller.rules.core import Outcome, RulesError
 from controller.server.games import LiveGame, PlayError, winners_of
 from controller.server.hub import HIDDEN_MOVE, KEEP_ENDED, Hub
-from controller.server.store import Store, StoreError, Unavailable
+from controller.server.store import GameRecord, Store, StoreError, Unavailable
+from controller.wire import read_move
 
 log = logging.getLogger("fairyboard.server.cluster")
 
@@ -147,6 +149,9 @@ class ClusterHub(Hub):
         #: refereed games this worker cannot hold (no truth in the store: started on one
         #: process before cluster mode): told once, not read again at every sweep
         self._unreadable: set[str] = set()
+        #: the ending's words a notice told, for the game's reading that follows it (the
+        #: store keeps the status, not the reason)
+        self._reasons: dict[str, str] = {}
 
     # -- the store's turn, the referee's truth ------------------------------------------
     def _turn_of(self, g: LiveGame) -> dict[str, Any]:
@@ -169,15 +174,38 @@ class ClusterHub(Hub):
         return Outcome(winners_of(v.result), v.reason or "") if v.result is not None else None
 
     # -- reading a game from the store ----------------------------------------------------
-    def _read(self, game_id: str) -> tuple[LiveGame, Any, float | None] | None:
+    def _read(self, game_id: str, known: LiveGame | None = None
+              ) -> tuple[LiveGame, Any, float | None] | None:
         """(the store's threads) The game, a refereed one's truth, when its last change
-        was stored."""
+        was stored; ``known`` (a copy of the game as held): only the plies after it are
+        played on it (a takeback or an end: the game read whole)."""
         record = self.store.game(game_id)  # (its version read before its moves: never ahead)
-        g = self._rebuild(game_id, record) if record is not None else None
-        if g is None:
+        g = self._played_on(known, record) if known is not None and record else None
+        if g is None and record is not None:
+            g = self._rebuild(game_id, record)
+        if g is None or record is None:
             return None
         truth = self.store.truth(game_id) if g.refereed else None
         return g, truth, record.turned_at
+
+    def _played_on(self, known: LiveGame, record: GameRecord) -> LiveGame | None:
+        """``known`` with the plies the store has after its own (None: not only that)."""
+        if known.pos is None or record.status != "started" or known.ended:
+            return None
+        rows = self.store.moves_with_clocks(known.id)
+        if len(rows) < known.ply or [t for t, _ in rows[:known.ply]] != known.moves:
+            return None
+        pos, times = known.pos, list(known.times)
+        try:
+            for text, left in rows[known.ply:]:
+                mover = known.game.ply_mover(pos)
+                pos.push(read_move(known.game, pos, text))
+                if left is not None:
+                    times[mover] = left
+        except RulesError:
+            return None
+        return dataclasses.replace(known, pos=pos, moves=[t for t, _ in rows],
+                                   ply=len(rows), times=times, version=record.version)
 
     def _adopt(self, g: LiveGame, truth: Any) -> None:
         """A refereed game's views from the referee's copy of the store's truth."""
@@ -206,7 +234,9 @@ class ClusterHub(Hub):
         """``g`` as the store has it now (another worker changed it, or this worker's
         change was refused or may not have been stored); ``g``'s lock held."""
         try:
-            fresh = await self.io(self._read, g.id)
+            known = (dataclasses.replace(g, pos=g.pos.copy(), moves=list(g.moves))
+                     if g.pos is not None else None)  # (copied here: the loop's streams read g)
+            fresh = await self.io(self._read, g.id, known)
         except Unavailable:
             raise PlayError("the store cannot be reached now: try again", 503) from None
         if fresh is None:
@@ -221,6 +251,9 @@ class ClusterHub(Hub):
         g.turn_started = self._started_at(at)
         g.draw_offers.clear()
         g.takeback_offer = None
+        reason = self._reasons.pop(g.id, "")
+        if g.ended and not was_ended:
+            g.reason = reason
         self._stale.discard(g.id)
         Hub._changed(self, g)  # (this worker's streams; the others know already)
         if g.ended and not was_ended:
@@ -322,6 +355,9 @@ class ClusterHub(Hub):
             return
         async with g.lock:
             if g.version < version or g.id in self._stale:
+                reason = notice.get("reason")
+                if isinstance(reason, str) and reason:
+                    self._reasons[g.id] = reason[:40]
                 await self._refresh(g)
             if g.version == version and not g.ended:  # the public offers, as told
                 draws = notice.get("draws")
@@ -330,9 +366,6 @@ class ClusterHub(Hub):
                                  and 0 <= s < len(g.seats)} if isinstance(draws, list) else set()
                 g.takeback_offer = (takeback if isinstance(takeback, int)
                                     and 0 <= takeback < len(g.seats) else None)
-                Hub._changed(self, g)
-            elif g.ended and not g.reason and isinstance(notice.get("reason"), str):
-                g.reason = notice["reason"][:40]
                 Hub._changed(self, g)
 
     async def sweep(self) -> None:
