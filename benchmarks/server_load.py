@@ -209,10 +209,11 @@ class Seat:
             try:
                 if await self._follow():
                     return
-            except (httpx.TransportError, OSError, TimeoutError, StopAsyncIteration):
-                # the server went away (killed): reconnect (to the next worker, in a
-                # cluster), told the game again
+            except (httpx.ConnectError, ConnectionRefusedError):
+                # nobody answers there (the worker killed): the next worker, in a cluster
                 self.base = self.bases[(self.bases.index(self.base) + 1) % len(self.bases)]
+            except (httpx.TransportError, OSError, TimeoutError, StopAsyncIteration):
+                pass  # the stream broke or fell silent: reconnect, told the game again
             self.f.reconnects += 1
             await asyncio.sleep(0.2)
 
@@ -294,13 +295,14 @@ async def event_stream(client, bases: list[str], token: str, stop: asyncio.Event
     turn = 0
     while not stop.is_set():
         base = bases[turn % len(bases)]
-        turn += 1
         try:
             async with client.stream("GET", f"{base}/api/stream/event",
                                      headers=headers) as response:
                 async for _ in response.aiter_lines():
                     if stop.is_set():
                         return
+        except (httpx.ConnectError, ConnectionRefusedError):
+            turn += 1  # (nobody answers there: the next worker, in a cluster)
         except (httpx.TransportError, OSError):
             pass
         await asyncio.sleep(0.2)
