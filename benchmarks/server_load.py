@@ -16,6 +16,11 @@ Checked: every move answered ``ok`` is in the store at its ply (none lost), and 
 seat was told at the end exactly the store's moves (none doubled or forked).
 ``--kill-server-at S`` kills the server (SIGKILL) S seconds into the play and starts it
 again on the same data: the seats reconnect and play on; the checks are the same.
+``--cluster`` (with ``--postgres``) runs two workers (``fairyboard server --cluster``) on
+one PostgreSQL and a Mosquitto of their own, each game's White on the first worker and
+Black on the second, so every ply is judged on one worker and streamed from the other;
+with ``--kill-server-at S`` the first worker is killed and not started again: its seats
+move to the second, which carries every game on.
 
 Loopback only, bounded in games, plies and time; it stops by itself.
 """
@@ -50,35 +55,50 @@ SILENCE_S = 10.0
 
 
 # -- the server's process -----------------------------------------------------------------
-def serve_main(folder: Path, port: int, players: int, database: str | None) -> None:
-    """The server on ``folder`` with ``players`` accounts and tokens (``tokens.json``),
-    made once (a restarted server finds them in its store)."""
+def make_players(folder: Path, players: int, database: str | None) -> None:
+    """``players`` accounts and tokens (``tokens.json`` in ``folder``), made once."""
     from controller.server.accounts import Accounts
-    from controller.server.app import serve
     from controller.server.store import SQLITE_DEFAULT, open_store
     from tests.support.clubserver import FAST_HASHER
 
     tokens_file = folder / "tokens.json"
-    if not tokens_file.exists():
-        store = open_store(database or str(folder / SQLITE_DEFAULT))
-        accounts = Accounts(store, FAST_HASHER)
-        tokens = {}
-        for n in range(players):
-            name = f"p{n}"
-            account = accounts.sign_up(name, "correct horse")
-            tokens[name] = accounts.issue_token(account, "load")[1]
-        store.close()
-        tokens_file.write_text(json.dumps(tokens))
+    if tokens_file.exists():
+        return
+    store = open_store(database or str(folder / SQLITE_DEFAULT))
+    accounts = Accounts(store, FAST_HASHER)
+    tokens = {}
+    for n in range(players):
+        name = f"p{n}"
+        account = accounts.sign_up(name, "correct horse")
+        tokens[name] = accounts.issue_token(account, "load")[1]
+    store.close()
+    tokens_file.write_text(json.dumps(tokens))
+
+
+def serve_main(folder: Path, port: int, players: int, database: str | None,
+               cluster: str | None = None) -> None:
+    """The server on ``folder`` with ``players`` accounts (a restarted server finds them
+    in its store); ``cluster``: ``BROKER:PORT/WORKER``, one worker of several."""
+    from controller.server.app import serve
+    from controller.server.cluster import cluster_settings
+
+    make_players(folder, players, database)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(4096)
-    serve(folder, port=port, database=database, sock=sock)
+    settings = None
+    if cluster:
+        broker, _, worker = cluster.partition("/")
+        settings = cluster_settings(broker, worker)
+    serve(folder, port=port, database=database, sock=sock, cluster=settings)
 
 
 class ServerProcess:
-    def __init__(self, folder: Path, port: int, players: int, database: str | None) -> None:
+    def __init__(self, folder: Path, port: int, players: int, database: str | None,
+                 cluster: str | None = None) -> None:
         self.folder, self.port, self.players, self.database = folder, port, players, database
+        self.cluster = cluster  #: BROKER:PORT/WORKER (a worker of several)
         self.proc: subprocess.Popen | None = None
         self.cpu_s = 0.0  # the CPU time of the processes that have ended
         self.peak_kib = 0
@@ -86,6 +106,8 @@ class ServerProcess:
     def start(self) -> None:
         cmd = [sys.executable, "-m", "benchmarks.server_load", "--serve", str(self.folder),
                "--port", str(self.port), "--players", str(self.players)]
+        if self.cluster:
+            cmd += ["--worker-of", self.cluster]
         env = dict(os.environ)
         if self.database:
             env["FAIRYBOARD_SERVER_DATABASE"] = self.database  # (never on a command line)
@@ -169,9 +191,11 @@ class Seat:
     """One player's client: the game stream followed, a move after a think time on its
     turn (from the position the stream told), a resignation after ``plies``."""
 
-    def __init__(self, client, base: str, token: str, gid: str, me: int, plies: int,
+    def __init__(self, client, bases: list[str], token: str, gid: str, me: int, plies: int,
                  think: float, rng: random.Random, figures: Figures) -> None:
-        self.client, self.base, self.gid, self.me = client, base, gid, me
+        self.client, self.gid, self.me = client, gid, me
+        self.bases = bases  #: its worker first, then the others (cluster: it moves on)
+        self.base = bases[0]
         self.headers = {"Authorization": f"Bearer {token}"}
         self.plies, self.think, self.rng, self.f = plies, think, rng, figures
         self.game = get_game("chess")
@@ -185,8 +209,11 @@ class Seat:
             try:
                 if await self._follow():
                     return
+            except (httpx.ConnectError, ConnectionRefusedError):
+                # nobody answers there (the worker killed): the next worker, in a cluster
+                self.base = self.bases[(self.bases.index(self.base) + 1) % len(self.bases)]
             except (httpx.TransportError, OSError, TimeoutError, StopAsyncIteration):
-                pass  # the server went away (killed): reconnect, told the game again
+                pass  # the stream broke or fell silent: reconnect, told the game again
             self.f.reconnects += 1
             await asyncio.sleep(0.2)
 
@@ -259,18 +286,23 @@ class Seat:
             self.playing_for = None
 
 
-async def event_stream(client, base: str, token: str, stop: asyncio.Event) -> None:
-    """A board's event stream, held open (and opened again after a break) until ``stop``."""
+async def event_stream(client, bases: list[str], token: str, stop: asyncio.Event) -> None:
+    """A board's event stream, held open (and opened again after a break, on the next
+    worker in a cluster) until ``stop``."""
     import httpx
 
     headers = {"Authorization": f"Bearer {token}"}
+    turn = 0
     while not stop.is_set():
+        base = bases[turn % len(bases)]
         try:
             async with client.stream("GET", f"{base}/api/stream/event",
                                      headers=headers) as response:
                 async for _ in response.aiter_lines():
                     if stop.is_set():
                         return
+        except (httpx.ConnectError, ConnectionRefusedError):
+            turn += 1  # (nobody answers there: the next worker, in a cluster)
         except (httpx.TransportError, OSError):
             pass
         await asyncio.sleep(0.2)
@@ -299,12 +331,14 @@ async def set_up(clients: dict, base: str, tokens: dict[str, str],
     return [(by_seats[pair], *pair) for pair in pairs]
 
 
-async def play(server: ServerProcess, games: int, plies: int, think: float, seed: int,
-               kill_at: float | None) -> tuple[Figures, float, float, float | None]:
+async def play(servers: list[ServerProcess], games: int, plies: int, think: float,
+               seed: int, kill_at: float | None) -> tuple[Figures, float, float, float | None]:
     import httpx
 
+    server = servers[0]
     tokens = json.loads((server.folder / "tokens.json").read_text())
-    base = f"http://127.0.0.1:{server.port}"
+    bases = [f"http://127.0.0.1:{s.port}" for s in servers]
+    base = bases[0]
     timeout = httpx.Timeout(30.0, connect=30.0, pool=None)
     figures = Figures()
     # each player its own client from its own loopback address, as boards are separate
@@ -317,23 +351,27 @@ async def play(server: ServerProcess, games: int, plies: int, think: float, seed
             await stack.enter_async_context(client)
         played = await set_up(clients, base, tokens, games)
         stop = asyncio.Event()
-        streams = [asyncio.create_task(event_stream(clients[name], base, tokens[name], stop))
-                   for _, white, black in played for name in (white, black)]
-        seats = [Seat(clients[name], base, tokens[name], gid, me, plies, think,
+        # (a cluster: White's seat on the first worker, Black's on the second)
+        homes = [bases[me % len(bases):] + bases[:me % len(bases)] for me in (0, 1)]
+        streams = [asyncio.create_task(event_stream(clients[name], homes[me], tokens[name],
+                                                    stop))
+                   for _, white, black in played for me, name in enumerate((white, black))]
+        seats = [Seat(clients[name], homes[me], tokens[name], gid, me, plies, think,
                       random.Random(seed * 100_000 + 2 * k + me), figures)
                  for k, (gid, white, black) in enumerate(played)
                  for me, name in enumerate((white, black))]
-        cpu0, began = server.cpu_now(), time.perf_counter()
+        cpu0, began = sum(s.cpu_now() for s in servers), time.perf_counter()
         tasks = [asyncio.create_task(s.run()) for s in seats]
         recovered = None
         if kill_at is not None:
             await asyncio.sleep(kill_at)
             server.kill()
-            killed = time.perf_counter()
-            server.start()
-            while not server.ready():
-                await asyncio.sleep(0.05)
-            recovered = time.perf_counter() - killed
+            if len(servers) == 1:  # (a cluster: the other worker carries every game on)
+                killed = time.perf_counter()
+                server.start()
+                while not server.ready():
+                    await asyncio.sleep(0.05)
+                recovered = time.perf_counter() - killed
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), 300 + plies * think * 10)
         except TimeoutError:
@@ -341,7 +379,7 @@ async def play(server: ServerProcess, games: int, plies: int, think: float, seed
             print(f"{len(waiting)} seats did not finish, e.g. {waiting[0].__dict__}",
                   file=sys.stderr)
         took = time.perf_counter() - began
-        cpu = server.cpu_now() - cpu0
+        cpu = sum(s.cpu_now() for s in servers) - cpu0
         stop.set()
         for t in streams:
             t.cancel()
@@ -376,21 +414,40 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def run(games: int, plies: int, think: float, seed: int, database: str | None,
-        kill_at: float | None) -> dict:
-    folder = Path(tempfile.mkdtemp(prefix="fairyboard-load-"))
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = ServerProcess(folder, port, 2 * games, database)
-    server.start()
+        return s.getsockname()[1]
+
+
+def run(games: int, plies: int, think: float, seed: int, database: str | None,
+        kill_at: float | None, broker: int | None = None) -> dict:
+    """One run on one server, or (``broker``: the port of the workers' Mosquitto) on two
+    cluster workers."""
+    folder = Path(tempfile.mkdtemp(prefix="fairyboard-load-"))
+    if broker is None:
+        servers = [ServerProcess(folder, _free_port(), 2 * games, database)]
+    else:
+        make_players(folder, 2 * games, database)  # (once, before either worker starts)
+        servers = []
+        for n in range(2):
+            (folder / f"w{n}").mkdir()
+            (folder / f"w{n}" / "tokens.json").write_text((folder / "tokens.json").read_text())
+            servers.append(ServerProcess(folder / f"w{n}", _free_port(), 2 * games, database,
+                                         f"127.0.0.1:{broker}/w{n}"))
+    for server in servers:
+        server.start()
     try:
-        server.wait_ready()
+        for server in servers:
+            server.wait_ready()
         load = os.getloadavg()[0]
         figures, took, cpu, recovered = asyncio.run(
-            play(server, games, plies, think, seed, kill_at))
+            play(servers, games, plies, think, seed, kill_at))
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
+    server = servers[-1]
+    server.peak_kib = max(s.peak_kib for s in servers)
     lost, forked = check(server, figures, games)
     return {"games": games, "seats": 2 * games, "moves": len(figures.requests),
             "took": took, "p50": pct(figures.requests, 0.5), "p99": pct(figures.requests, 0.99),
@@ -414,35 +471,53 @@ def main() -> int:
                         help="start the distribution's PostgreSQL on loopback for the run")
     parser.add_argument("--kill-server-at", type=float,
                         help="kill the server this many seconds into each run, restart it")
+    parser.add_argument("--cluster", action="store_true",
+                        help="two workers on one PostgreSQL and a Mosquitto (with --postgres)")
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--worker-of", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--players", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve_main(args.serve, args.port, args.players,
-                   os.environ.get("FAIRYBOARD_SERVER_DATABASE"))
+                   os.environ.get("FAIRYBOARD_SERVER_DATABASE"), args.worker_of)
         return 0
+    if args.cluster and not (args.postgres or args.database):
+        raise SystemExit("--cluster needs PostgreSQL: --postgres or --database")
     rows = []
-    cluster = None
+    cluster = broker = None
     if args.postgres:
         from tests.support.postgres import Postgres
 
         cluster = Postgres().start()
+    if args.cluster:
+        from tests.support.broker import Broker
+
+        broker = Broker(Path(tempfile.mkdtemp(prefix="fairyboard-load-broker-"))).start()
     try:
         for n, games in enumerate(args.games):
             database = args.database or (cluster.fresh_database(f"load{n}") if cluster
                                          else None)
-            r = run(games, args.plies, args.think, args.seed, database, args.kill_server_at)
+            r = run(games, args.plies, args.think, args.seed, database, args.kill_server_at,
+                    broker.port if broker else None)
             print(r, flush=True)
             rows.append(r)
     finally:
+        if broker is not None:
+            broker.stop()
         if cluster is not None:
             cluster.stop()
     args.database = args.database or ("postgresql://…" if cluster else None)
     kind = "PostgreSQL" if args.database else "SQLite"
-    killed = (f", the server killed (SIGKILL) {args.kill_server_at:g} s into each run and "
-              "started again" if args.kill_server_at is not None else "")
+    killed = ("" if args.kill_server_at is None else
+              f", the first worker killed (SIGKILL) {args.kill_server_at:g} s into each run, "
+              "not started again" if args.cluster else
+              f", the server killed (SIGKILL) {args.kill_server_at:g} s into each run and "
+              "started again")
+    if args.cluster:
+        kind += ", two cluster workers on one Mosquitto (White's seats on one, Black's on "
+        kind += "the other)"
     head = ("| seats | games | moves | p50 ms | p99 ms | seen p50 ms | seen p99 ms "
             "| took s | server CPU % | server CPU ms a move | server RSS MiB | lost "
             "| forked or doubled | unfinished |"
@@ -454,11 +529,13 @@ def main() -> int:
                 f"{r['cpu']:.0f} | {r['cpu_move']:.1f} | {r['rss']:.0f} | {r['lost']} | "
                 f"{r['forked']} | {r['unfinished']} |")
         if killed:
-            line += f" {r['recovered']:.1f} | {r['failed']} |"
+            line += (f" {r['recovered']:.1f} |" if r["recovered"] is not None else " – |")
+            line += f" {r['failed']} |"
         table.append(line)
     cmd = " ".join(["python -m benchmarks.server_load --games", *map(str, args.games),
                     f"--plies {args.plies} --think {args.think:g}"]
                    + ([f"--kill-server-at {args.kill_server_at:g}"] if killed else [])
+                   + (["--cluster"] if args.cluster else [])
                    + (["--postgres"] if cluster else
                       ["--database postgresql://…"] if args.database else []))
     text = "\n".join([
@@ -466,7 +543,8 @@ def main() -> int:
         f"load average {rows[0]['load']:.1f} at the start):", "", *table])
     print(text)
     if args.write_docs:
-        name = "server_load" + (":kill" if killed else "") + (":pg" if args.database else "")
+        name = ("server_load" + (":cluster" if args.cluster else "")
+                + (":kill" if killed else "") + (":pg" if args.database else ""))
         write_section(DOC, name, text)
     return 1 if any(r["lost"] or r["forked"] or r["unfinished"] for r in rows) else 0
 

@@ -475,10 +475,23 @@ def cmd_server(args: argparse.Namespace) -> int:
                            f"{args.broker_port}")
     database = os.environ.get("FAIRYBOARD_SERVER_DATABASE") or args.database
     data = Path(args.data).expanduser()
+    cluster = None
+    if args.cluster:
+        from controller.server.cluster import cluster_settings
+
+        try:
+            cluster = cluster_settings(
+                args.cluster, args.worker,
+                os.environ.get("FAIRYBOARD_SERVER_CLUSTER_USER", ""),
+                os.environ.get("FAIRYBOARD_SERVER_CLUSTER_PASSWORD", ""))
+        except ValueError as exc:
+            raise CommandError(f"server: {exc}") from None
+    elif args.worker:
+        raise CommandError("server: --worker names a worker of --cluster")
     setup_logging("info", args.log_format)
     try:
         serve(data, host=args.host, port=args.port, database=database,
-              broker_port=args.broker_port)
+              broker_port=args.broker_port, cluster=cluster)
     except (StoreError, BrokerError) as exc:
         raise CommandError(f"server: {exc}") from None
     except KeyboardInterrupt:  # Ctrl-C: stopped as asked
@@ -739,6 +752,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8090, help="port to serve on")
     p.add_argument("--broker-port", type=int, help="also run the club's Mosquitto on this "
                    "port, its logins the boards' tokens (docs/server.md, Linked boards)")
+    p.add_argument("--cluster", metavar="HOST:PORT", help="one worker of several on one "
+                   "PostgreSQL, told of the others' changes through this MQTT broker (its "
+                   "login in FAIRYBOARD_SERVER_CLUSTER_USER/_PASSWORD; docs/server.md, "
+                   "Growing past one machine)")
+    p.add_argument("--worker", help="this worker's name at the broker (default: "
+                   "host-pid)")
     p.add_argument("--log-format", choices=["json", "text"], default="text",
                    help="log lines as JSON (for journald) or text")
     p.set_defaults(func=cmd_server)

@@ -111,3 +111,24 @@ def test_an_old_journal_whose_games_are_not_an_object_is_one_line(tmp_path, game
     with pytest.raises(LinkError, match="'games' must be an object") as err:
         Referee("test", RefereeJournal(path))
     assert "\n" not in str(err.value)
+
+
+def test_a_game_adopted_from_another_record_is_judged_as_its_own(tmp_path):
+    """Cluster mode: a referee with no journal holds a game from the store's truth
+    (``adopt``) and judges its next attempt as the referee that started it would — a copy
+    adopted again replaces the one held."""
+    first = Referee("test", seed="same")
+    first.start(Start("c-1", "laotzu", {}, "", SEATS))
+    truth = first.games["c-1"]
+    other = Referee("test")  # another worker's: it never saw the start
+    views = other.adopt("c-1", "laotzu", truth.options, SEATS, list(truth.moves))
+    assert [v.position for _, v, _ in views] == [
+        v.position for _, v, _ in first._views(truth)]
+    game = truth.game
+    move = next(m for m in game.legal_moves(truth.pos))
+    text = game.long_move_text(truth.pos, move)
+    out = other.attempt(SEATS[0], Attempt("c-1", 1, 0, text))
+    assert other.games["c-1"].moves == [text] and any(v.ply == 1 for _, v, _ in out)
+    other.adopt("c-1", "laotzu", truth.options, SEATS, [])  # the store said: not stored
+    assert other.games["c-1"].moves == []
+    assert other.attempt(SEATS[0], Attempt("c-1", 1, 0, text))[0][1].ply == 1

@@ -1,5 +1,5 @@
 """``fairyboard server``: one command starts the server on its embedded default (a SQLite
-file in its folder); a bad database is one line."""
+file in its folder); a bad database is one line, and so is a cluster it cannot serve."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 import time
 
 import httpx
+import pytest
 
 from tests.support.broker import free_port
 
@@ -49,3 +50,24 @@ def test_an_unreachable_database_is_one_line(tmp_path):
     assert done.returncode != 0
     assert "PostgreSQL cannot be reached" in done.stderr
     assert "Traceback" not in done.stderr and "hunter2pw" not in done.stderr
+
+
+@pytest.mark.parametrize("args, env_database, problem", [
+    (["--cluster", "127.0.0.1:1883"], None, "--cluster needs PostgreSQL"),
+    (["--cluster", "127.0.0.1:1883", "--broker-port", "1884"], "postgresql://u@127.0.0.1:1/x",
+     "--cluster and --broker-port"),
+    (["--cluster", "no-port"], None, "the broker as HOST:PORT"),
+    (["--cluster", "127.0.0.1:1883", "--worker", "a b"], None, "--worker 'a b'"),
+    (["--worker", "w1"], None, "--worker names a worker of --cluster"),
+])
+def test_a_cluster_it_cannot_serve_is_one_line(tmp_path, args, env_database, problem):
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env.pop("FAIRYBOARD_SERVER_DATABASE", None)
+    if env_database:
+        env["FAIRYBOARD_SERVER_DATABASE"] = env_database
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "server", "--port",
+                           str(free_port()), "--data", str(tmp_path), *args], env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert problem in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

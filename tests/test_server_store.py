@@ -7,7 +7,14 @@ import sqlite3
 
 import pytest
 
-from controller.server.store import Conflict, SqliteStore, StoreError, migrations, open_store
+from controller.server.store import (
+    Behind,
+    Conflict,
+    SqliteStore,
+    StoreError,
+    migrations,
+    open_store,
+)
 from tests.support.postgres import Postgres
 
 _numbers = itertools.count()
@@ -83,6 +90,39 @@ def test_games_moves_results(store):
     assert record.options == {"chess960": False} and record.rated
     assert store.unfinished_games() == []
     assert store.games_of("bob") == ["g1"] and store.games_of("bob", unfinished=True) == []
+
+
+def test_a_change_is_made_only_on_the_version_it_was_judged_on(store):
+    """Cluster mode: each change bumps the game's version under its row lock; a change
+    made on an older version (another worker's came first) or on an ended game writes
+    nothing; a refereed game's truth is read back by the referee's path alone."""
+    store.add_account("alice", "h")
+    store.add_account("bob", "h")
+    store.add_game("g2", "laotzu", {}, None, False, ["alice", "bob"])
+    store.set_truth("g2", {"seed": "s3cret"})
+    store.add_move("g2", 1, "", 900, expect=0, truth="e2e4")
+    with pytest.raises(Behind):  # judged on version 0: another worker's ply came first
+        store.add_move("g2", 2, "", 900, expect=0, truth="d7d5")
+    store.add_move("g2", 2, "", 800, expect=1, truth="e7e5")
+    record = store.game("g2")
+    assert record.version == 2 and record.turned_at is not None
+    assert store.moves("g2") == ["", ""]  # (a player's path: hidden)
+    assert store.truth("g2") == ({"seed": "s3cret"}, ["e2e4", "e7e5"])
+    assert store.live_versions() == {"g2": 2}
+    with pytest.raises(Behind):
+        store.take_back("g2", 1, expect=1)
+    with pytest.raises(Behind):
+        store.end_game("g2", "resign", "0-1", [1], expect=1)
+    store.end_game("g2", "resign", "0-1", [1], expect=2,
+                   revealed=(["e2e4", "e7e5"], {"seed": "s3cret"}))
+    with pytest.raises(Behind):  # only one worker ends a game
+        store.end_game("g2", "resign", "1-0", [0], expect=3)
+    with pytest.raises(Behind):
+        store.add_move("g2", 3, "", None, expect=3)
+    record = store.game("g2")
+    assert (record.status, record.winners, record.version) == ("resign", (1,), 3)
+    assert store.moves("g2") == ["e2e4", "e7e5"] and record.options == {"seed": "s3cret"}
+    assert store.live_versions() == {}
 
 
 def test_ratings_per_game(store):

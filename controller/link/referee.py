@@ -390,6 +390,19 @@ class Referee:
             self._ended.append(game_id)
         return list(g.moves)
 
+    def adopt(self, game_id: str, name: str, options: dict[str, Any], seats: tuple[str, ...],
+              moves: list[str]) -> list[Out]:
+        """Hold a game whose truth is kept elsewhere (the server's store, when several
+        workers referee from it: docs/server.md), replacing any copy held here: its seats'
+        views.  RulesError when the record is not a game."""
+        g = RefereedGame(game_id, name, dict(options), tuple(seats), list(moves))
+        self.games[game_id] = g
+        if game_id in self._ended:
+            self._ended.remove(game_id)
+        if g.game.outcome(g.pos) is not None:
+            self._ended.append(game_id)
+        return self._views(g)
+
     def resume(self) -> list[Out]:
         """After a restart: every game's views and state again (they are retained, so
         publishing them twice changes nothing)."""

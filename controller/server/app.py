@@ -24,11 +24,18 @@ from controller.link.referee import Referee, RefereeJournal
 from controller.server.accounts import Accounts
 from controller.server.api import BoardRoutes, unavailable
 from controller.server.broker import BrokerFiles, BrokerUser, LocalBroker
+from controller.server.cluster import ClusterHub, ClusterSettings
 from controller.server.export import ExportRoutes
 from controller.server.hub import Hub
 from controller.server.linkbridge import LinkBridge, bridge_settings
 from controller.server.pages import Pages
-from controller.server.store import SQLITE_DEFAULT, Store, Unavailable, open_store
+from controller.server.store import (
+    SQLITE_DEFAULT,
+    Store,
+    StoreError,
+    Unavailable,
+    open_store,
+)
 
 log = logging.getLogger("fairyboard.server")
 
@@ -56,19 +63,30 @@ class Server:
 def build(data_dir: str | Path, database: str | None = None, keepalive_s: float = 2.0,
           hasher: PasswordHasher | None = None, dice: random.Random | None = None,
           referee_seed: str | None = None, broker_port: int | None = None,
-          broker_host: str = "127.0.0.1") -> Server:
+          broker_host: str = "127.0.0.1", cluster: ClusterSettings | None = None) -> Server:
     """The server on ``database`` (default: a SQLite file in ``data_dir``), its referee's
     journal in ``data_dir``; unfinished games resumed.  The boards' broker logins are kept
     in ``data_dir`` (``broker.passwd``, ``broker.acl``) and, with ``broker_port``, served by
     the server's own Mosquitto there.  ``hasher``, ``dice`` and
     ``referee_seed`` (the hidden set-ups drawn from it and the game's number) make tests
-    repeatable; the product draws everything at random."""
+    repeatable; the product draws everything at random.  ``cluster``: this process is
+    one worker of several on one PostgreSQL and the broker named (docs/server.md,
+    "Growing past one machine"): the referee's truth is in the store, not a journal."""
     folder = Path(data_dir)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if cluster is not None and not (database or "").startswith(("postgresql://",
+                                                                 "postgres://")):
+        raise StoreError("--cluster needs PostgreSQL (--database postgresql://…): a SQLite "
+                         "file serves one process")
+    if cluster is not None and broker_port:
+        raise StoreError("--cluster and --broker-port: the linked boards' bridge serves "
+                         "one process; run the club's broker apart and name it in --cluster")
     store = open_store(database or str(folder / SQLITE_DEFAULT))
-    referee = Referee("server", RefereeJournal(folder / "referee.json"), seed=referee_seed,
+    journal = RefereeJournal(folder / "referee.json") if cluster is None else None
+    referee = Referee("server", journal, seed=referee_seed,
                       numbered=referee_seed is not None)
-    hub = Hub(store, referee, dice=dice)
+    hub = (Hub(store, referee, dice=dice) if cluster is None
+           else ClusterHub(store, referee, cluster, dice=dice))
     accounts = Accounts(store, hasher)
     files = BrokerFiles(folder, referee.club)
     broker = LocalBroker(files, broker_port, broker_host) if broker_port else None
@@ -97,6 +115,9 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
             files.write(logins())
         log.info("server ready", extra={"store": store.kind, "games_resumed": resumed})
         tasks = [asyncio.create_task(_watch_clocks(hub))]
+        if isinstance(hub, ClusterHub):
+            hub.start_cluster()
+            tasks.append(asyncio.create_task(hub.run_cluster()))
         if bridge is not None:
             bridge.start()
             tasks.append(asyncio.create_task(bridge.run()))
@@ -111,7 +132,10 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
             hub.close()
 
     async def health(request) -> JSONResponse:
-        return JSONResponse({"ok": True, "store": store.kind, "games": len(hub.games)})
+        health = {"ok": True, "store": store.kind, "games": len(hub.games)}
+        if cluster is not None:
+            health["worker"] = cluster.worker
+        return JSONResponse(health)
 
     app = Starlette(routes=[*board.routes(), *pages.routes(), *ExportRoutes(store, hub.io).routes(),
                             Route("/health", health),
@@ -134,14 +158,15 @@ async def _watch_clocks(hub: Hub) -> None:
 
 def serve(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8090,
           database: str | None = None, sock: socket.socket | None = None,
-          broker_port: int | None = None) -> None:
+          broker_port: int | None = None, cluster: ClusterSettings | None = None) -> None:
     """Run the server until interrupted (``fairyboard server``)."""
     import uvicorn
 
     from controller.web.server import SilentClosingH11
 
     server = build(data_dir, database, broker_port=broker_port,
-                   broker_host="127.0.0.1" if host in ("127.0.0.1", "localhost") else host)
+                   broker_host="127.0.0.1" if host in ("127.0.0.1", "localhost") else host,
+                   cluster=cluster)
     config = uvicorn.Config(server.app, host=host, port=port, log_level="warning",
                             log_config=None, http=SilentClosingH11, lifespan="on")
     if server.broker is not None:

@@ -32,6 +32,14 @@ class PlayError(ValueError):
         self.status = status
 
 
+class Retry(PlayError):
+    """Another worker changed the game first (cluster mode): it is read again, and the
+    request may be judged again on what the store holds."""
+
+    def __init__(self) -> None:
+        super().__init__("the game changed meanwhile: try again", 409)
+
+
 class Signal:
     """Wakes every stream waiting on one game or account (a fresh event per change).
 
@@ -144,6 +152,8 @@ class LiveGame:
     initial: str = ""  #: the starting position's text (open games)
     #: the challenge it was started from (a linked board's waits for it: linkbridge.py)
     origin: str = ""
+    #: the store's version of it (cluster mode: each change made on the version it read)
+    version: int = 0
 
     @property
     def refereed(self) -> bool:

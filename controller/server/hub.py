@@ -16,6 +16,9 @@ streams waiting on it (:class:`Signal`) and tells the hub's listeners (the link 
 The store is called off the loop (a thread pool, :meth:`Hub.io`), so a slow database holds
 up only the game that waits for it: each game's changes are made under its own lock, in
 the order they arrived, and a game's state changes only once its record is stored.
+Several workers on one store (``cluster.py``'s :class:`ClusterHub`) make each change on
+the game's version in the store, through the hooks ``_turn_of``, ``_keep_truth``,
+``_referee_move`` and ``_refresh``; on one process they change nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from controller.server.games import (
     LiveGame,
     OpenChallenge,
     PlayError,
+    Retry,
     Seek,
     Signal,
     speed_of,
@@ -49,7 +53,7 @@ from controller.server.games import (
     winners_of,
 )
 from controller.server.ratings import Rating, update_pair
-from controller.server.store import Conflict, Store, Unavailable
+from controller.server.store import Behind, Conflict, GameRecord, Store, Unavailable
 from controller.wire import read_move, variant_key, wire_move
 
 log = logging.getLogger("fairyboard.server.hub")
@@ -116,10 +120,22 @@ class Hub:
                 await self._refresh(g)
             try:
                 yield
+            except Behind:  # (cluster mode: another worker's change came first)
+                self._stale.add(g.id)
+                raise Retry() from None
             except Unavailable:
                 self._stale.add(g.id)
                 log.error("store unavailable", extra={"game_id": g.id})
                 raise PlayError("the store cannot be reached now: try again", 503) from None
+
+    def _turn_of(self, g: LiveGame) -> dict[str, Any]:
+        """What a change of ``g`` passes the store to take the game's turn: nothing on one
+        process (:class:`~controller.server.cluster.ClusterHub`: the version it read)."""
+        return {}
+
+    async def _keep_truth(self, g: LiveGame) -> None:
+        """A refereed game just started: its truth is the referee's journal here (cluster
+        mode: the store, for any worker's referee)."""
 
     async def _refresh(self, g: LiveGame) -> None:
         """``g`` as the store has it (after a change whose storing failed)."""
@@ -180,6 +196,7 @@ class Hub:
             self._take_views(g, outs)
             if not g.views:
                 raise PlayError("the referee refused the game", 500)
+            await self._keep_truth(g)
         self.games[game_id] = g
         async with self._changing(g):
             await self._roll_if_due(g)
@@ -219,10 +236,10 @@ class Hub:
             self.games[game_id] = g
         return len(self.games)
 
-    def _rebuild(self, game_id: str) -> LiveGame | None:
-        """A game from its record in the store (an ended game: its moves told, refereed
-        or not, since they are public now)."""
-        r = self.store.game(game_id)
+    def _rebuild(self, game_id: str, r: GameRecord | None = None) -> LiveGame | None:
+        """A game from its record in the store (``r``, when read already; an ended game:
+        its moves told, refereed or not, since they are public now)."""
+        r = r or self.store.game(game_id)
         if r is None:
             return None
         try:
@@ -244,6 +261,7 @@ class Hub:
             log.error("game not read", extra={"game_id": game_id, "problem": str(exc)})
             return None
         g.ply = len(rows)
+        g.version = r.version
         if ended:
             g.status, g.result, g.winners = r.status, r.result, r.winners
         return g
@@ -378,8 +396,9 @@ class Hub:
         """End the game when the seat to move has run out of time."""
         if not self.out_of_time(g):
             return
-        async with self._changing(g):
-            await self._check_time(g)
+        with contextlib.suppress(Retry):  # (another worker changed or ended it first)
+            async with self._changing(g):
+                await self._check_time(g)
 
     async def _check_time(self, g: LiveGame) -> None:
         """:meth:`check_time` with ``g``'s lock held."""
@@ -398,13 +417,20 @@ class Hub:
         g = await self.game_of(game_id)
         seat = g.seat_of(account)
         now = self._clock()  # (the move's time is when it came, not when its turn in the lock)
-        async with self._changing(g):
-            await self._check_time(g)
-            if g.ended:
-                raise PlayError("the game is over")
-            if g.turn != seat:
-                raise PlayError("not your turn")
-            await self._move(g, seat, account, text.strip()[:200], max(now, g.turn_started))
+        for tries in range(3):  # (cluster mode: judged again on what another worker stored)
+            try:
+                async with self._changing(g):
+                    await self._check_time(g)
+                    if g.ended:
+                        raise PlayError("the game is over")
+                    if g.turn != seat:
+                        raise PlayError("not your turn")
+                    await self._move(g, seat, account, text.strip()[:200],
+                                     max(now, g.turn_started))
+                return
+            except Retry:
+                if tries == 2:
+                    raise
 
     async def _move(self, g: LiveGame, seat: int, account: str, text: str,
                     now: float) -> None:
@@ -427,26 +453,7 @@ class Hub:
             g.moves.append(wire)
             outcome = g.game.outcome(g.pos)
         else:
-            outs = self.referee.attempt(account, Attempt(g.id, g.ply + 1, seat, text))
-            if not any(isinstance(m, SeatView) and m.ply == g.ply + 1 for _, m, _ in outs):
-                self._take_views(g, outs)  # the refusal, told to this seat alone
-                self._changed(g)
-                raise PlayError("illegal move")
-            try:
-                await self._record(g, HIDDEN_MOVE, left)
-            except Unavailable:  # the referee has played it: so does the hub; stored later
-                self._owed.setdefault(g.id, []).append((g.ply + 1, left))
-                g.ply += 1
-                self._take_views(g, outs)
-                if left is not None:
-                    g.times[seat] = left
-                g.turn_started = now
-                self._changed(g)
-                raise
-            self._take_views(g, outs)
-            v = g.views[seat]
-            outcome = (Outcome(winners_of(v.result), v.reason or "")
-                       if v.result is not None else None)
+            outcome = await self._referee_move(g, seat, account, text, left, now)
         if left is not None:
             g.times[seat] = left
         g.turn_started = now
@@ -458,13 +465,50 @@ class Hub:
             await self._roll_if_due(g)
         self._changed(g)
 
-    async def _record(self, g: LiveGame, text: str, left: int | None) -> None:
-        """The ply in the store before anyone is told (the ply's key refuses a double)."""
+    def _judge(self, g: LiveGame, seat: int, account: str, text: str) -> list:
+        """The referee's judgement of ``seat``'s attempt: what it tells (a refusal is told
+        to this seat alone and answered "illegal move")."""
+        outs = self.referee.attempt(account, Attempt(g.id, g.ply + 1, seat, text))
+        if not any(isinstance(m, SeatView) and m.ply == g.ply + 1 for _, m, _ in outs):
+            self._take_views(g, outs)
+            self._changed(g)
+            raise PlayError("illegal move")
+        return outs
+
+    async def _referee_move(self, g: LiveGame, seat: int, account: str, text: str,
+                            left: int | None, now: float) -> Outcome | None:
+        """A refereed attempt judged and its ply stored (hidden): the game's outcome."""
+        outs = self._judge(g, seat, account, text)
         try:
-            await self.io(self.store.add_move, g.id, g.ply + 1, text, left)
+            await self._record(g, HIDDEN_MOVE, left)
+        except Unavailable:  # the referee has played it: so does the hub; stored later
+            self._owed.setdefault(g.id, []).append((g.ply + 1, left))
+            g.ply += 1
+            self._take_views(g, outs)
+            if left is not None:
+                g.times[seat] = left
+            g.turn_started = now
+            self._changed(g)
+            raise
+        self._take_views(g, outs)
+        v = g.views[seat]
+        return Outcome(winners_of(v.result), v.reason or "") if v.result is not None else None
+
+    async def _record(self, g: LiveGame, text: str, left: int | None,
+                      truth: str | None = None) -> None:
+        """The ply in the store before anyone is told (the ply's key refuses a double);
+        ``truth``: a refereed ply's true move (cluster mode)."""
+        extra = self._turn_of(g)
+        if truth is not None:
+            extra["truth"] = truth
+        try:
+            await self.io(self.store.add_move, g.id, g.ply + 1, text, left, **extra)
+        except Behind:
+            raise
         except Conflict:
             raise PlayError("that ply is already played", 409) from None
         g.ply += 1
+        g.version += 1
 
     async def _roll_if_due(self, g: LiveGame) -> None:
         """Roll the die for the seat to move when its next ply is a roll (the server's
@@ -554,7 +598,8 @@ class Hub:
         for move in reversed(off):  # (back on until the store has taken them off)
             g.pos.push(move)
         plies = len(off)
-        await self.io(self.store.take_back, g.id, plies)
+        await self.io(self.store.take_back, g.id, plies, **self._turn_of(g))
+        g.version += 1
         for _ in range(plies):
             g.pos.pop()
             g.moves.pop()
@@ -578,6 +623,7 @@ class Hub:
                         refereed.options if refereed is not None else None)
         await self.io(self._store_end, g, status, result, winners, revealed,
                       g.rated and outcome is not None and len(g.seats) == 2)
+        g.version += 1
         if revealed is not None:
             g.moves = revealed[0]
         g.status, g.result, g.reason, g.winners = status, result, reason, winners
@@ -595,12 +641,17 @@ class Hub:
                    winners: tuple[int, ...],
                    revealed: tuple[list[str], dict[str, Any] | None] | None,
                    rate: bool) -> None:
-        """The end in the store (the store's threads)."""
-        if revealed is not None:
-            self.store.reveal_moves(g.id, revealed[0])
-            if revealed[1] is not None:
-                self.store.reveal_options(g.id, revealed[1])
-        self.store.finish_game(g.id, status, result, winners)
+        """The end in the store (the store's threads); cluster mode: in one transaction
+        on the version this worker read, so only one worker ends a game."""
+        turn = self._turn_of(g)
+        if turn:
+            self.store.end_game(g.id, status, result, winners, turn["expect"], revealed)
+        else:
+            if revealed is not None:
+                self.store.reveal_moves(g.id, revealed[0])
+                if revealed[1] is not None:
+                    self.store.reveal_options(g.id, revealed[1])
+            self.store.finish_game(g.id, status, result, winners)
         if rate:
             self._rate(g, winners)
 

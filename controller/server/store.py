@@ -35,6 +35,11 @@ class Conflict(StoreError):
     """A row that must be unique already exists (a taken name, a ply already played)."""
 
 
+class Behind(Conflict):
+    """The game changed in the store since this worker read it (another worker's change,
+    cluster mode): nothing was written; read the game again."""
+
+
 class Unavailable(StoreError):
     """The database cannot be reached now (restarted, down, its disk failing): the change
     asked for may or may not have been made; the next call connects again."""
@@ -99,6 +104,8 @@ class GameRecord:
     winners: tuple[int, ...]
     seats: tuple[str, ...]
     created: float
+    version: int = 0  #: bumped by every change in cluster mode (the row lock's turn)
+    turned_at: float | None = None  #: when that change was stored (cluster mode)
 
 
 def migrations() -> list[tuple[int, str]]:
@@ -255,25 +262,75 @@ class Store:
                     raise Conflict(f"game {game_id} exists") from None
                 raise
 
-    def add_move(self, game_id: str, ply: int, move: str, left_ms: int | None = None) -> None:
+    def add_move(self, game_id: str, ply: int, move: str, left_ms: int | None = None,
+                 expect: int | None = None, truth: str | None = None) -> None:
         """Ply ``ply`` (1-based) of the game and its mover's clock after it;
-        :class:`Conflict` if that ply is played."""
-        self._write("INSERT INTO moves VALUES (?, ?, ?, ?, ?)",
-                    (game_id, ply, move, left_ms, time.time()))
+        :class:`Conflict` if that ply is played.  ``expect`` (cluster mode): the game's
+        version the mover judged it on (:meth:`_take_turn`); ``truth``: a refereed ply's
+        true move, kept for the referee of any worker."""
+        with self._lock:
+            try:
+                with self._transaction():
+                    self._take_turn(game_id, expect)
+                    self._execute("INSERT INTO moves (game, ply, move, left_ms, at, truth) "
+                                  "VALUES (?, ?, ?, ?, ?, ?)",
+                                  (game_id, ply, move, left_ms, time.time(), truth))
+            except Exception as exc:
+                if self._is_unique_violation(exc):
+                    raise Conflict("already there") from None
+                raise
+
+    def _take_turn(self, game_id: str, expect: int | None) -> None:
+        """Within a change's transaction: with ``expect``, the game's row locked until the
+        commit and its version bumped if it is still ``expect`` and the game unfinished,
+        else :class:`Behind` — so of two workers changing one version of a game exactly
+        one writes (PostgreSQL's ``UPDATE`` holds the row; SQLite's writer holds the file).
+        Without it (one process) nothing is checked."""
+        if expect is None:
+            return
+        if not self._execute("UPDATE games SET version = version + 1, turned_at = ? "
+                             "WHERE id = ? AND version = ? AND status = 'started' "
+                             "RETURNING version", (time.time(), game_id, expect)):
+            raise Behind(f"game {game_id} changed since version {expect}")
+
+    def set_truth(self, game_id: str, options: dict[str, Any]) -> None:
+        """A refereed game's true options (the drawn set-up), for any worker's referee."""
+        self._write("UPDATE games SET truth = ? WHERE id = ?",
+                    (json.dumps(options, sort_keys=True), game_id))
+
+    def truth(self, game_id: str) -> tuple[dict[str, Any], list[str]] | None:
+        """A refereed game's true options and moves (cluster mode; None when not kept):
+        the referee's path alone reads them, never a player's."""
+        with self._lock:
+            rows = self._execute("SELECT truth FROM games WHERE id = ?", (game_id,))
+            if not rows or rows[0][0] is None:
+                return None
+            moves = self._execute("SELECT truth, move FROM moves WHERE game = ? ORDER BY ply",
+                                  (game_id,))
+        return json.loads(rows[0][0]), [t if t is not None else m for t, m in moves]
+
+    def live_versions(self) -> dict[str, int]:
+        """Every unfinished game's version (a worker's sweep for changes it missed)."""
+        return {r[0]: int(r[1]) for r in self._read(
+            "SELECT id, version FROM games WHERE status = 'started'")}
 
     def reveal_moves(self, game_id: str, moves: Sequence[str]) -> None:
         """A refereed game's moves, recorded as hidden plies while it was played, once it
         has ended (a ply the record lacks is added)."""
         with self._lock, self._transaction():
-            now = time.time()
-            for ply, move in enumerate(moves, start=1):
-                if self._execute("SELECT 1 FROM moves WHERE game = ? AND ply = ?",
-                                 (game_id, ply)):
-                    self._execute("UPDATE moves SET move = ? WHERE game = ? AND ply = ?",
-                                  (move, game_id, ply))
-                else:
-                    self._execute("INSERT INTO moves VALUES (?, ?, ?, NULL, ?)",
-                                  (game_id, ply, move, now))
+            self._reveal(game_id, moves)
+
+    def _reveal(self, game_id: str, moves: Sequence[str]) -> None:
+        """:meth:`reveal_moves` within the caller's transaction."""
+        now = time.time()
+        for ply, move in enumerate(moves, start=1):
+            if self._execute("SELECT 1 FROM moves WHERE game = ? AND ply = ?",
+                             (game_id, ply)):
+                self._execute("UPDATE moves SET move = ? WHERE game = ? AND ply = ?",
+                              (move, game_id, ply))
+            else:
+                self._execute("INSERT INTO moves (game, ply, move, left_ms, at) "
+                              "VALUES (?, ?, ?, NULL, ?)", (game_id, ply, move, now))
 
     def reveal_options(self, game_id: str, options: dict[str, Any]) -> None:
         """A refereed game's whole options (the set-up the referee drew), once it has
@@ -281,9 +338,10 @@ class Store:
         self._write("UPDATE games SET options = ? WHERE id = ?",
                     (json.dumps(options, sort_keys=True), game_id))
 
-    def take_back(self, game_id: str, plies: int) -> None:
+    def take_back(self, game_id: str, plies: int, expect: int | None = None) -> None:
         """The last ``plies`` moves off the record (an agreed takeback)."""
         with self._lock, self._transaction():
+            self._take_turn(game_id, expect)
             rows = self._execute("SELECT MAX(ply) FROM moves WHERE game = ?", (game_id,))
             last = int(rows[0][0] or 0)
             self._execute("DELETE FROM moves WHERE game = ? AND ply > ?",
@@ -303,9 +361,27 @@ class Store:
                     "WHERE id = ?", (status, result, json.dumps(list(winners)), time.time(),
                                      game_id))
 
+    def end_game(self, game_id: str, status: str, result: str | None,
+                 winners: Sequence[int], expect: int,
+                 revealed: tuple[list[str], dict[str, Any] | None] | None = None) -> None:
+        """Cluster mode: the game's end (and a refereed game's moves and set-up, public
+        now) in one transaction under its row lock, so only one worker ends a game."""
+        with self._lock, self._transaction():
+            self._take_turn(game_id, expect)
+            if revealed is not None:
+                self._reveal(game_id, revealed[0])
+                if revealed[1] is not None:
+                    self._execute("UPDATE games SET options = ? WHERE id = ?",
+                                  (json.dumps(revealed[1], sort_keys=True), game_id))
+            self._execute("UPDATE games SET status = ?, result = ?, winners = ?, "
+                          "ended = ? WHERE id = ?",
+                          (status, result, json.dumps(list(winners)), time.time(),
+                           game_id))
+
     def game(self, game_id: str) -> GameRecord | None:
         rows = self._read("SELECT id, game, options, clock_initial_ms, clock_increment_ms, "
-                          "rated, status, result, winners, created FROM games WHERE id = ?",
+                          "rated, status, result, winners, created, version, turned_at FROM games "
+                          "WHERE id = ?",
                           (game_id,))
         if not rows:
             return None
@@ -314,7 +390,8 @@ class Store:
         return GameRecord(r[0], r[1], json.loads(r[2]),
                           (int(r[3]), int(r[4])) if r[3] is not None else None, bool(r[5]),
                           r[6], r[7], tuple(json.loads(r[8] or "[]")),
-                          tuple(s[0] for s in seats), float(r[9]))
+                          tuple(s[0] for s in seats), float(r[9]), int(r[10]),
+                          float(r[11]) if r[11] is not None else None)
 
     def games_of(self, account: str, unfinished: bool = False) -> list[str]:
         """Ids of ``account``'s games, oldest first (only those still being played)."""

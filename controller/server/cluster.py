@@ -1,0 +1,391 @@
+"""Several ``fairyboard server`` workers on one PostgreSQL and one MQTT broker, serving the
+same games (``fairyboard server --cluster HOST:PORT``; docs/server.md, "Growing past one
+machine").
+
+* **The store decides.** A worker changes a game only on the version of it that it read:
+  the change's transaction bumps the game's version under its row lock
+  (:meth:`~controller.server.store.Store._take_turn`), so of two workers changing one
+  version exactly one writes; the other is told :class:`~controller.server.store.Behind`,
+  reads the game again and judges the request again on what the store holds.  A ply, a
+  takeback and a game's end (a clock's too) are all such changes: no ply is lost, doubled
+  or forked, and only one worker ends a game.
+* **The referee judges from the store.** A game with hidden information keeps its truth
+  (the set-up the referee drew, each ply's true move) in columns no player's path reads;
+  every worker's :class:`~controller.link.referee.Referee` holds a copy adopted from them
+  and judges the next attempt with the one home of the rules of refereeing.
+* **The broker tells.** After each change the worker publishes "game G is at version V"
+  (and the public draw and takeback offers) on ``fairyboard/v1/server/cluster/games/G`` —
+  never a position or a move; boards' logins cannot read that topic.  Every other worker
+  reads G again from the store and wakes its streams.  A worker that dies leaves its last
+  will on ``cluster/workers/W``: the others then read every live game again (a ply it
+  stored but never told), and a sweep every :data:`SWEEP_S` catches any notice lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from controller.link.messages import ROOT, check_name
+from controller.link.referee import Referee
+from controller.rules.core import Outcome, RulesError
+from controller.server.games import LiveGame, PlayError, winners_of
+from controller.server.hub import HIDDEN_MOVE, KEEP_ENDED, Hub
+from controller.server.store import GameRecord, Store, StoreError, Unavailable
+from controller.wire import read_move
+
+log = logging.getLogger("fairyboard.server.cluster")
+
+#: how often a worker compares its live games' versions with the store's
+SWEEP_S = 2.0
+CLUB = "server"
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """The broker the workers share and this worker's name at it."""
+
+    host: str
+    port: int
+    worker: str
+    username: str = ""
+    password: str = ""
+
+
+def cluster_settings(address: str, worker: str | None = None, username: str = "",
+                     password: str = "") -> ClusterSettings:
+    """``HOST:PORT`` of the broker (one line when it is not one)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"--cluster {address[:60]!r}: the broker as HOST:PORT")
+    name = worker or f"{socket.gethostname()}-{os.getpid()}"
+    try:
+        check_name("--worker", name)
+    except ValueError as exc:
+        raise ValueError(str(exc)) from None
+    return ClusterSettings(host, int(port), name, username, password)
+
+
+def notice_topic(game_id: str = "+") -> str:
+    return f"{ROOT}/{CLUB}/cluster/games/{game_id}"
+
+
+def worker_topic(worker: str = "+") -> str:
+    return f"{ROOT}/{CLUB}/cluster/workers/{worker}"
+
+
+class ClusterLink:
+    """This worker's login at the shared broker (paho, QoS 1): notices out, the others'
+    notices and wills handed to the event loop as they arrive."""
+
+    def __init__(self, settings: ClusterSettings, loop: asyncio.AbstractEventLoop) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.settings = settings
+        self._loop = loop
+        self.arrived: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                             client_id=f"fairyboard-server-{settings.worker}",
+                             clean_session=True)
+        if settings.username:
+            client.username_pw_set(settings.username, settings.password or None)
+        client.will_set(worker_topic(settings.worker),
+                        json.dumps({"worker": settings.worker, "up": False}), qos=1)
+        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        client.on_connect = self._on_connect
+        client.on_message = self._on_message
+        self.client = client
+        client.connect_async(settings.host, settings.port, keepalive=5)
+        client.loop_start()
+
+    def _hand(self, item: dict[str, Any]) -> None:
+        with contextlib.suppress(RuntimeError):  # (the loop closed: the worker stopping)
+            self._loop.call_soon_threadsafe(self.arrived.put_nowait, item)
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            log.warning("cluster broker refused the connection",
+                        extra={"reason": str(reason_code)})
+            return
+        client.subscribe(notice_topic(), qos=1)
+        client.subscribe(worker_topic(), qos=1)
+        log.info("cluster connected", extra={"worker": self.settings.worker})
+        self._hand({"sweep": True})  # (notices may have been missed while away)
+
+    def _on_message(self, client, userdata, msg) -> None:
+        try:
+            item = json.loads(msg.payload)
+        except ValueError:
+            return
+        if isinstance(item, dict) and item.get("worker") != self.settings.worker:
+            self._hand(item)
+
+    def tell(self, notice: dict[str, Any]) -> None:
+        self.client.publish(notice_topic(notice["game"]), json.dumps(notice), qos=1)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class ClusterHub(Hub):
+    """The hub of one worker among several: every change made on the store's version of
+    the game, told to the others through the broker (module docstring)."""
+
+    def __init__(self, store: Store, referee: Referee, settings: ClusterSettings,
+                 clock=time.monotonic, dice=None) -> None:
+        super().__init__(store, referee, clock, dice)
+        self.settings = settings
+        self.worker = settings.worker
+        self.link: ClusterLink | None = None
+        #: refereed games this worker cannot hold (no truth in the store: started on one
+        #: process before cluster mode): told once, not read again at every sweep
+        self._unreadable: set[str] = set()
+        #: the ending's words a notice told, for the game's reading that follows it (the
+        #: store keeps the status, not the reason)
+        self._reasons: dict[str, str] = {}
+
+    # -- the store's turn, the referee's truth ------------------------------------------
+    def _turn_of(self, g: LiveGame) -> dict[str, Any]:
+        return {"expect": g.version}
+
+    async def _keep_truth(self, g: LiveGame) -> None:
+        await self.io(self.store.set_truth, g.id, self.referee.games[g.id].options)
+
+    async def _referee_move(self, g: LiveGame, seat: int, account: str, text: str,
+                            left: int | None, now: float) -> Outcome | None:
+        outs = self._judge(g, seat, account, text)
+        truth = self.referee.games[g.id].moves[-1]
+        try:
+            await self._record(g, HIDDEN_MOVE, left, truth)
+        except (StoreError, PlayError):  # (not stored: the referee's copy is read again)
+            self._stale.add(g.id)
+            raise
+        self._take_views(g, outs)
+        v = g.views[seat]
+        return Outcome(winners_of(v.result), v.reason or "") if v.result is not None else None
+
+    # -- reading a game from the store ----------------------------------------------------
+    def _read(self, game_id: str, known: LiveGame | None = None
+              ) -> tuple[LiveGame, Any, float | None] | None:
+        """(the store's threads) The game, a refereed one's truth, when its last change
+        was stored; ``known`` (a copy of the game as held): only the plies after it are
+        played on it (a takeback or an end: the game read whole)."""
+        record = self.store.game(game_id)  # (its version read before its moves: never ahead)
+        g = self._played_on(known, record) if known is not None and record else None
+        if g is None and record is not None:
+            g = self._rebuild(game_id, record)
+        if g is None or record is None:
+            return None
+        truth = self.store.truth(game_id) if g.refereed else None
+        return g, truth, record.turned_at
+
+    def _played_on(self, known: LiveGame, record: GameRecord) -> LiveGame | None:
+        """``known`` with the plies the store has after its own (None: not only that)."""
+        if known.pos is None or record.status != "started" or known.ended:
+            return None
+        rows = self.store.moves_with_clocks(known.id)
+        if len(rows) < known.ply or [t for t, _ in rows[:known.ply]] != known.moves:
+            return None
+        pos, times = known.pos, list(known.times)
+        try:
+            for text, left in rows[known.ply:]:
+                mover = known.game.ply_mover(pos)
+                pos.push(read_move(known.game, pos, text))
+                if left is not None:
+                    times[mover] = left
+        except RulesError:
+            return None
+        return dataclasses.replace(known, pos=pos, moves=[t for t, _ in rows],
+                                   ply=len(rows), times=times, version=record.version)
+
+    def _adopt(self, g: LiveGame, truth: Any) -> None:
+        """A refereed game's views from the referee's copy of the store's truth."""
+        if truth is None:
+            log.error("refereed game without its truth in the store",
+                      extra={"game_id": g.id})
+            return
+        options, moves = truth
+        try:
+            outs = self.referee.adopt(g.id, g.name, options, g.seats, moves[:g.ply])
+        except (RulesError, ValueError, TypeError) as exc:
+            log.error("refereed game not read", extra={"game_id": g.id,
+                                                       "problem": str(exc)[:200]})
+            return
+        if g.ended:
+            self.referee.close(g.id)
+        g.views = {}
+        self._take_views(g, outs)
+
+    def _started_at(self, at: float | None) -> float:
+        """The loop's clock when the last ply was stored (by whichever worker)."""
+        now = self._clock()
+        return now if at is None else now - max(0.0, time.time() - at)
+
+    async def _refresh(self, g: LiveGame) -> None:
+        """``g`` as the store has it now (another worker changed it, or this worker's
+        change was refused or may not have been stored); ``g``'s lock held."""
+        try:
+            known = (dataclasses.replace(g, pos=g.pos.copy(), moves=list(g.moves))
+                     if g.pos is not None else None)  # (copied here: the loop's streams read g)
+            fresh = await self.io(self._read, g.id, known)
+        except Unavailable:
+            raise PlayError("the store cannot be reached now: try again", 503) from None
+        if fresh is None:
+            raise PlayError("the store cannot be reached now: try again", 503)
+        new, truth, at = fresh
+        was_ended = g.ended
+        for name in ("pos", "moves", "ply", "times", "status", "result", "winners",
+                     "version"):
+            setattr(g, name, getattr(new, name))
+        if g.refereed:
+            self._adopt(g, truth)
+        g.turn_started = self._started_at(at)
+        g.draw_offers.clear()
+        g.takeback_offer = None
+        reason = self._reasons.pop(g.id, "")
+        if g.ended and not was_ended:
+            g.reason = reason
+        self._stale.discard(g.id)
+        Hub._changed(self, g)  # (this worker's streams; the others know already)
+        if g.ended and not was_ended:
+            self._ended_here(g, "gameFinish")
+
+    def _ended_here(self, g: LiveGame, kind: str) -> None:
+        """Tell this worker's seats' event streams of a game another worker started
+        (``gameStart``) or ended (``gameFinish``), and its lobby."""
+        for seat, account in enumerate(g.seats):
+            self._event(account, {"type": kind, "game": self._event_game(g, seat)})
+        self.lobby.fire()
+        if g.ended:
+            self._keep_ended(g)
+
+    def _keep_ended(self, g: LiveGame) -> None:
+        self._ended.append(g.id)
+        while len(self._ended) > KEEP_ENDED:  # (the store answers for older ones)
+            self.games.pop(self._ended.pop(0), None)
+
+    def _install(self, fresh: tuple[LiveGame, Any, float | None]) -> LiveGame | None:
+        """A game read from the store held in memory (started by another worker)."""
+        g, truth, at = fresh
+        if g.id in self.games:
+            return self.games[g.id]
+        if g.refereed:
+            self._adopt(g, truth)
+            if not g.views:
+                self._unreadable.add(g.id)
+                return None
+        g.turn_started = self._started_at(at)
+        self.games[g.id] = g
+        if g.ended:
+            self._keep_ended(g)
+        else:
+            self._ended_here(g, "gameStart")
+        return g
+
+    async def _load(self, game_id: str) -> LiveGame | None:
+        if game_id in self._unreadable:
+            return None
+        fresh = await self.io(self._read, game_id)
+        return self._install(fresh) if fresh is not None else None
+
+    def resume(self) -> int:
+        """Every unfinished game from the store (a refereed one: its truth there)."""
+        for game_id in self.store.unfinished_games():
+            fresh = self._read(game_id)
+            if fresh is not None:
+                self._install(fresh)
+        return len(self.games)
+
+    async def game_of(self, game_id: str) -> LiveGame:
+        g = self.games.get(game_id)
+        if g is None and len(game_id) <= 16 and game_id.isalnum():
+            g = await self._load(game_id)  # (started on another worker, or out of memory)
+        if g is None:
+            raise PlayError("no such game", 404)
+        return g
+
+    # -- telling the others, hearing them -----------------------------------------------
+    def _changed(self, g: LiveGame) -> None:
+        super()._changed(g)
+        if self.link is not None:
+            self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
+                            "draws": sorted(g.draw_offers), "takeback": g.takeback_offer,
+                            "reason": g.reason if g.ended else ""})
+
+    def start_cluster(self) -> None:
+        """Log in to the shared broker (in the event loop; paho retries until it is up)."""
+        self.link = ClusterLink(self.settings, asyncio.get_running_loop())
+
+    async def run_cluster(self) -> None:
+        """The others' notices as they arrive, and a sweep every :data:`SWEEP_S`."""
+        assert self.link is not None
+        arrived = self.link.arrived
+        while True:
+            try:
+                item = await asyncio.wait_for(arrived.get(), SWEEP_S)
+            except TimeoutError:
+                item = {"sweep": True}
+            try:
+                if "game" in item:
+                    await self.heard(item)
+                else:  # a sweep due, a worker gone (its will), or connected again
+                    await self.sweep()
+            except (PlayError, StoreError) as exc:  # (the store down: the next sweep)
+                log.warning("cluster: a game not read again",
+                            extra={"problem": str(exc)[:200]})
+
+    async def heard(self, notice: dict[str, Any]) -> None:
+        """Another worker changed a game: read it again (or for the first time)."""
+        game_id, version = notice.get("game"), notice.get("version")
+        if not (isinstance(game_id, str) and isinstance(version, int)):
+            return
+        g = self.games.get(game_id)
+        if g is None:
+            if len(game_id) <= 16 and game_id.isalnum():
+                await self._load(game_id)
+            return
+        async with g.lock:
+            if g.version < version or g.id in self._stale:
+                reason = notice.get("reason")
+                if isinstance(reason, str) and reason:
+                    self._reasons[g.id] = reason[:40]
+                await self._refresh(g)
+            if g.version == version and not g.ended:  # the public offers, as told
+                draws = notice.get("draws")
+                takeback = notice.get("takeback")
+                g.draw_offers = {s for s in draws if isinstance(s, int)
+                                 and 0 <= s < len(g.seats)} if isinstance(draws, list) else set()
+                g.takeback_offer = (takeback if isinstance(takeback, int)
+                                    and 0 <= takeback < len(g.seats) else None)
+                Hub._changed(self, g)
+
+    async def sweep(self) -> None:
+        """Every live game whose version in the store is newer than this worker's (or
+        that ended meanwhile) read again; games started elsewhere taken in."""
+        versions = await self.io(self.store.live_versions)
+        for game_id, version in versions.items():
+            g = self.games.get(game_id)
+            if g is None:
+                await self._load(game_id)
+            elif g.version < version:
+                async with g.lock:
+                    if g.version < version:
+                        await self._refresh(g)
+        for g in [g for g in self.games.values() if not g.ended and g.id not in versions]:
+            async with g.lock:  # (ended by another worker, or started here meanwhile)
+                await self._refresh(g)
+
+    def close(self) -> None:
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+        super().close()

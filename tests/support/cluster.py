@@ -1,0 +1,120 @@
+"""Server workers in cluster mode: real ``fairyboard server --cluster`` processes on one real
+PostgreSQL and one real Mosquitto (loopback), their accounts made in the store itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.online.api import BoardApi
+from controller.server.accounts import Accounts
+from controller.server.store import open_store
+from tests.support.broker import Broker, free_port
+from tests.support.clubserver import FAST_HASHER
+from tests.support.postgres import Postgres
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+class Worker:
+    """One ``fairyboard server --cluster`` process (its log: JSON lines in a file)."""
+
+    def __init__(self, folder: Path, name: str, database: str, broker_port: int) -> None:
+        self.folder, self.name = folder / name, name
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.database, self.broker_port = database, broker_port
+        self.port = free_port()
+        self.log = self.folder / "server.log"
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30) -> Worker:
+        env = {**os.environ, "FAIRYBOARD_SERVER_DATABASE": self.database,
+               "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "controller.cli", "server", "--data", str(self.folder),
+               "--port", str(self.port), "--cluster", f"127.0.0.1:{self.broker_port}",
+               "--worker", self.name, "--log-format", "json"]
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out)
+        deadline = time.monotonic() + timeout
+        while not self.ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"worker {self.name} exited: {self.log.read_text()[-800:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"worker {self.name} did not start")
+            time.sleep(0.1)
+        return self
+
+    def ready(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"GET /health HTTP/1.0\r\n\r\n")
+                return b'"ok":true' in s.recv(4096)
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, nothing flushed."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(3)  # (uvicorn waits for the streams still open: not for long)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def records(self, message: str) -> list[dict]:
+        """The worker's log records with this message."""
+        out = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("message", record.get("msg")) == message:
+                out.append(record)
+        return out
+
+
+class Cluster:
+    """PostgreSQL, Mosquitto and ``n`` workers; ``player`` makes an account and a token
+    in the store (as the sign-up page would)."""
+
+    def __init__(self, folder: Path, n: int = 2) -> None:
+        self.pg = Postgres().start()
+        (folder / "broker").mkdir()
+        self.broker = Broker(folder / "broker").start()
+        self.store = open_store(self.pg.url)
+        self.accounts = Accounts(self.store, FAST_HASHER)
+        self.workers = [Worker(folder, f"w{i}", self.pg.url, self.broker.port)
+                        for i in range(n)]
+        for w in self.workers:
+            w.start()
+
+    def player(self, name: str) -> tuple[str, str]:
+        account = self.accounts.sign_up(name, "correct horse")
+        return account, self.accounts.issue_token(account, f"{name}'s board")[1]
+
+    def client(self, worker: int, token: str) -> BoardApi:
+        return BoardApi(self.workers[worker].url, token, silence_s=5.0)
+
+    def stop(self) -> None:
+        for w in self.workers:
+            w.stop()
+        self.store.close()
+        self.broker.stop()
+        self.pg.stop()
