@@ -257,3 +257,36 @@ def test_a_worker_killed_mid_game_leaves_every_game_to_the_other(cluster):
     again = Follower(cluster.client(0, a[1]), gid)
     again.join(10)
     assert again.lines[0]["state"]["moves"] == " ".join(SCHOLARS_MATE)
+
+
+def test_the_broker_stopped_and_started_under_a_game_loses_no_ply_to_any_stream(cluster):
+    """With no broker the workers cannot tell each other: the store still decides every
+    move, and each worker's sweep of the store tells its streams; once the broker is back
+    the game goes on. Every stream on either worker tells each ply once, in order."""
+    a, b = cluster.player("kim"), cluster.player("leo")
+    gid = challenge(cluster, a, b)
+    movers = [cluster.client(0, a[1]), cluster.client(1, b[1])]  # white on w0, black on w1
+    streams = [Follower(cluster.client(w, t), gid) for w in (0, 1) for t in (a[1], b[1])]
+    for s in streams:
+        s.wait_ply(0)
+    plies = enumerate(SCHOLARS_MATE, start=1)
+    for ply, move in [next(plies), next(plies)]:
+        movers[(ply - 1) % 2].move(gid, move)
+        for s in streams:
+            s.wait_ply(ply)
+    cluster.broker.stop()
+    for ply, move in [next(plies), next(plies)]:  # the other worker learns it by its sweep
+        movers[(ply - 1) % 2].move(gid, move)
+        for s in streams:
+            s.wait_ply(ply)
+    cluster.broker.start()
+    for ply, move in plies:
+        movers[(ply - 1) % 2].move(gid, move)
+        for s in streams:
+            s.wait_ply(ply)
+    for s in streams:
+        s.join(10)
+        assert s.problem is None and not s.is_alive()
+        assert s.plies() == list(range(len(SCHOLARS_MATE) + 1))  # each ply once, in order
+        assert s.lines[-1]["status"] == "mate"
+    assert cluster.store.moves(gid) == SCHOLARS_MATE
