@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         spent = list(pool.map(one, names))
-    compiler = cc[0] if len(cc) == 1 else f"{cc[2]} under {QEMU}"
+    compiler = cc[0] if len(cc) == 1 else f"{cc[3]} under {QEMU}"
     print(f"compiled {len(names)} modules with {compiler} in {time.perf_counter() - t0:.0f} s"
           f" wall ({sum(spent):.0f} s summed, {args.jobs} at once)")
     return 0
