@@ -184,7 +184,8 @@ def measure(tree: Path, rounds: int, count: int, quick: bool, say=print,
     pure, compiled = Worker(ROOT, interpreter), Worker(tree, interpreter)
     try:
         where = compiled.ask("where")
-        say(f"compiled worker ({compiled.ask('platform')}) imported {', '.join(where)}")
+        runs_on = compiled.ask("platform")
+        say(f"compiled worker ({runs_on}) imported {', '.join(where)}")
         if not all(path.endswith((".so", ".pyd")) for path in where):
             raise SystemExit(f"the compiled worker imported pure modules: {where}")
         if any(path.endswith((".so", ".pyd")) for path in pure.ask("where")):
@@ -217,13 +218,14 @@ def measure(tree: Path, rounds: int, count: int, quick: bool, say=print,
         pure.close()
         compiled.close()
     return {"search": search, "perft": perft, "listing": listing, "rounds": rounds,
-            "count": count, "interpreter": interpreter}
+            "count": count, "interpreter": interpreter, "runs_on": runs_on}
 
 
 def table(result: dict, built: float) -> str:
     rounds = result["rounds"]
     emulated = result.get("interpreter")
-    where = (f"workers run by `{shlex.join(emulated)}`, on " if emulated else "")
+    where = (f"workers run by `{shlex.join(emulated)}` ({result['runs_on']}), on "
+             if emulated else "")
     lines = [
         f"`python -m benchmarks.bench_compiled{' --quick' if rounds < 5 else ''}`: {where}"
         f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores, load average "
