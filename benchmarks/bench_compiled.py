@@ -12,6 +12,11 @@ fixed depth, so both builds must search exactly as many nodes and choose the sam
 (checked: a difference is a bug of the compiled build, and the run stops on it).
 
     python -m benchmarks.bench_compiled [--quick] [--doc docs/performance.md] [--keep DIR]
+        [--interpreter CMD]
+
+``--interpreter`` runs both workers with another Python (a command line, e.g. QEMU's
+arm64 CPython: ``benchmarks/pi_emulated.sh --compiled``), on a ``--keep`` build made
+for it (``benchmarks/build_aarch64.py``).
 
 ``--doc`` writes the figures between the ``<!-- run_all: compiled -->`` markers of that
 page (``benchmarks.run_all`` does not run this benchmark: building takes minutes).
@@ -25,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -125,7 +131,9 @@ def worker() -> None:
     ``listing QUICK``, ``where``) with one JSON line."""
     for line in sys.stdin:
         what, *args = line.split()
-        if what == "where":
+        if what == "platform":
+            answer = f"{platform.machine()} CPython {platform.python_version()}"
+        elif what == "where":
             import controller.engine.search as search
             import controller.rules.luotuoqi as luotuoqi
 
@@ -140,12 +148,15 @@ def worker() -> None:
 
 
 class Worker:
-    """A worker process importing the package from ``path`` first."""
+    """A worker process of ``interpreter`` (a command; this Python by default) importing
+    the package from ``path`` first (then the checkout, then the caller's PYTHONPATH)."""
 
-    def __init__(self, path: Path) -> None:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(path), str(ROOT)]))
+    def __init__(self, path: Path, interpreter: list[str] | None = None) -> None:
+        paths = [str(path), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.bench_compiled", "--worker"], cwd=path,
+            [*(interpreter or [sys.executable]), "-m", "benchmarks.bench_compiled",
+             "--worker"], cwd=path,
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def ask(self, request: str):
@@ -167,11 +178,14 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def measure(tree: Path, rounds: int, count: int, quick: bool, say=print) -> dict:
+def measure(tree: Path, rounds: int, count: int, quick: bool, say=print,
+            interpreter: list[str] | None = None) -> dict:
     """Interleaved rounds, pure then compiled for each game; checks equal answers."""
-    pure, compiled = Worker(ROOT), Worker(tree)
+    pure, compiled = Worker(ROOT, interpreter), Worker(tree, interpreter)
     try:
         where = compiled.ask("where")
+        runs_on = compiled.ask("platform")
+        say(f"compiled worker ({runs_on}) imported {', '.join(where)}")
         if not all(path.endswith((".so", ".pyd")) for path in where):
             raise SystemExit(f"the compiled worker imported pure modules: {where}")
         if any(path.endswith((".so", ".pyd")) for path in pure.ask("where")):
@@ -204,13 +218,16 @@ def measure(tree: Path, rounds: int, count: int, quick: bool, say=print) -> dict
         pure.close()
         compiled.close()
     return {"search": search, "perft": perft, "listing": listing, "rounds": rounds,
-            "count": count}
+            "count": count, "interpreter": interpreter, "runs_on": runs_on}
 
 
 def table(result: dict, built: float) -> str:
     rounds = result["rounds"]
+    emulated = result.get("interpreter")
+    where = (f"workers run by `{shlex.join(emulated)}` ({result['runs_on']}), on "
+             if emulated else "")
     lines = [
-        f"`python -m benchmarks.bench_compiled{' --quick' if rounds < 5 else ''}`: "
+        f"`python -m benchmarks.bench_compiled{' --quick' if rounds < 5 else ''}`: {where}"
         f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f} at the end), CPython {platform.python_version()}; "
         f"{f'the build took {built:.0f} s' if built else 'an earlier build reused'}. "
@@ -253,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="build in DIR and keep it (an existing build there is reused)")
     parser.add_argument("--jobs", type=int, default=2, help="modules compiled at once")
+    parser.add_argument("--interpreter", metavar="CMD", type=shlex.split,
+                        help="the workers' Python, a command line (needs a --keep build)")
     args = parser.parse_args(argv)
     if args.worker:
         worker()
@@ -264,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tree = args.keep or Path(tempfile.mkdtemp(prefix="fairyboard-compiled-"))
     try:
+        if args.interpreter and not (args.keep and any(tree.glob("controller/rules/*.so"))):
+            print("--interpreter needs a --keep directory built for it "
+                  "(benchmarks/build_aarch64.py)", file=sys.stderr)
+            return 2
         if args.keep and any(tree.glob("controller/rules/luotuoqi.*.so")):
             built = 0.0  # (not timed here)
             print(f"reusing the build in {tree}", flush=True)
@@ -273,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"built in {built:.0f} s", flush=True)
         rounds, count = (3, 3) if args.quick else (5, 6)
         text = table(measure(tree, rounds, count, args.quick,
-                             say=lambda s: print(s, flush=True)), built)
+                             say=lambda s: print(s, flush=True),
+                             interpreter=args.interpreter), built)
     finally:
         if not args.keep:
             shutil.rmtree(tree, ignore_errors=True)
