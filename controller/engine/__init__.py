@@ -135,7 +135,7 @@ DEFAULT_LEVEL = 6
 #: and ``LEVELS``, not in values.toml (the evaluation's data): it is a fact of the levels'
 #: budgets and the search's speed, measured again when either changes.  A game not named
 #: keeps its levels' floors.
-FLOOR_CEILING: dict[str, int] = {"kaleidochess": 3, "luotuoqi": 2, "gnuqi": 4}
+FLOOR_CEILING: dict[str, int] = {"luotuoqi": 2, "laotzu": 4, "gnuqi": 4, "kaleidochess": 3}
 #: the floor no ceiling lowers: the default level's (depth 3, held in 100 of 100 check
 #: positions of every game by waiting for it; in Lùotuoqí the ceiling positions gave 2 —
 #: depth 3 in 91 of 100 within the wait — and lowering the default level's floor, which
