@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchmarks.bench_engine import positions
 from benchmarks.benchtools import write_section
-from controller.engine import FLOOR_WAIT, KEPT_FLOOR, LEVELS, MATE_BOUND, Engine
+from controller.engine import FLOOR_WAIT, LEVELS, MATE_BOUND, Engine
 from controller.rules import GAMES, get_game
 
 RESULTS = Path(__file__).resolve().parent / "results" / "engine_depth_floor.jsonl"
@@ -160,8 +160,6 @@ def ceilings_table() -> str:
             f"≥ {d}: {sum(x >= d for x in r['depths'])}/{r['positions']}"
             for d in range(min(r["depths"]), min(r["depth"], r["ceiling"] + 1) + 1))
         ceil = "—" if r is None else str(r["ceiling"])
-        if r is not None and r["ceiling"] < KEPT_FLOOR:
-            ceil += f" (none lowers a floor below {KEPT_FLOOR}: `KEPT_FLOOR`)"
         floors = []
         for k in capped:
             now, below = LEVELS[k].floor_in(name), LEVELS[k].floor
