@@ -18,45 +18,89 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.bench_engine import positions
 from benchmarks.benchtools import write_section
-from controller.engine import LEVELS, MATE_BOUND, Engine
+from controller.engine import FLOOR_WAIT, LEVELS, MATE_BOUND, Engine
 from controller.rules import GAMES, get_game
 
 RESULTS = Path(__file__).resolve().parent / "results" / "engine_depth_floor.jsonl"
+#: the floor searches' depths per game that set ``FLOOR_CEILING`` (``--ceilings``)
+CEILINGS = Path(__file__).resolve().parent / "results" / "engine_floor_ceiling.jsonl"
+#: the positions' seed of the floor check; the ceilings are measured on another
+#: (``CEILING_SEED``), so the check is not of the positions that set them
+SEED = 7
+CEILING_SEED = 33
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "engine.md"
 #: the share of positions the goal asks to hold the floor in (issue 33)
 GOAL = 0.99
+
+
+def counted_depth(game, pos, result, floor: int) -> int:
+    """The depth a search counts as having completed: a forced mate found (a win in one at
+    the root, or a Cube turn's mate at depth 2) or a position with one legal move counts
+    as ``floor`` — the search stops there, deeper adds nothing."""
+    if abs(result.score) >= MATE_BOUND and result.depth:
+        return max(floor, result.depth)
+    if result.depth == 0 and len(game.legal_moves(pos)) == 1:
+        return floor
+    return result.depth
 
 
 def held(name: str, level: int, count: int, clock, slowness: float = 1.0) -> dict:
     """One game and level: positions searched, positions at or past the floor, the depths
     reached and the seconds each move took (by ``clock``)."""
     game = get_game(name)
-    floor = LEVELS[level].floor
+    floor = LEVELS[level].floor_in(name)
     depths, seconds = [], []
-    for i, pos in enumerate(positions(game, count, 7)):
+    for i, pos in enumerate(positions(game, count, SEED)):
         started = clock()
         result = Engine(game, level, seed=i, clock=clock, slowness=slowness).choose(pos)
         seconds.append((clock() - started) / slowness)
-        if abs(result.score) >= MATE_BOUND and result.depth:
-            # a forced mate found (a win in one at the root, or a Cube turn's mate at
-            # depth 2): the search stops there, deeper adds nothing
-            depths.append(max(floor, result.depth))
-        elif result.depth == 0 and len(game.legal_moves(pos)) == 1:
-            depths.append(floor)  # one legal move: played without a search
-        else:
-            depths.append(result.depth)
+        depths.append(counted_depth(game, pos, result, floor))
     return {"game": name, "level": level, "floor": floor, "positions": len(depths),
             "held": sum(d >= floor for d in depths), "depths": depths,
             "seconds": [round(s, 4) for s in seconds], "slowness": slowness,
             "budget": LEVELS[level].movetime,
             "wait": LEVELS[level].floor_wait,
             "date": time.strftime("%Y-%m-%d")}
+
+
+def ceiling_depths(name: str, count: int, clock, seed: int = CEILING_SEED) -> dict:
+    """One game: the depth a floor search completes on the floor's budget in each of
+    ``count`` positions — the search ``Engine.choose`` makes first, for the capped level
+    with the deepest floor (all capped levels' floor budgets are ``FLOOR_WAIT``)."""
+    game = get_game(name)
+    capped = [k for k in LEVELS if LEVELS[k].nodes is not None]
+    budgets = {LEVELS[k].floor_budget() for k in capped}
+    if budgets != {FLOOR_WAIT}:
+        raise SystemExit(f"the capped levels' floor budgets are {sorted(budgets)}, "
+                         f"not {FLOOR_WAIT:g} s each: measure a ceiling per budget")
+    deepest = max(capped, key=lambda k: LEVELS[k].floor)
+    depth = LEVELS[deepest].floor
+    depths, seconds = [], []
+    for i, pos in enumerate(positions(game, count, seed)):
+        engine = Engine(game, deepest, seed=i, clock=clock)
+        limits = replace(engine.limits(), depth=depth, nodes=None, movetime=FLOOR_WAIT)
+        result = engine.search.best_move(pos, limits)
+        seconds.append(result.seconds)
+        depths.append(counted_depth(game, pos, result, depth))
+    return {"game": name, "positions": len(depths), "seed": seed, "depth": depth,
+            "budget": FLOOR_WAIT, "depths": depths, "load": round(os.getloadavg()[0], 1),
+            "seconds": [round(s, 4) for s in seconds], "ceiling": ceiling(depths),
+            "date": time.strftime("%Y-%m-%d")}
+
+
+def ceiling(depths: list[int], goal: float = GOAL) -> int:
+    """The deepest depth completed in at least ``goal`` of the positions."""
+    ranked = sorted(depths, reverse=True)
+    return ranked[max(0, math.ceil(goal * len(ranked)) - 1)]
 
 
 def wait(r: dict) -> float:
@@ -99,6 +143,38 @@ def table() -> str:
                       "where longer than the budget)."])
 
 
+def ceilings_table() -> str:
+    """Each game's ceiling as measured (the newest run a game) and the floor every capped
+    level keeps there (``Level.floor_in``: what the floor check above holds)."""
+    newest = {}
+    for line in CEILINGS.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        newest[r["game"]] = r
+    capped = [k for k in sorted(LEVELS) if LEVELS[k].nodes is not None]
+    lines = ["| game | depth completed within the floor's budget: share of positions "
+             "| ceiling (≥ 99 %) | " + " | ".join(f"level {k} floor" for k in capped) + " |",
+             "|---|---|---|" + "---|" * len(capped)]
+    for name in GAMES:
+        r = newest.get(name)
+        shares = "not measured" if r is None else ", ".join(
+            f"≥ {d}: {sum(x >= d for x in r['depths'])}/{r['positions']}"
+            for d in range(min(r["depths"]), min(r["depth"], r["ceiling"] + 1) + 1))
+        ceil = "—" if r is None else str(r["ceiling"])
+        floors = []
+        for k in capped:
+            now, below = LEVELS[k].floor_in(name), LEVELS[k].floor
+            floors.append(str(now) if now == below else f"**{now}** (level below: {below})")
+        lines.append(f"| {name} | {shares} | {ceil} | " + " | ".join(floors) + " |")
+    dates = sorted({r["date"] for r in newest.values()})
+    seeds = sorted({r["seed"] for r in newest.values()})
+    lines += ["", f"{dates[0]}: `python -m benchmarks.engine_depth_floor --ceilings "
+              f"--positions 100` (seed {', '.join(map(str, seeds))}, other positions than "
+              f"the check's seed {SEED}; the floor search of the deepest floor, "
+              f"{FLOOR_WAIT:g} s of process CPU time; a mate found or a single legal "
+              "move counts as complete)."]
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", type=int, nargs="*", default=[4, 5, 6])
@@ -106,14 +182,24 @@ def main() -> None:
     ap.add_argument("--games", nargs="*", default=list(GAMES))
     ap.add_argument("--wall", action="store_true")
     ap.add_argument("--slowness", type=float, default=1.0)
+    ap.add_argument("--ceilings", action="store_true",
+                    help="measure each game's floor ceiling (seed CEILING_SEED)")
     ap.add_argument("--write-docs", action="store_true",
                     help="only table the stored results into docs/engine.md")
     args = ap.parse_args()
     if args.write_docs:
         write_section(DOCS, "depth-floor", table())
+        write_section(DOCS, "floor-ceilings", ceilings_table())
         return
     base = time.monotonic if args.wall else time.process_time
     clock = base if args.slowness == 1.0 else (lambda: base() * args.slowness)
+    if args.ceilings:
+        for name in args.games:
+            r = ceiling_depths(name, args.positions, base)
+            with CEILINGS.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(r) + "\n")
+            print(name, "ceiling", r["ceiling"], "depths", sorted(r["depths"]), flush=True)
+        return
     print(HEADER, flush=True)
     for name in args.games:
         for level in args.levels:

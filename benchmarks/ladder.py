@@ -57,6 +57,7 @@ from benchmarks.spar import Player, Score, make_player, write_docs
 from controller.engine import DEFAULT_LEVEL, LEVELS, Evaluator, Level
 from controller.engine.fog import SAMPLES
 from controller.engine.human import Style
+from controller.rules import GAMES as ALL_GAMES
 from controller.rules import Game, Move, get_game
 
 #: finished pairs (kept in the repository: the docs' table is made from it)
@@ -83,7 +84,7 @@ def levels_table() -> str:
     for k, level in sorted(LEVELS.items()):
         name = f"{k} (default)" if k == DEFAULT_LEVEL else str(k)
         nodes = "—" if level.nodes is None else f"{level.nodes:,}"
-        floor = f"depth {level.floor}" if level.floor else "—"
+        floor = f"depth {level.floor}{lowered(level)}" if level.floor else "—"
         style = level.style
         beginner = ("—" if style is None else f"{style.horizon:g} cells, {style.overlook:.0%}, "
                     f"{style.notice:.0%}, {style.noise} cp")
@@ -92,9 +93,29 @@ def levels_table() -> str:
     return "\n".join(lines)
 
 
-def levels_of(low: int) -> dict[str, dict]:
-    """The two levels a pair measures, as recorded with its result."""
-    return {"upper": asdict(LEVELS[low + 1]), "lower": asdict(LEVELS[low])}
+def played_floor(level: Level, game: str) -> int:
+    """The floor a level keeps in ``game``'s ladder games (``Level.floor_in``; in a game
+    of hidden information the players decide from their view, without a floor, and the
+    level's own ``floor`` is what a record names)."""
+    return level.floor if get_game(game).hidden_information else level.floor_in(game)
+
+
+def lowered(level: Level) -> str:
+    """Where a game's ceiling lowers the level's floor (``Level.floor_in``), as the levels'
+    table says it: " (3 in kaleidochess, luotuoqi)"."""
+    games: dict[int, list[str]] = {}
+    for game in ALL_GAMES:
+        if level.floor_in(game) != level.floor:
+            games.setdefault(level.floor_in(game), []).append(game)
+    return "" if not games else " ({})".format("; ".join(
+        f"{depth} in {', '.join(names)}" for depth, names in sorted(games.items())))
+
+
+def levels_of(low: int, game: str) -> dict[str, dict]:
+    """The two levels a pair measures, as recorded with its result (each ``floor`` the
+    one it keeps in ``game``: ``played_floor``)."""
+    return {side: {**asdict(level), "floor": played_floor(level, game)}
+            for side, level in (("upper", LEVELS[low + 1]), ("lower", LEVELS[low]))}
 
 
 def measured_with_current_levels(record: dict) -> bool:
@@ -106,7 +127,11 @@ def measured_with_current_levels(record: dict) -> bool:
         then = {side: Level(**{**fields, "style": Style(**fields["style"])
                                if fields.get("style") else None})
                 for side, fields in recorded.items()}
-        now = {"upper": LEVELS[record["low"] + 1], "lower": LEVELS[record["low"]]}
+        # each level's floor as it is in the record's game (``played_floor``: a game's
+        # ceiling lowers the floors of the levels that could not hold them there)
+        now = {side: replace(level, floor=played_floor(level, record["game"]))
+               for side, level in (("upper", LEVELS[record["low"] + 1]),
+                                   ("lower", LEVELS[record["low"]]))}
         if not get_game(record["game"]).hidden_information:
             then, now = ({side: replace(level, samples=SAMPLES) for side, level in d.items()}
                          for d in (then, now))
@@ -232,7 +257,7 @@ def run_pair(game: str, low: int, played: dict, args: argparse.Namespace,
             "seconds": round(time.monotonic() - started, 1),
             "cpu": round(time.process_time() - cpu0, 1), "max_plies": args.max_plies,
             "adjudicated": adjudicated, "margin": args.adjudicate, "stop": stop,
-            "first_game": first, "opening": plies, "levels": levels_of(low)}
+            "first_game": first, "opening": plies, "levels": levels_of(low, game)}
 
 
 def load(path: Path | None, opening: int = OPENING,

@@ -140,10 +140,14 @@ def anchor_player(spec: str, game: Game, seed: int) -> Player:
 
 
 def level_data(player: str) -> dict | None:
-    """What a player ``level:N`` is (its ``Level``), kept with its games: games of a level
-    that changed since are not counted."""
+    """What a player ``level:N`` is (its ``Level``, with the floor it keeps in chess:
+    ``Level.floor_in``), kept with its games: games of a level that changed since are
+    not counted."""
     kind, _, value = player.partition(":")
-    return asdict(LEVELS[int(value)]) if kind == "level" else None
+    if kind != "level":
+        return None
+    level = LEVELS[int(value)]
+    return {**asdict(level), "floor": level.floor_in("chess")}
 
 
 def current(record: dict) -> bool:

@@ -108,7 +108,7 @@ def test_no_level_thinks_longer_than_its_time_budget(level):
     assert result.move in game.legal_moves(game.start())
     assert result.seconds <= LEVELS[level].floor_budget() + 2 * step
     if result.seconds > budget + 2 * step:  # only a floor's wait takes longer
-        assert result.depth <= LEVELS[level].floor
+        assert result.depth <= LEVELS[level].floor_in("gnuqi")
 
 
 def test_a_weak_levels_noise_survives_a_stop_inside_the_first_depth():

@@ -10,12 +10,14 @@ answer whatever the machine's load).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
-from controller.engine import LEVELS, Engine
-from controller.rules import get_game
+from benchmarks.engine_depth_floor import CEILING_SEED, CEILINGS, SEED, ceiling
+from controller.engine import FLOOR_CEILING, FLOOR_WAIT, LEVELS, Engine
+from controller.rules import GAMES, get_game
 
 CAPPED = [k for k in sorted(LEVELS) if LEVELS[k].nodes is not None]
 
@@ -32,6 +34,46 @@ def test_a_capped_levels_floor_is_the_depth_of_the_level_below():
         assert level.floor == LEVELS[k - 1].depth, k
         assert level.floor <= level.depth, k
     assert all(LEVELS[k].floor == 0 for k in LEVELS if k not in CAPPED)
+
+
+def test_a_levels_floor_in_a_game_is_the_lower_of_the_level_below_and_the_ceiling():
+    """Issue 33: levels 7–9 (in Lùotuoqí level 6 too) could not complete the level below's
+    depth within their floor budget in the crowded games; their floor there is the game's
+    measured ceiling, and a
+    level never keeps a shallower floor than the level below in the same game."""
+    assert set(FLOOR_CEILING) <= set(GAMES)
+    for name in GAMES:
+        floors = [LEVELS[k].floor_in(name) for k in CAPPED]
+        assert floors == sorted(floors), name
+        ceiling = FLOOR_CEILING.get(name, LEVELS[CAPPED[-1]].floor)
+        for k in CAPPED:
+            assert LEVELS[k].floor_in(name) == min(LEVELS[k - 1].depth, ceiling), (name, k)
+            assert 1 <= LEVELS[k].floor_in(name) <= LEVELS[k].depth, (name, k)
+    # one ceiling a game serves every capped level: they all wait as long for the floor
+    assert {LEVELS[k].floor_budget() for k in CAPPED} == {FLOOR_WAIT}
+
+
+def test_the_ceilings_are_what_the_stored_measurement_gives():
+    """``FLOOR_CEILING`` is written from ``benchmarks/results/engine_floor_ceiling.jsonl``
+    (the newest run a game): the depth completed in 99 % of its positions, on the floor's
+    budget, on other positions than the floor check's."""
+    newest = {}
+    for line in CEILINGS.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        newest[record["game"]] = record
+    assert CEILING_SEED != SEED
+    for name, depth in FLOOR_CEILING.items():
+        record = newest[name]
+        assert record["budget"] == FLOOR_WAIT and record["seed"] == CEILING_SEED, name
+        assert record["positions"] >= 100 and record["depth"] == max(
+            LEVELS[k].floor for k in CAPPED), name
+        assert ceiling(record["depths"]) == depth, name
+
+
+def test_a_ceiling_is_the_depth_completed_in_99_percent_of_the_positions():
+    assert ceiling([5] * 99 + [3]) == 5
+    assert ceiling([5] * 98 + [3, 4]) == 4
+    assert ceiling([4, 3]) == 3
 
 
 def test_in_kaleidochess_no_level_plays_shallower_than_the_one_below():
@@ -58,7 +100,7 @@ def test_every_capped_level_completes_at_least_its_floor(name, top):
     last = 0
     for k in range(4, top + 1):
         result = Engine(game, k, seed=3, clock=frozen).choose(pos)
-        assert result.depth >= LEVELS[k].floor, k
+        assert result.depth >= LEVELS[k].floor_in(name), k
         assert result.depth >= last, k
         last = result.depth
 
@@ -136,8 +178,9 @@ def test_the_floor_is_waited_for_where_the_budget_would_end_it():
 
 
 def test_a_stronger_level_waits_as_long_and_is_never_shallower():
-    """Level 7's floor (depth 4) is dear here too; without its wait its 0.5 s ended the
-    search at depth 2, shallower than level 6 that waits for depth 3."""
+    """Level 7's floor here (depth 3, KaleidoChess' ceiling) is dear too; without its
+    wait its 0.5 s ended the search at depth 2, shallower than level 6 that waits for
+    depth 3."""
     game = get_game("kaleidochess")
     pos = game.parse_position(CROWDED)
     seven = _engine(7, rate=10_000.0).choose(pos)
@@ -161,3 +204,24 @@ def test_the_stretch_is_bounded_by_the_level_and_by_a_clocks_share():
     assert level.floor_budget(movetime=0.1) == 0.1
     assert level.floor_budget(slowness=8) == level.floor_wait * 8 > level.budget(slowness=8)
     assert LEVELS[9].floor_budget() == LEVELS[9].budget()  # 2 s: its own time already
+
+
+def test_a_floor_past_the_games_ceiling_is_not_waited_for(monkeypatch):
+    """Issue 33: level 8's floor, depth 6 (level 7's depth), is out of reach in
+    KaleidoChess (within the floor's 2 s the search completed depth 4 in 70 of 100
+    random positions, depth 6 in none but mates): level 8 waited all of it and still
+    stopped short.  There its floor is the game's ceiling, depth 3 — level 6's — and once
+    that is complete it keeps its own budget."""
+    game = get_game("kaleidochess")
+    pos = game.parse_position(CROWDED)
+    level = LEVELS[8]
+    assert level.floor_in("kaleidochess") == FLOOR_CEILING["kaleidochess"] < level.floor
+    eight = _engine(8).choose(pos)
+    assert eight.depth >= level.floor_in("kaleidochess")
+    assert eight.seconds <= level.movetime + 512 / 20_000.0
+    assert eight.move in game.legal_moves(pos)
+    # the engine before, on a slower machine (fewer nodes to wait through in a test)
+    monkeypatch.delitem(FLOOR_CEILING, "kaleidochess")
+    waited = _engine(8, rate=6_000.0).choose(pos)
+    assert level.movetime < waited.seconds <= level.floor_budget() + 512 / 6_000.0
+    assert waited.depth < level.floor

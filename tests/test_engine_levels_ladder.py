@@ -14,6 +14,7 @@ from dataclasses import asdict
 
 from benchmarks.ladder import (
     OPENING,
+    levels_of,
     load,
     measured_with_current_levels,
     opening_plies,
@@ -82,3 +83,19 @@ def test_a_pair_measured_before_levels_drew_fewer_positions_counts_only_without_
     assert measured_with_current_levels(before("chess"))
     assert not measured_with_current_levels(before("laotzu"))
     assert measured_with_current_levels(_record(1, game="laotzu"))
+
+
+def test_a_pair_counts_only_with_the_floor_its_game_keeps_now():
+    """A game's ceiling (``FLOOR_CEILING``) lowers the floor of levels 7–9 where they could
+    not hold it: a KaleidoChess pair recorded with the level below's depth as the floor
+    no longer measures today's levels there; one recorded now does, and so does one of
+    chess's levels whose floors the ceiling leaves, or Lao Tzu's, whose players decide
+    from their view without a floor."""
+    low = 7
+    assert LEVELS[low + 1].floor_in("kaleidochess") < LEVELS[low + 1].floor
+    assert not measured_with_current_levels(_record(low, game="kaleidochess"))
+    assert measured_with_current_levels(
+        _record(low, game="kaleidochess", levels=levels_of(low, "kaleidochess")))
+    assert measured_with_current_levels(_record(4, game="chess"))
+    assert measured_with_current_levels(_record(low, game="laotzu"))
+    assert levels_of(low, "laotzu") == _record(low)["levels"]

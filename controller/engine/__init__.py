@@ -20,9 +20,9 @@ from controller.engine.human import Beginner, Style
 from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
 from controller.rules import DEFAULT_GAME, Game, Position, get_game
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "MATE", "Engine", "Evaluator", "Level", "Limits",
-           "Result", "Search", "SearchStopped", "clock_budget", "machine_slowness",
-           "weights_for"]
+__all__ = ["DEFAULT_LEVEL", "FLOOR_CEILING", "FLOOR_WAIT", "LEVELS", "MATE", "Engine",
+           "Evaluator", "Level", "Limits", "Result", "Search", "SearchStopped",
+           "clock_budget", "machine_slowness", "weights_for"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,9 @@ class Level:
     A fixed cap buys different depths in different games (about 130 moves a position in
     KaleidoChess, 9 in Lotus-39), so the cap never ends the search before ``floor`` — the
     deepest the level below may search — is complete: a level never plays shallower than
-    the one below, in any game, unless its time runs out.
+    the one below, in any game, unless its time runs out.  Where that depth does not fit
+    the floor's budget in a game (levels 7–9 in the crowded games), the game's measured
+    ceiling is the floor there (``floor_in``, ``FLOOR_CEILING``).
     """
 
     depth: int
@@ -74,6 +76,12 @@ class Level:
         own = max(self.movetime, self.floor_wait) * slowness
         return own if movetime is None else min(movetime, own)
 
+    def floor_in(self, game: str) -> int:
+        """The depth this level completes before its cap may end the search in ``game``:
+        its ``floor``, but never past the game's ``FLOOR_CEILING`` (what the floor search
+        completes on its budget in that game) nor past the level's own depth."""
+        return min(self.floor, self.depth, FLOOR_CEILING.get(game, self.floor))
+
 
 #: seconds (here) a capped level with a shorter budget may wait for its floor: over 100
 #: random positions a game the dearest depth 3 — level 6's floor — took 1.6–1.8 s
@@ -109,12 +117,23 @@ LEVELS: dict[int, Level] = {
     9: Level(10, 2.0, nodes=100_000),
     10: Level(64, 4.0),
 }
-#: a capped level's floor is the depth of the level below (one home for that depth),
-#: waited for up to ``FLOOR_WAIT`` where the level's own time is shorter
+#: a capped level's floor is the depth of the level below (one home for that depth; in a
+#: game never past its ``FLOOR_CEILING``), waited for up to ``FLOOR_WAIT`` where the
+#: level's own time is shorter
 LEVELS.update({n: replace(level, floor=LEVELS[n - 1].depth,
                           floor_wait=FLOOR_WAIT if level.movetime < FLOOR_WAIT else 0.0)
                for n, level in LEVELS.items() if level.nodes is not None})
 DEFAULT_LEVEL = 6
+
+#: per game, the deepest floor the floor search completes within its budget (every capped
+#: level's ``floor_budget()`` is ``FLOOR_WAIT`` here) in at least 99 % of seeded random
+#: positions (``python -m benchmarks.engine_depth_floor --ceilings``: 100 positions a
+#: game, seed 33; docs/engine.md, "Depth floor"); a level's floor in a game is the lower
+#: of the level below's depth and this (``Level.floor_in``).  Kept beside ``FLOOR_WAIT``
+#: and ``LEVELS``, not in values.toml (the evaluation's data): it is a fact of the levels'
+#: budgets and the search's speed, measured again when either changes.  A game not named
+#: keeps its levels' floors.
+FLOOR_CEILING: dict[str, int] = {"luotuoqi": 2, "laotzu": 4, "gnuqi": 4, "kaleidochess": 3}
 
 #: process CPU seconds the calibration search (``machine_slowness``) took here, where the
 #: levels were measured
@@ -183,7 +202,8 @@ class Engine:
                nodes: int | None = None, stop=None, view: bool = False) -> Result:
         """The move to play in ``pos`` (``Result.move`` is None when there is none).
 
-        A level with a node cap first searches its ``floor`` without the cap — for up to
+        A level with a node cap first searches its floor in this game
+        (``Level.floor_in``) without the cap — for up to
         ``Level.floor_wait`` where its budget is shorter — then on with the nodes and the
         budget's time left (the table remembers the first search, so little is done
         twice).  A cap the caller gives (``nodes``) is kept as given.  ``view``: in a game
@@ -194,7 +214,7 @@ class Engine:
         if self.beginner is not None:
             return self.choose_as_beginner(pos)
         limits = self.limits(movetime, nodes)
-        floor = min(self.level.floor, self.level.depth)
+        floor = self.level.floor_in(self.game.name)
         if nodes is not None or limits.nodes is None or not floor:
             return self.search.best_move(pos, limits, stop)
         # the floor may take longer than the budget (``floor_wait``): a level plays
