@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchmarks.bench_engine import positions
 from benchmarks.benchtools import write_section
-from controller.engine import FLOOR_WAIT, LEVELS, MATE_BOUND, Engine
+from controller.engine import FLOOR_WAIT, KEPT_FLOOR, LEVELS, MATE_BOUND, Engine
 from controller.rules import GAMES, get_game
 
 RESULTS = Path(__file__).resolve().parent / "results" / "engine_depth_floor.jsonl"
@@ -129,8 +129,14 @@ def table() -> str:
     newest: dict[tuple[str, int], dict] = {}
     for line in RESULTS.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
-        if r.get("slowness", 1.0) == 1.0:
-            newest[(r["game"], r["level"])] = r
+        if r.get("slowness", 1.0) != 1.0:
+            continue
+        key = (r["game"], r["level"])
+        now = LEVELS[r["level"]].floor_in(r["game"]) if r["level"] in LEVELS else None
+        # the newest run of the floor the level keeps now; a run of another floor only
+        # where none of today's was made (its floor column says which it was)
+        if key not in newest or r["floor"] == now or newest[key]["floor"] != now:
+            newest[key] = r
     rows = [newest[k] for k in sorted(newest, key=lambda k: (list(GAMES).index(k[0]), k[1]))]
     dates = sorted({r["date"] for r in rows})
     when = dates[0] if len(dates) == 1 else f"{dates[0]}–{dates[-1]}"
@@ -160,6 +166,8 @@ def ceilings_table() -> str:
             f"≥ {d}: {sum(x >= d for x in r['depths'])}/{r['positions']}"
             for d in range(min(r["depths"]), min(r["depth"], r["ceiling"] + 1) + 1))
         ceil = "—" if r is None else str(r["ceiling"])
+        if r is not None and r["ceiling"] < KEPT_FLOOR:
+            ceil += f" (none lowers a floor below {KEPT_FLOOR}: `KEPT_FLOOR`)"
         floors = []
         for k in capped:
             now, below = LEVELS[k].floor_in(name), LEVELS[k].floor

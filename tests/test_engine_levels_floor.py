@@ -16,7 +16,14 @@ from dataclasses import replace
 import pytest
 
 from benchmarks.engine_depth_floor import CEILING_SEED, CEILINGS, SEED, ceiling
-from controller.engine import FLOOR_CEILING, FLOOR_WAIT, LEVELS, Engine
+from controller.engine import (
+    DEFAULT_LEVEL,
+    FLOOR_CEILING,
+    FLOOR_WAIT,
+    KEPT_FLOOR,
+    LEVELS,
+    Engine,
+)
 from controller.rules import GAMES, get_game
 
 CAPPED = [k for k in sorted(LEVELS) if LEVELS[k].nodes is not None]
@@ -37,18 +44,21 @@ def test_a_capped_levels_floor_is_the_depth_of_the_level_below():
 
 
 def test_a_levels_floor_in_a_game_is_the_lower_of_the_level_below_and_the_ceiling():
-    """Issue 33: levels 7–9 (in Lùotuoqí level 6 too) could not complete the level below's
-    depth within their floor budget in the crowded games; their floor there is the game's
-    measured ceiling, and a
-    level never keeps a shallower floor than the level below in the same game."""
+    """Issue 33: levels 7–9 could not complete the level below's depth within their floor
+    budget in the crowded games; their floor there is the game's measured ceiling, and a
+    level never keeps a shallower floor than the level below in the same game (nor one
+    below ``KEPT_FLOOR``)."""
     assert set(FLOOR_CEILING) <= set(GAMES)
     for name in GAMES:
         floors = [LEVELS[k].floor_in(name) for k in CAPPED]
         assert floors == sorted(floors), name
-        ceiling = FLOOR_CEILING.get(name, LEVELS[CAPPED[-1]].floor)
+        ceiling = max(FLOOR_CEILING.get(name, LEVELS[CAPPED[-1]].floor), KEPT_FLOOR)
         for k in CAPPED:
             assert LEVELS[k].floor_in(name) == min(LEVELS[k - 1].depth, ceiling), (name, k)
             assert 1 <= LEVELS[k].floor_in(name) <= LEVELS[k].depth, (name, k)
+    # the default level's floor is no ceiling's to lower (docs/engine.md, "Depth floor")
+    assert LEVELS[DEFAULT_LEVEL].floor == KEPT_FLOOR
+    assert all(LEVELS[DEFAULT_LEVEL].floor_in(name) == KEPT_FLOOR for name in GAMES)
     # one ceiling a game serves every capped level: they all wait as long for the floor
     assert {LEVELS[k].floor_budget() for k in CAPPED} == {FLOOR_WAIT}
 
@@ -100,7 +110,7 @@ def test_every_capped_level_completes_at_least_its_floor(name, top):
     last = 0
     for k in range(4, top + 1):
         result = Engine(game, k, seed=3, clock=frozen).choose(pos)
-        assert result.depth >= LEVELS[k].floor_in(name), k
+        assert result.depth >= LEVELS[k].floor, k
         assert result.depth >= last, k
         last = result.depth
 
@@ -178,9 +188,8 @@ def test_the_floor_is_waited_for_where_the_budget_would_end_it():
 
 
 def test_a_stronger_level_waits_as_long_and_is_never_shallower():
-    """Level 7's floor here (depth 3, KaleidoChess' ceiling) is dear too; without its
-    wait its 0.5 s ended the search at depth 2, shallower than level 6 that waits for
-    depth 3."""
+    """Level 7's floor (depth 4) is dear here too; without its wait its 0.5 s ended the
+    search at depth 2, shallower than level 6 that waits for depth 3."""
     game = get_game("kaleidochess")
     pos = game.parse_position(CROWDED)
     seven = _engine(7, rate=10_000.0).choose(pos)

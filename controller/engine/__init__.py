@@ -20,8 +20,8 @@ from controller.engine.human import Beginner, Style
 from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, SearchStopped
 from controller.rules import DEFAULT_GAME, Game, Position, get_game
 
-__all__ = ["DEFAULT_LEVEL", "FLOOR_CEILING", "FLOOR_WAIT", "LEVELS", "MATE", "Engine",
-           "Evaluator", "Level", "Limits", "Result", "Search", "SearchStopped",
+__all__ = ["DEFAULT_LEVEL", "FLOOR_CEILING", "FLOOR_WAIT", "KEPT_FLOOR", "LEVELS", "MATE",
+           "Engine", "Evaluator", "Level", "Limits", "Result", "Search", "SearchStopped",
            "clock_budget", "machine_slowness", "weights_for"]
 
 
@@ -79,8 +79,10 @@ class Level:
     def floor_in(self, game: str) -> int:
         """The depth this level completes before its cap may end the search in ``game``:
         its ``floor``, but never past the game's ``FLOOR_CEILING`` (what the floor search
-        completes on its budget in that game) nor past the level's own depth."""
-        return min(self.floor, self.depth, FLOOR_CEILING.get(game, self.floor))
+        completes on its budget in that game) — nor past the level's own depth, nor below
+        ``KEPT_FLOOR``, which the ceilings leave as it was."""
+        ceiling = max(FLOOR_CEILING.get(game, self.floor), KEPT_FLOOR)
+        return min(self.floor, self.depth, ceiling)
 
 
 #: seconds (here) a capped level with a shorter budget may wait for its floor: over 100
@@ -134,6 +136,14 @@ DEFAULT_LEVEL = 6
 #: budgets and the search's speed, measured again when either changes.  A game not named
 #: keeps its levels' floors.
 FLOOR_CEILING: dict[str, int] = {"luotuoqi": 2, "laotzu": 4, "gnuqi": 4, "kaleidochess": 3}
+#: the floor no ceiling lowers: the default level's (depth 3, held in 100 of 100 check
+#: positions of every game by waiting for it; in Lùotuoqí the ceiling positions gave 2 —
+#: depth 3 in 91 of 100 within the wait — and lowering the default level's floor, which
+#: would stop it at depth 2 wherever depth 3 takes longer than its 0.25 s, is not done
+#: by a ceiling measured on a slower machine under load — the ceilings were measured on
+#: an AMD EPYC at load average 8–16, the morning's 100 of 100 on an Intel Xeon:
+#: docs/engine.md, "Depth floor")
+KEPT_FLOOR = LEVELS[DEFAULT_LEVEL].floor
 
 #: process CPU seconds the calibration search (``machine_slowness``) took here, where the
 #: levels were measured
