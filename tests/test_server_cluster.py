@@ -102,6 +102,24 @@ def challenge(cluster, a, b, variant="standard", worker=0, seconds=600):
     return game_id
 
 
+def _play_told(movers, game_id: str, streams, plies) -> None:
+    """Each ``(ply, move)`` sent by its side's client, and told by every stream."""
+    for ply, move in plies:
+        movers[(ply - 1) % 2].move(game_id, move)
+        for s in streams:
+            s.wait_ply(ply)
+
+
+def _each_ply_told_once(streams) -> None:
+    """Every stream ended, having told each ply of the scholar's mate once, in order."""
+    for s in streams:
+        s.join(10)
+        assert s.problem is None and not s.is_alive()
+        assert s.plies() == list(range(len(SCHOLARS_MATE) + 1))  # each ply once, in order
+        assert s.lines[-1]["status"] == "mate" and s.lines[-1]["winner"] == "white"
+        assert s.lines[-1]["moves"] == " ".join(SCHOLARS_MATE)
+
+
 def test_a_chess_game_alternates_between_the_workers_and_every_stream_tells_each_ply(
         cluster):
     a, b = cluster.player("alice"), cluster.player("bob")
@@ -113,16 +131,9 @@ def test_a_chess_game_alternates_between_the_workers_and_every_stream_tells_each
     streams = [Follower(cluster.client(w, t), gid) for w in (0, 1) for t in (a[1], b[1])]
     for s in streams:
         s.wait_ply(0)
-    for ply, move in enumerate(SCHOLARS_MATE, start=1):
-        movers[(ply - 1) % 2].move(gid, move)
-        for s in streams:
-            s.wait_ply(ply)
+    _play_told(movers, gid, streams, enumerate(SCHOLARS_MATE, start=1))
+    _each_ply_told_once(streams)
     for s in streams:
-        s.join(10)
-        assert s.problem is None and not s.is_alive()
-        assert s.plies() == list(range(len(SCHOLARS_MATE) + 1))  # each ply once, in order
-        assert s.lines[-1]["status"] == "mate" and s.lines[-1]["winner"] == "white"
-        assert s.lines[-1]["moves"] == " ".join(SCHOLARS_MATE)
         assert s.lines[-1]["reason"] == streams[0].lines[-1]["reason"] != ""
     assert cluster.store.moves(gid) == SCHOLARS_MATE
     assert cluster.store.game(gid).status == "mate"
@@ -269,24 +280,11 @@ def test_the_broker_stopped_and_started_under_a_game_loses_no_ply_to_any_stream(
     streams = [Follower(cluster.client(w, t), gid) for w in (0, 1) for t in (a[1], b[1])]
     for s in streams:
         s.wait_ply(0)
-    plies = enumerate(SCHOLARS_MATE, start=1)
-    for ply, move in [next(plies), next(plies)]:
-        movers[(ply - 1) % 2].move(gid, move)
-        for s in streams:
-            s.wait_ply(ply)
+    plies = list(enumerate(SCHOLARS_MATE, start=1))
+    _play_told(movers, gid, streams, plies[:2])
     cluster.broker.stop()
-    for ply, move in [next(plies), next(plies)]:  # the other worker learns it by its sweep
-        movers[(ply - 1) % 2].move(gid, move)
-        for s in streams:
-            s.wait_ply(ply)
+    _play_told(movers, gid, streams, plies[2:4])  # the other worker learns it by its sweep
     cluster.broker.start()
-    for ply, move in plies:
-        movers[(ply - 1) % 2].move(gid, move)
-        for s in streams:
-            s.wait_ply(ply)
-    for s in streams:
-        s.join(10)
-        assert s.problem is None and not s.is_alive()
-        assert s.plies() == list(range(len(SCHOLARS_MATE) + 1))  # each ply once, in order
-        assert s.lines[-1]["status"] == "mate"
+    _play_told(movers, gid, streams, plies[4:])
+    _each_ply_told_once(streams)
     assert cluster.store.moves(gid) == SCHOLARS_MATE

@@ -14,6 +14,7 @@ from controller.rules import get_game
 from controller.speech.words import announce_move
 from tests.support.access import (
     heard,
+    live_region_text,
     newest_heard,
     open_site,
     screen_reader_mode,
@@ -89,10 +90,10 @@ def _play_to_its_end(page, url: str, lang: str, name: str) -> None:
             expected = render(announce_move(game, pos, move, after, listener), lang)
         english = announce_move(game, pos, move, after, listener)
         assert expected != english, (name, typed)  # (words of the language, not English)
-        page.keyboard.type(typed)
-        page.keyboard.press("Enter")
+        _type_move(page, url, typed)
         wait_until(lambda: newest_heard(page) == expected,  # noqa: B023
-                   lambda: f"{name} {typed}: {expected!r}, not {heard(page)!r}")  # noqa: B023
+                   lambda: f"{name} {typed}: {expected!r}, not {heard(page)!r} (the mode "  # noqa: B023
+                           f"says {live_region_text(page, 'access-answer')!r})")
         if listener is not None:  # the next move is typed in the next mover's view
             wait_until(lambda: api_json(page, f"{url}/api/state")["viewer"]  # noqa: B023
                        == listener, f"{name} {typed}: the next mover's view")  # noqa: B023
@@ -101,3 +102,12 @@ def _play_to_its_end(page, url: str, lang: str, name: str) -> None:
     assert outcome is not None and outcome.winners
     state = api_json(page, f"{url}/api/state")
     assert state["result"]["winners"] == list(outcome.winners)
+
+
+def _type_move(page, url: str, typed: str) -> None:
+    """``typed`` and Enter in the mode's move field once the board waits for a move (the
+    page answers a move typed before that in words; a person waits for his turn too)."""
+    wait_until(lambda: api_json(page, f"{url}/api/state")["phase"] == "turn",
+               f"{typed}: the board waiting for a move")
+    page.keyboard.type(typed)
+    page.keyboard.press("Enter")

@@ -11,8 +11,10 @@ answer never takes longer than the level says (``LEVELS``).
 from __future__ import annotations
 
 import time
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from controller.engine.evaluation import Evaluator, weights_for
 from controller.engine.fog import SAMPLES
@@ -129,13 +131,13 @@ DEFAULT_LEVEL = 6
 
 #: per game, the deepest floor the floor search completes within its budget (every capped
 #: level's ``floor_budget()`` is ``FLOOR_WAIT`` here) in at least 99 % of seeded random
-#: positions (``python -m benchmarks.engine_depth_floor --ceilings``: 100 positions a
-#: game, seed 33; docs/engine.md, "Depth floor"); a level's floor in a game is the lower
-#: of the level below's depth and this (``Level.floor_in``).  Kept beside ``FLOOR_WAIT``
-#: and ``LEVELS``, not in values.toml (the evaluation's data): it is a fact of the levels'
-#: budgets and the search's speed, measured again when either changes.  A game not named
-#: keeps its levels' floors.
-FLOOR_CEILING: dict[str, int] = {"luotuoqi": 2, "laotzu": 4, "gnuqi": 4, "kaleidochess": 3}
+#: positions; a level's floor in a game is the lower of the level below's depth and this
+#: (``Level.floor_in``).  Data in ``floors.toml`` beside this file (the games are named
+#: there, as data, not in code), not in values.toml (the evaluation's data): it is a fact
+#: of the levels' budgets and the search's speed, measured again when either changes.
+FLOOR_CEILING: dict[str, int] = dict(
+    tomllib.loads((Path(__file__).with_name("floors.toml")).read_text(encoding="utf-8"))
+    ["ceiling"])
 #: the floor no ceiling lowers: the default level's (depth 3, held in 100 of 100 check
 #: positions of every game by waiting for it; in Lùotuoqí the ceiling positions gave 2 —
 #: depth 3 in 91 of 100 within the wait — and lowering the default level's floor, which

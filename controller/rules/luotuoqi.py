@@ -906,16 +906,7 @@ class Luotuoqi(Game):
             start = len(out)
             promotions = -1  # where an Eaglet's promotions start in ``out``
             if c == king:
-                targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
-                if targets:
-                    board[c] = None
-                    safe = self._safe_cells(board, targets, sliders, them, enemy)
-                    board[c] = pc
-                    if safe:
-                        table = _MOVES.get((c, pc)) or _moves_of(c, pc)
-                        for t in targets:
-                            if t in safe:
-                                add(table.capture_on(t) if board[t] else table.quiet[t])
+                self._king_steps(board, c, pc, me, them, sliders, enemy, add)
                 if cube:
                     self._cube_king(out[start:], state, witnesses, cadd)
                 continue
@@ -1283,16 +1274,7 @@ class Luotuoqi(Game):
             kind = pc.kind
             start = len(out)
             if c == king:
-                targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
-                if targets:
-                    board[c] = None
-                    safe = self._safe_cells(board, targets, sliders, them, enemy)
-                    board[c] = pc
-                    if safe:
-                        table = _MOVES.get((c, pc)) or _moves_of(c, pc)
-                        for t in targets:
-                            if t in safe:
-                                add(table.capture_on(t) if board[t] else table.quiet[t])
+                self._king_steps(board, c, pc, me, them, sliders, enemy, add)
             elif kind == "D":  # lands on an attack's cell, or bypasses an attacker
                 if not (DIAGONAL_REACH[c] & touched or BIT[c] & bypassing):
                     continue
@@ -1445,6 +1427,22 @@ class Luotuoqi(Game):
             elif len(occupied) == 1:
                 pinned.add(occupied[0])
         return attacks, attackers, pinned
+
+    def _king_steps(self, board: list, c: int, pc: Piece, me: int, them: int,
+                    sliders: list[tuple[int, Piece]], enemy: Any, add: Any) -> None:
+        """The King's steps on ``c`` to cells no enemy attacks once he has left ``c``
+        (one home for the plain listing and the evasions)."""
+        targets = [t for t in KING_STEPS[c] if (q := board[t]) is None or q.owner != me]
+        if not targets:
+            return
+        board[c] = None
+        safe = self._safe_cells(board, targets, sliders, them, enemy)
+        board[c] = pc
+        if safe:
+            table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+            for t in targets:
+                if t in safe:
+                    add(table.capture_on(t) if board[t] else table.quiet[t])
 
     @staticmethod
     def _safe_cells(board: list, cells: list[int], sliders: list[tuple[int, Piece]],
