@@ -83,7 +83,8 @@ def test_a_whole_online_game_from_the_page(tmp_path):
             assert page.locator("#online-chat img").count() == 0  # text, never markup
             page.fill("#online-chat-input", "thanks")
             page.click("#online-chat-form button[type=submit]")
-            sync_api.expect(line.nth(1)).to_have_text("owner: thanks")
+            sync_api.expect(line.nth(1)).to_have_text("owner: thanks", timeout=15_000)  # (sent
+            # by the seat's errands, one request at a time)
             assert page.input_value("#online-chat-input") == ""
             assert server.games[gid].chat[-1]["text"] == "thanks"
             log = at.log.read_text()

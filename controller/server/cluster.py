@@ -306,9 +306,21 @@ class ClusterHub(Hub):
         return len(self.games)
 
     async def game_of(self, game_id: str) -> LiveGame:
+        """The game as the store has it now: a request may reach this worker before the
+        notice of another worker's change does (a stream opened here then began with an
+        older ply); one read of the game's version, caught up if the store is ahead."""
         g = self.games.get(game_id)
         if g is None and len(game_id) <= 16 and game_id.isalnum():
             g = await self._load(game_id)  # (started on another worker, or out of memory)
+        elif g is not None and not g.ended:
+            try:
+                record = await self.io(self.store.game, game_id)
+            except Unavailable:
+                record = None  # (memory answers; the change itself is decided by the store)
+            if record is not None and record.version > g.version:
+                async with g.lock:
+                    if record.version > g.version:
+                        await self._refresh(g)
         if g is None:
             raise PlayError("no such game", 404)
         return g
