@@ -20,6 +20,21 @@ def club(tmp_path):
     server.stop()
 
 
+def _signed_up(browser, club, expect, name: str):
+    """A new page of ``browser`` signed up as ``name`` on the lobby, and the list its
+    script errors go to."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(club.url)
+    signup = page.locator("form[action='/signup']")
+    signup.locator("input[name=name]").fill(name)
+    signup.locator("input[name=password]").fill("a long password")
+    signup.locator("button").click()
+    expect(page.locator("body")).to_contain_text(f"Logged in as {name}")
+    return page, errors
+
+
 def test_a_browser_player_plays_a_board(club):
     sync_api = playwright_or_skip()
     expect = sync_api.expect
@@ -27,15 +42,7 @@ def test_a_browser_player_plays_a_board(club):
     board = club.client(token)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(club.url)
-        signup = page.locator("form[action='/signup']")
-        signup.locator("input[name=name]").fill("carol")
-        signup.locator("input[name=password]").fill("a long password")
-        signup.locator("button").click()
-        expect(page.locator("body")).to_contain_text("Logged in as carol")
+        page, errors = _signed_up(browser, club, expect, "carol")
         page.select_option("select[name=variant]", "chess")
         page.get_by_role("button", name="Seek").click()
         expect(page.locator("body")).to_contain_text("carol")
@@ -89,15 +96,7 @@ def test_a_lao_tzu_browser_player_sees_only_its_view(club):
     board = club.client(token)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(club.url)
-        signup = page.locator("form[action='/signup']")
-        signup.locator("input[name=name]").fill("carol")
-        signup.locator("input[name=password]").fill("a long password")
-        signup.locator("button").click()
-        expect(page.locator("body")).to_contain_text("Logged in as carol")
+        page, errors = _signed_up(browser, club, expect, "carol")
         board.challenge("carol", 10, 0, color="white", variant="laotzu")
         # the lobby follows its event stream: the challenge shows, accepted there, played
         page.locator("#challenges form[action$='/accept'] button").click()
