@@ -511,7 +511,6 @@ def _replayed(game: Game, moves):
 def test_the_board_service_plays_laotzu_from_the_server_seeing_only_its_view(club, tmp_path):
     """The whole board in a Lao Tzu game: the service's position (what its page, voice
     and journal read) is the owner's view after every ply, never the whole position."""
-    from controller.web.simulator import move_actions
     from tests.support.online import pump
 
     owner, other = club.player("owner"), club.player("sparring")
@@ -532,17 +531,7 @@ def test_the_board_service_plays_laotzu_from_the_server_seeing_only_its_view(clu
             if g.turn == 1:
                 _opponent_plays(club, opponent, gid, 1, rng)
                 continue
-            truth = club.hub.referee.games[gid]
-            legal = {truth.game.long_move_text(truth.pos, m)
-                     for m in truth.game.legal_moves(truth.pos)}
-            pos = svc.position
-            move = rng.choice([m for m in svc.game.board_moves(pos)
-                               if svc.game.long_move_text(pos, m) in legal])
-            plies = g.ply
-            for action in move_actions(svc.game, pos, move, svc.layout):
-                svc.sim_action(action)
-                svc.step(0.03)
-            pump(svc, lambda plies=plies: g.ply > plies)
+            _board_plays_a_legal_move(svc, club, gid, g, rng)
         # the plies counted, not the moves (none told): resigning, no longer aborting
         assert "resign" in svc.online.commands() and "abort" not in svc.online.commands()
         assert "takeback" not in svc.online.commands()
@@ -587,7 +576,6 @@ def test_a_restart_mid_laotzu_online_game_resumes_it_from_the_servers_view(club,
     """A power cut in an online Lao Tzu game: the journal holds the owner's view and his
     tries, never the game, so it is not replayed (it used to be quarantined as unreadable);
     the board comes back on that game and the server's view brings it up to date."""
-    from controller.web.simulator import move_actions
     from tests.support.online import pump
 
     owner, other = club.player("owner"), club.player("sparring")
@@ -606,17 +594,7 @@ def test_a_restart_mid_laotzu_online_game_resumes_it_from_the_servers_view(club,
             if g.turn == 1:
                 _opponent_plays(club, opponent, gid, 1, rng)
                 continue
-            truth = club.hub.referee.games[gid]
-            legal = {truth.game.long_move_text(truth.pos, m)
-                     for m in truth.game.legal_moves(truth.pos)}
-            pos = svc.position
-            move = rng.choice([m for m in svc.game.board_moves(pos)
-                               if svc.game.long_move_text(pos, m) in legal])
-            plies = g.ply
-            for action in move_actions(svc.game, pos, move, svc.layout):
-                svc.sim_action(action)
-                svc.step(0.03)
-            pump(svc, lambda plies=plies: g.ply > plies)
+            _board_plays_a_legal_move(svc, club, gid, g, rng)
         svc.close()  # the power cut: the board comes back on the same journal
         _opponent_plays(club, opponent, gid, 1, rng)  # (a move made while it was off)
         svc = _online_service(club, tmp_path, owner[1])
@@ -659,3 +637,22 @@ def test_an_open_challenge_from_the_board_is_joined_on_the_fairyboard_server(clu
         room.close()
         for api in joiners:
             api.close()
+
+
+def _board_plays_a_legal_move(svc, club, gid: str, g, rng) -> None:
+    """The owner makes, on the simulated board, a move of his board's that the referee's
+    truth holds legal (chosen by ``rng``), and the server takes it."""
+    from controller.web.simulator import move_actions
+    from tests.support.online import pump
+
+    truth = club.hub.referee.games[gid]
+    legal = {truth.game.long_move_text(truth.pos, m)
+             for m in truth.game.legal_moves(truth.pos)}
+    pos = svc.position
+    move = rng.choice([m for m in svc.game.board_moves(pos)
+                       if svc.game.long_move_text(pos, m) in legal])
+    plies = g.ply
+    for action in move_actions(svc.game, pos, move, svc.layout):
+        svc.sim_action(action)
+        svc.step(0.03)
+    pump(svc, lambda: g.ply > plies)
