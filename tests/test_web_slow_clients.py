@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import selectors
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.error import HTTPError
 
 from controller.web import server as web_server
 from controller.web.app import create_app
 from controller.web.guard import MAX_WRONG_CODES, Guard, policy_for
+
+ROOT = Path(__file__).resolve().parents[1]
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -63,69 +67,28 @@ def _health(host: str, port: int) -> int:
         return 0  # refused or timed out: as bad as a 503
 
 
-class SlowLoris:
-    """``count`` connections, each sending a request's headers one byte every ``every_s``
-    seconds and opening again at once when the server closes it (at most once a second)."""
-
-    HEAD = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
-
-    def __init__(self, where: tuple[str, int], count: int, every_s: float) -> None:
-        self.where, self.count, self.every_s = where, count, every_s
-        self.selector = selectors.DefaultSelector()
-        self.stop = threading.Event()
-        self.connects = self.closed = 0
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _open(self) -> None:
-        try:
-            s = socket.create_connection(self.where, timeout=1)
-            s.sendall(self.HEAD[:1])
-        except OSError:
-            return
-        s.setblocking(False)
-        self.connects += 1
-        self.selector.register(s, selectors.EVENT_READ, [1, time.monotonic()])
-
-    def _run(self) -> None:
-        for _ in range(self.count):
-            self._open()
-        reopen_at: list[float] = []
-        while not self.stop.is_set():
-            for key, _ in self.selector.select(timeout=0.05):  # closed by the server
-                with contextlib.suppress(OSError):
-                    if key.fileobj.recv(4096):
-                        continue
-                self.selector.unregister(key.fileobj)
-                key.fileobj.close()
-                self.closed += 1
-                reopen_at.append(time.monotonic() + 1.0)
-            now = time.monotonic()
-            for key in list(self.selector.get_map().values()):
-                sent, last = key.data
-                if now - last >= self.every_s:
-                    with contextlib.suppress(OSError):
-                        key.fileobj.send(self.HEAD[sent % len(self.HEAD):][:1] or b"a")
-                    key.data[:] = [sent + 1, now]
-            while reopen_at and reopen_at[0] <= now:
-                reopen_at.pop(0)
-                self._open()
-        for key in list(self.selector.get_map().values()):
-            key.fileobj.close()
-
-    def __enter__(self) -> SlowLoris:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop.set()
-        self.thread.join(10)
+@contextlib.contextmanager
+def slow_loris(where: tuple[str, int], count: int, every_s: float) -> Iterator[list[int]]:
+    """``tests/support/slowloris.py`` as a process of its own (an attacker is another
+    machine); yields, once it ends, its connections opened and closed by the server."""
+    attacker = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.slowloris", where[0], str(where[1]),
+         str(count), str(every_s)], cwd=ROOT, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True)
+    counts: list[int] = []
+    try:
+        assert attacker.stdout.readline().strip() == "ready"
+        yield counts
+    finally:
+        out, _ = attacker.communicate("", timeout=20)
+        counts += [int(n) for n in out.split()]
 
 
 def test_health_answers_throughout_a_slow_loris_of_110_connections(svc, monkeypatch):
     monkeypatch.setattr(web_server.SilentClosingH11, "header_deadline_s", 1.0)
     with serving(svc) as where:
         assert _health(*where) == 200
-        with SlowLoris(where, 110, every_s=2.0) as attack:
+        with slow_loris(where, 110, every_s=2.0) as attack:
             time.sleep(0.5)
             answers = []
             until = time.monotonic() + 4.0
@@ -133,8 +96,8 @@ def test_health_answers_throughout_a_slow_loris_of_110_connections(svc, monkeypa
                 answers.append(_health(*where))
                 time.sleep(0.1)
         assert answers and set(answers) == {200}, answers
-        assert attack.connects >= 110 and attack.closed >= 100, (attack.connects,
-                                                                 attack.closed)
+        connects, closed = attack
+        assert connects >= 110 and closed >= 100, attack
 
 
 def test_a_body_that_trickles_in_is_cut_at_its_deadline(svc, monkeypatch):
