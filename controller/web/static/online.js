@@ -8,12 +8,19 @@
   const $ = (id) => document.getElementById(id);
   const FAIR = () => window.t("Off during an online game: fair play (no engine, hints, evaluation or coach).");
   let api = null;
+  let streamed = 0;  // states shown from the state stream
   const number = (id) => Number($(id).value);
   function send(url, body) {
     // before the page's first state, the page's API by its global name (app.js)
     if (!api && typeof pageApi !== "undefined") api = pageApi;  // eslint-disable-line no-undef
     if (!api) return Promise.resolve();
-    return api.post(url, body).then((data) => { if (data && data.ok) render(data.online); });
+    // a request's answer is the state when it was answered: one that arrives after a
+    // newer state from the stream is older than what is shown, and is not drawn (the
+    // owner's chat line, taken by the server meanwhile, vanished until the next move)
+    const before = streamed;
+    return api.post(url, body).then((data) => {
+      if (data && data.ok && streamed === before) render(data.online);
+    });
   }
   function button(text, onClick, secondary) {
     const b = document.createElement("button");
@@ -205,6 +212,7 @@
   (window.fairyboardSections = window.fairyboardSections || []).push(function (state, pageApi) {
     api = pageApi;
     const O = state.online;
+    streamed += 1;
     render(O);
     // the forms' games from the state stream only (in order): a request's answer may
     // arrive after a newer state and must not empty the owner's choice
