@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+import time
 
 import pytest
 
@@ -133,12 +134,36 @@ def test_ratings_per_game(store):
     assert store.rating("alice", "laotzu") is None
 
 
+def test_times_and_ratings_are_kept_to_the_digit(store):
+    """On PostgreSQL ``REAL`` is 4 bytes: seconds since the epoch came back up to a minute
+    out and ratings rounded (0006 widens them; SQLite's ``REAL`` was always 8 bytes)."""
+    before = time.time()
+    store.add_account("alice", "h")
+    store.add_account("bob", "h")
+    store.add_device("d1", "alice", "kitchen board", "hash1")
+    store.revoke_device("d1", "alice")
+    store.add_game("g1", "chess", {}, None, False, ["alice", "bob"])
+    store.add_move("g1", 1, "e2e4")
+    store.finish_game("g1", "resign", "1-0", [0])
+    store.add_session("s1", "alice", "csrf", before + 3600.125)
+    after = time.time()
+    for table, column in (("accounts", "created"), ("devices", "created"),
+                          ("devices", "revoked"), ("games", "created"), ("games", "ended"),
+                          ("moves", "at"), ("schema_version", "applied")):
+        for (value,) in store._read(f"SELECT {column} FROM {table}"):
+            assert before - 5 <= value <= after if table == "schema_version" \
+                else before <= value <= after, (table, column, value, before)
+    assert store._read("SELECT expires FROM sessions")[0][0] == before + 3600.125
+    store.set_rating("alice", "chess", 1512.3456789, 171.234567, 0.0600123, 1)
+    assert store.rating("alice", "chess") == (1512.3456789, 171.234567, 0.0600123, 1)
+
+
 def test_a_failed_migration_leaves_nothing_half_done(tmp_path, monkeypatch):
     from controller.server import store as store_module
 
     good = migrations()
     broken = [*good, (good[-1][0] + 1, "CREATE TABLE extra (x TEXT);\nNOT SQL AT ALL;")]
-    monkeypatch.setattr(store_module, "migrations", lambda: broken)
+    monkeypatch.setattr(store_module, "migrations", lambda kind=None: broken)
     s = SqliteStore(tmp_path / "s.sqlite3")
     with pytest.raises(sqlite3.Error):
         s.migrate()

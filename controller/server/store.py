@@ -108,14 +108,19 @@ class GameRecord:
     turned_at: float | None = None  #: when that change was stored (cluster mode)
 
 
-def migrations() -> list[tuple[int, str]]:
-    """The numbered migrations shipped with the package, in order."""
+def migrations(kind: str | None = None) -> list[tuple[int, str]]:
+    """The numbered migrations shipped with the package, in order.  ``NNNN_name.sql`` is
+    for every database; ``NNNN_name.KIND.sql`` only for the store of that ``kind`` (for
+    another it is an empty script, recorded as applied: e.g. widening PostgreSQL's 4-byte
+    ``REAL`` columns, which SQLite's 8-byte ``REAL`` never needed)."""
     folder = resources.files("controller.server") / "migrations"
     found = []
     for item in folder.iterdir():
-        m = re.fullmatch(r"(\d{4})_[a-z0-9_]+\.sql", item.name)
+        m = re.fullmatch(r"(\d{4})_[a-z0-9_]+(?:\.([a-z]+))?\.sql", item.name)
         if m:
-            found.append((int(m.group(1)), item.read_text(encoding="utf-8")))
+            only = m.group(2)
+            script = item.read_text(encoding="utf-8") if only in (None, kind) else ""
+            found.append((int(m.group(1)), script))
     return sorted(found)
 
 
@@ -160,9 +165,9 @@ class Store:
         with self._lock:
             with self._transaction():
                 self._execute("CREATE TABLE IF NOT EXISTS schema_version "
-                              "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
+                              "(version INTEGER PRIMARY KEY, applied DOUBLE PRECISION NOT NULL)")
             done = {r[0] for r in self._execute("SELECT version FROM schema_version")}
-            for number, script in migrations():
+            for number, script in migrations(self.kind):
                 if number in done:
                     continue
                 with self._transaction():
