@@ -3,24 +3,28 @@ Board API clients on loopback, random legal moves after a think time, each seat 
 its game stream and (as a board's client does) its event stream open.
 
     .venv/bin/python -m benchmarks.server_load --games 50 500 [--think 2] [--plies 30]
-        [--database URL | --postgres] [--kill-server-at 20] [--write-docs]
+        [--database URL | --postgres] [--kill-server-at 20] [--client-processes 2]
+        [--write-docs]
 
-The server is ``fairyboard server``'s own code (:func:`controller.server.app.serve`) in a
-process of its own, so its CPU time and peak memory are its alone; the seats are asyncio
-clients in this process (both seats of a game here, so one clock times a move from its
-request to the opponent's stream).  Measured per run: a move's request (checked by the
-rules, stored, answered) and the time until the opponent's stream shows it, p50/p99; the
-server's CPU (% of one core, and per move) and peak RSS.  ``--postgres`` starts the
-distribution's PostgreSQL on loopback for the run (``tests/support/postgres.py``).
-Checked: every move answered ``ok`` is in the store at its ply (none lost), and every
-seat was told at the end exactly the store's moves (none doubled or forked).
-``--kill-server-at S`` kills the server (SIGKILL) S seconds into the play and starts it
-again on the same data: the seats reconnect and play on; the checks are the same.
-``--cluster`` (with ``--postgres``) runs two workers (``fairyboard server --cluster``) on
-one PostgreSQL and a Mosquitto of their own, each game's White on the first worker and
-Black on the second, so every ply is judged on one worker and streamed from the other;
-with ``--kill-server-at S`` the first worker is killed and not started again: its seats
-move to the second, which carries every game on.
+The server is ``fairyboard server``'s own code (:func:`controller.server.app.serve`) in
+a process of its own, so its CPU time and peak memory are its alone; the seats are
+asyncio clients in this process (both seats of a game here, so one clock times a move
+from its request to the opponent's stream), or with ``--client-processes K`` in K
+processes of their own, each game's two seats in one (boards are other machines: 1,000
+seats' clients in one process used most of a core and their queue was most of what was
+measured — at 1,000 seats thinking 10 s, p99 2.0 s from one process, 0.31 s from two).
+Measured per run: a move's request (checked by the rules, stored, answered) and the time
+until the opponent's stream shows it, p50/p99; the server's CPU (% of one core, and per
+move) and peak RSS. ``--postgres`` starts the distribution's PostgreSQL on loopback for
+the run (``tests/support/postgres.py``). Checked: every move answered ``ok`` is in the
+store at its ply (none lost), and every seat was told at the end exactly the store's
+moves (none doubled or forked). ``--kill-server-at S`` kills the server (SIGKILL) S
+seconds into the play and starts it again on the same data: the seats reconnect and play
+on; the checks are the same. ``--cluster`` (with ``--postgres``) runs two workers
+(``fairyboard server --cluster``) on one PostgreSQL and a Mosquitto of their own, each
+game's White on the first worker and Black on the second, so every ply is judged on one
+worker and streamed from the other; with ``--kill-server-at S`` the first worker is
+killed and not started again: its seats move to the second, which carries every game on.
 
 Loopback only, bounded in games, plies and time; it stops by itself.
 """
@@ -331,59 +335,132 @@ async def set_up(clients: dict, base: str, tokens: dict[str, str],
     return [(by_seats[pair], *pair) for pair in pairs]
 
 
-async def play(servers: list[ServerProcess], games: int, plies: int, think: float,
-               seed: int, kill_at: float | None) -> tuple[Figures, float, float, float | None]:
+def _clients(names: list[str]) -> dict:
+    """Each player its own client from its own loopback address, as boards are separate
+    machines (the server keeps a few waiting connections per address: slow-loris room)."""
     import httpx
 
-    server = servers[0]
-    tokens = json.loads((server.folder / "tokens.json").read_text())
-    bases = [f"http://127.0.0.1:{s.port}" for s in servers]
-    base = bases[0]
     timeout = httpx.Timeout(30.0, connect=30.0, pool=None)
-    figures = Figures()
-    # each player its own client from its own loopback address, as boards are separate
-    # machines (the server keeps a few waiting connections per address: slow-loris room)
-    clients = {f"p{n}": httpx.AsyncClient(timeout=timeout, transport=httpx.AsyncHTTPTransport(
+    return {name: httpx.AsyncClient(timeout=timeout, transport=httpx.AsyncHTTPTransport(
         local_address=f"127.{1 + n // 62500}.{n // 250 % 250}.{n % 250 + 1}"))
-        for n in range(2 * games)}
+        for name in names for n in [int(name[1:])]}
+
+
+def homes(bases: list[str]) -> list[list[str]]:
+    """Each seat's servers, its own first (a cluster: White's on the first worker, Black's
+    on the second)."""
+    return [bases[me % len(bases):] + bases[:me % len(bases)] for me in (0, 1)]
+
+
+async def play_seats(bases: list[str], tokens: dict[str, str], played: list, plies: int,
+                     think: float, seed: int, figures: Figures, first: int = 0) -> None:
+    """The seats of ``played`` (games ``first``… of the run) played to their ends, with
+    their event streams held open meanwhile."""
+    names = [name for _, white, black in played for name in (white, black)]
+    clients = _clients(names)
     async with contextlib.AsyncExitStack() as stack:
         for client in clients.values():
             await stack.enter_async_context(client)
-        played = await set_up(clients, base, tokens, games)
         stop = asyncio.Event()
-        # (a cluster: White's seat on the first worker, Black's on the second)
-        homes = [bases[me % len(bases):] + bases[:me % len(bases)] for me in (0, 1)]
-        streams = [asyncio.create_task(event_stream(clients[name], homes[me], tokens[name],
+        home = homes(bases)
+        streams = [asyncio.create_task(event_stream(clients[name], home[me], tokens[name],
                                                     stop))
                    for _, white, black in played for me, name in enumerate((white, black))]
-        seats = [Seat(clients[name], homes[me], tokens[name], gid, me, plies, think,
-                      random.Random(seed * 100_000 + 2 * k + me), figures)
+        seats = [Seat(clients[name], home[me], tokens[name], gid, me, plies, think,
+                      random.Random(seed * 100_000 + 2 * (first + k) + me), figures)
                  for k, (gid, white, black) in enumerate(played)
                  for me, name in enumerate((white, black))]
-        cpu0, began = sum(s.cpu_now() for s in servers), time.perf_counter()
         tasks = [asyncio.create_task(s.run()) for s in seats]
-        recovered = None
-        if kill_at is not None:
-            await asyncio.sleep(kill_at)
-            server.kill()
-            if len(servers) == 1:  # (a cluster: the other worker carries every game on)
-                killed = time.perf_counter()
-                server.start()
-                while not server.ready():
-                    await asyncio.sleep(0.05)
-                recovered = time.perf_counter() - killed
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), 300 + plies * think * 10)
         except TimeoutError:
             waiting = [s for s in seats if (s.gid, s.me) not in figures.told]
             print(f"{len(waiting)} seats did not finish, e.g. {waiting[0].__dict__}",
                   file=sys.stderr)
-        took = time.perf_counter() - began
-        cpu = sum(s.cpu_now() for s in servers) - cpu0
         stop.set()
         for t in streams:
             t.cancel()
         await asyncio.gather(*streams, return_exceptions=True)
+
+
+def clients_main(plan: Path, part: int, parts: int) -> None:
+    """A client process (``--clients-of PLAN --part I --parts K``): the games I, I+K, …
+    of the plan played, their figures written beside it."""
+    p = json.loads(plan.read_text())
+    mine = [(k, g) for k, g in enumerate(p["played"]) if k % parts == part]
+    figures = Figures()
+
+    async def go() -> None:
+        # (one slice's games at a time, each from its own index in the run, for its seeds)
+        await asyncio.gather(*(play_seats(p["bases"], p["tokens"], [g], p["plies"],
+                                          p["think"], p["seed"], figures, k)
+                               for k, g in mine))
+    asyncio.run(go())
+    out = {"requests": figures.requests, "seen": figures.seen,
+           "acked": [[g, n, t] for (g, n), t in figures.acked.items()],
+           "told": [[g, me, m] for (g, me), m in figures.told.items()],
+           "refused": figures.refused, "failed": figures.failed,
+           "reconnects": figures.reconnects}
+    plan.with_suffix(f".{part}.json").write_text(json.dumps(out))
+
+
+def _merge(figures: Figures, part: dict) -> None:
+    figures.requests += part["requests"]
+    figures.seen += part["seen"]
+    figures.acked.update({(g, n): t for g, n, t in part["acked"]})
+    figures.told.update({(g, me): m for g, me, m in part["told"]})
+    figures.refused += part["refused"]
+    figures.failed += part["failed"]
+    figures.reconnects += part["reconnects"]
+
+
+async def play(servers: list[ServerProcess], games: int, plies: int, think: float,
+               seed: int, kill_at: float | None, parts: int = 1
+               ) -> tuple[Figures, float, float, float | None]:
+    """The games set up here and played here (``parts`` 1) or by ``parts`` client
+    processes of their own (the boards are other machines: one process's clients
+    measured that process's queue as much as the server)."""
+    server = servers[0]
+    tokens = json.loads((server.folder / "tokens.json").read_text())
+    bases = [f"http://127.0.0.1:{s.port}" for s in servers]
+    figures = Figures()
+    names = [f"p{n}" for n in range(2 * games)]
+    clients = _clients(names)
+    async with contextlib.AsyncExitStack() as stack:
+        for client in clients.values():
+            await stack.enter_async_context(client)
+        played = await set_up(clients, bases[0], tokens, games)
+    procs: list[subprocess.Popen] = []
+    plan = server.folder / "plan.json"
+    if parts > 1:
+        plan.write_text(json.dumps({"played": played, "tokens": tokens, "bases": bases,
+                                    "plies": plies, "think": think, "seed": seed}))
+    cpu0, began = sum(s.cpu_now() for s in servers), time.perf_counter()
+    if parts > 1:
+        procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.server_load",
+                                   "--clients-of", str(plan), "--part", str(i),
+                                   "--parts", str(parts)], cwd=ROOT)
+                 for i in range(parts)]
+        playing = asyncio.get_running_loop().run_in_executor(
+            None, lambda: [p.wait() for p in procs])
+    else:
+        playing = asyncio.ensure_future(play_seats(bases, tokens, played, plies, think,
+                                                   seed, figures))
+    recovered = None
+    if kill_at is not None:
+        await asyncio.sleep(kill_at)
+        server.kill()
+        if len(servers) == 1:  # (a cluster: the other worker carries every game on)
+            killed = time.perf_counter()
+            server.start()
+            while not server.ready():
+                await asyncio.sleep(0.05)
+            recovered = time.perf_counter() - killed
+    await playing
+    took = time.perf_counter() - began
+    cpu = sum(s.cpu_now() for s in servers) - cpu0
+    for i in range(len(procs)):
+        _merge(figures, json.loads(plan.with_suffix(f".{i}.json").read_text()))
     return figures, took, cpu, recovered
 
 
@@ -421,7 +498,7 @@ def _free_port() -> int:
 
 
 def run(games: int, plies: int, think: float, seed: int, database: str | None,
-        kill_at: float | None, broker: int | None = None) -> dict:
+        kill_at: float | None, broker: int | None = None, parts: int = 1) -> dict:
     """One run on one server, or (``broker``: the port of the workers' Mosquitto) on two
     cluster workers."""
     folder = Path(tempfile.mkdtemp(prefix="fairyboard-load-"))
@@ -442,7 +519,7 @@ def run(games: int, plies: int, think: float, seed: int, database: str | None,
             server.wait_ready()
         load = os.getloadavg()[0]
         figures, took, cpu, recovered = asyncio.run(
-            play(servers, games, plies, think, seed, kill_at))
+            play(servers, games, plies, think, seed, kill_at, parts))
     finally:
         for server in servers:
             server.stop()
@@ -473,12 +550,20 @@ def main() -> int:
                         help="kill the server this many seconds into each run, restart it")
     parser.add_argument("--cluster", action="store_true",
                         help="two workers on one PostgreSQL and a Mosquitto (with --postgres)")
+    parser.add_argument("--client-processes", type=int, default=1, metavar="K",
+                        help="play the seats from K processes (boards are other machines)")
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--clients-of", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--part", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--parts", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--worker-of", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--players", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.clients_of:
+        clients_main(args.clients_of, args.part, args.parts)
+        return 0
     if args.serve:
         serve_main(args.serve, args.port, args.players,
                    os.environ.get("FAIRYBOARD_SERVER_DATABASE"), args.worker_of)
@@ -500,7 +585,7 @@ def main() -> int:
             database = args.database or (cluster.fresh_database(f"load{n}") if cluster
                                          else None)
             r = run(games, args.plies, args.think, args.seed, database, args.kill_server_at,
-                    broker.port if broker else None)
+                    broker.port if broker else None, args.client_processes)
             print(r, flush=True)
             rows.append(r)
     finally:
@@ -515,6 +600,8 @@ def main() -> int:
               "not started again" if args.cluster else
               f", the server killed (SIGKILL) {args.kill_server_at:g} s into each run and "
               "started again")
+    if args.client_processes > 1:
+        kind += f", the seats played from {args.client_processes} client processes"
     if args.cluster:
         kind += ", two cluster workers on one Mosquitto (White's seats on one, Black's on "
         kind += "the other)"
@@ -536,6 +623,8 @@ def main() -> int:
                     f"--plies {args.plies} --think {args.think:g}"]
                    + ([f"--kill-server-at {args.kill_server_at:g}"] if killed else [])
                    + (["--cluster"] if args.cluster else [])
+                   + ([f"--client-processes {args.client_processes}"]
+                      if args.client_processes > 1 else [])
                    + (["--postgres"] if cluster else
                       ["--database postgresql://…"] if args.database else []))
     text = "\n".join([
