@@ -274,7 +274,7 @@ def test_three_player_dice_game_in_chromium(browser_service):
         page.screenshot(path=str(folder / "1-three-players-roll.png"))
 
         # roll the virtual die: the pieces the face allows light up
-        page.click("#roll")
+        page.locator("#choice-options button").nth(4).click()
         first = wait_moves(1)
         face = int(first[0].split(":")[1])
         expect(page.locator("#die")).to_be_hidden(timeout=5000)
@@ -307,7 +307,14 @@ def test_three_player_dice_game_in_chromium(browser_service):
             for c in [move.target, *(c for c in move.captures if pos.board[c] is not None)]:
                 click(names[c])
                 page.click("#to-box")
-        played = wait_moves(2)
+        import time as _t; _a=_t.monotonic()
+        try:
+            played = wait_moves(2)
+        except Exception:
+            print("LOG", (folder / "service.log").read_text()[-6000:])
+            print("STATE", page.evaluate("fetch('/api/state').then(r => r.text())")[:6000])
+            raise
+        print("FACE", face, "took", _t.monotonic()-_a, flush=True)
         assert played == [f"die:{face}", game.move_text(pos, move)]
         expect(page.locator("#die")).to_be_visible(timeout=5000)  # the next player rolls
         expect(page.locator("#turn-text")).to_have_text(
