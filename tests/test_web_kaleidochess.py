@@ -358,15 +358,7 @@ def test_three_player_dice_game_in_chromium(browser_service, die):
                 expect(page.locator("#held")).not_to_have_class("empty", timeout=5000)
                 page.click("#to-box")
                 expect(page.locator("#to-box")).to_be_disabled(timeout=5000)
-        try:
-            played = wait_moves(2)
-        except Exception:
-            import json as _j
-            st = _j.loads(page.evaluate("fetch('/api/state').then(r => r.text())"))
-            print("STATE", {k: st.get(k) for k in ("phase", "message", "held", "moves", "setup")})
-            print("PIECES", {k: v for k, v in st.get("pieces").items() if 'white' in str(v)})
-            print("MOVE", move, names[move.origin], names[move.target], [names[c] for c in move.captures])
-            raise
+        played = wait_moves(2)
         assert played == [f"die:{face}", game.move_text(pos, move)]
         expect(page.locator("#die")).to_be_visible(timeout=5000)  # the next player rolls
         expect(page.locator("#turn-text")).to_have_text(
