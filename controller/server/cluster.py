@@ -179,14 +179,22 @@ class ClusterHub(Hub):
         """(the store's threads) The game, a refereed one's truth, when its last change
         was stored; ``known`` (a copy of the game as held): only the plies after it are
         played on it (a takeback or an end: the game read whole)."""
+        fresh = self._read_public(game_id, known)
+        if fresh is None:
+            return None
+        g, at = fresh
+        return g, self.store.truth(game_id) if g.refereed else None, at
+
+    def _read_public(self, game_id: str, known: LiveGame | None = None
+                     ) -> tuple[LiveGame, float | None] | None:
+        """(the store's threads) :meth:`_read` without a refereed game's truth."""
         record = self.store.game(game_id)  # (its version read before its moves: never ahead)
         g = self._played_on(known, record) if known is not None and record else None
         if g is None and record is not None:
             g = self._rebuild(game_id, record)
         if g is None or record is None:
             return None
-        truth = self.store.truth(game_id) if g.refereed else None
-        return g, truth, record.turned_at
+        return g, record.turned_at
 
     def _played_on(self, known: LiveGame, record: GameRecord) -> LiveGame | None:
         """``known`` with the plies the store has after its own (None: not only that)."""
