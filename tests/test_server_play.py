@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 
 import pytest
 
 from controller.online.api import OnlineError, Unauthorized
 from controller.online.game import game_full
 from controller.rules import get_game
+from controller.server.api import BoardRoutes
 from controller.sight import Sight
 from tests.support.clubserver import ClubServer, challenge_game, play, wait_event
 
@@ -469,7 +471,7 @@ def test_a_change_made_while_a_stream_sends_is_told_at_once(tmp_path):
         async def wait_once_the_reply_is_made(timeout, *watch):
             while replies and not replies[0].done():
                 await replies[0]
-            await wait(timeout, *watch)
+            return await wait(timeout, *watch)
 
         hub.state = state_then_black_moves
         g.signal.wait = wait_once_the_reply_is_made
@@ -479,5 +481,46 @@ def test_a_change_made_while_a_stream_sends_is_told_at_once(tmp_path):
         told = [next(lines)["moves"], next(lines)["moves"]]
         assert told == ["e2e4", "e2e4 e7e5"]
         lines.close()
+    finally:
+        club.stop()
+
+
+def test_a_keep_alive_builds_no_state_and_its_wait_is_drawn_each_time(tmp_path):
+    """A stream woken by its keep-alive with nothing changed sends a bare line without
+    building the game's state, and waits between half and all of the keep-alive, drawn
+    each time: at 1,000 seats, 2,000 streams opened together woke in the same instant
+    and each built its state, holding up the moves behind them.  A change is still told
+    at once."""
+    club = ClubServer(tmp_path, keepalive_s=0.1).start()
+    try:
+        a, b = club.player("alice"), club.player("bob")
+        gid, api_a, api_b = challenge_game(club, a, b)
+        hub, built, lines_seen = club.hub, [], []
+        state = hub.state
+
+        def counted(game, seat):
+            built.append(seat)
+            return state(game, seat)
+
+        hub.state = counted
+        told: list[dict] = []
+        reader = threading.Thread(target=lambda: told.extend(api_b.stream_game(
+            gid, stop=lambda: lines_seen.append(1) or len(told) >= 2)), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 10
+        while not told:
+            assert time.monotonic() < deadline, "no gameFull"
+            time.sleep(0.01)
+        built.clear()
+        while len(lines_seen) < 6:  # the first line, then keep-alives only
+            assert time.monotonic() < deadline, "no keep-alive line"
+            time.sleep(0.01)
+        assert built == [] and len(told) == 1
+        api_a.move(gid, "e2e4")
+        reader.join(10)
+        assert told[1]["moves"] == "e2e4" and built
+        routes = BoardRoutes(hub, None, keepalive_s=0.1)
+        waits = [routes._quiet_for() for _ in range(200)]
+        assert 0.05 <= min(waits) < 0.06 and 0.09 < max(waits) <= 0.1
     finally:
         club.stop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import random
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qsl
@@ -93,6 +94,14 @@ class BoardRoutes:
         self.accounts = accounts
         self.keepalive_s = keepalive_s
         self.boards = SeatBoards(hub)
+        self._jitter = random.Random()
+
+    def _quiet_for(self) -> float:
+        """How long a stream waits for a change before its keep-alive line: between half
+        and all of ``keepalive_s``, drawn each time, so streams opened together (a
+        tournament's round, a server restarted) do not all wake in the same instant —
+        2,000 of them at once held up the moves behind them."""
+        return self.keepalive_s * (0.5 + self._jitter.random() / 2)
 
     def routes(self) -> list[Route]:
         r = self
@@ -164,7 +173,7 @@ class BoardRoutes:
                         yield json.dumps(event) + "\n"
                     if not new:
                         yield "\n"
-                    await signal.wait(self.keepalive_s, watch)
+                    await signal.wait(self._quiet_for(), watch)
             return StreamingResponse(lines(), media_type="application/x-ndjson")
         return await self.guarded(request, act)
 
@@ -185,7 +194,7 @@ class BoardRoutes:
                     while not seek.found.done():
                         yield "\n"
                         with contextlib.suppress(TimeoutError):
-                            await _wait_future(seek.found, self.keepalive_s)
+                            await _wait_future(seek.found, self._quiet_for())
                     yield json.dumps({"gameId": seek.found.result()}) + "\n"
                 finally:  # the stream closed: the seek is withdrawn (lichess's rule)
                     self.hub.cancel_seek(seek)
@@ -249,16 +258,17 @@ class BoardRoutes:
                 yield json.dumps(first) + "\n"
                 last = _without_times(first["state"])
                 while not g.ended:
-                    await g.signal.wait(self.keepalive_s, watch)
+                    changed = await g.signal.wait(self._quiet_for(), watch)
                     watch = g.signal.watch()
                     with contextlib.suppress(PlayError):  # (the store down: next time)
                         await hub.check_time(g)
-                    state = hub.state(g, seat)
-                    if _without_times(state) != last:
-                        last = _without_times(state)
-                        yield json.dumps(state) + "\n"
-                    else:
-                        yield "\n"
+                    if changed or watch.is_set():  # (else nothing but the time: no state)
+                        state = hub.state(g, seat)
+                        if _without_times(state) != last:
+                            last = _without_times(state)
+                            yield json.dumps(state) + "\n"
+                            continue
+                    yield "\n"
             return StreamingResponse(lines(), media_type="application/x-ndjson")
         return await self.guarded(request, act)
 
@@ -285,16 +295,17 @@ class BoardRoutes:
                 last = first
                 yield json.dumps(first) + "\n"
                 while not g.ended:
-                    await g.signal.wait(self.keepalive_s, watch)
+                    changed = await g.signal.wait(self._quiet_for(), watch)
                     watch = g.signal.watch()
                     with contextlib.suppress(PlayError):  # (the store down: next time)
                         await self.hub.check_time(g)
-                    now = self.boards.board(g, None)
-                    if now != last:
-                        last = now
-                        yield json.dumps(now) + "\n"
-                    else:
-                        yield "\n"
+                    if changed or watch.is_set():  # (else nothing but the time)
+                        now = self.boards.board(g, None)
+                        if now != last:
+                            last = now
+                            yield json.dumps(now) + "\n"
+                            continue
+                    yield "\n"
             return StreamingResponse(lines(), media_type="application/x-ndjson")
         return await self.guarded(request, act)
 

@@ -58,10 +58,12 @@ class Signal:
         """The event the next change sets."""
         return self._event
 
-    async def wait(self, timeout: float, watch: asyncio.Event | None = None) -> None:
+    async def wait(self, timeout: float, watch: asyncio.Event | None = None) -> bool:
+        """Until the next change (or ``watch``'s) or ``timeout``: whether a change came."""
         event = self._event if watch is None else watch
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(event.wait(), timeout)
+        return event.is_set()
 
 
 def game_and_options(variant: str, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
