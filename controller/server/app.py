@@ -87,7 +87,7 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
                       numbered=referee_seed is not None)
     hub = (Hub(store, referee, dice=dice) if cluster is None
            else ClusterHub(store, referee, cluster, dice=dice))
-    accounts = Accounts(store, hasher)
+    accounts = Accounts(store, hasher, shared=cluster is not None)
     files = BrokerFiles(folder, referee.club)
     broker = LocalBroker(files, broker_port, broker_host) if broker_port else None
     bridge = (LinkBridge(hub, bridge_settings(broker_host, broker_port, files.club,
