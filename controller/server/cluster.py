@@ -14,7 +14,7 @@ machine").
   every worker's :class:`~controller.link.referee.Referee` holds a copy adopted from them
   and judges the next attempt with the one home of the rules of refereeing.
 * **The broker tells.** After each change the worker publishes "game G is at version V"
-  (and the public draw and takeback offers) on ``fairyboard/v1/server/cluster/games/G`` —
+  on ``fairyboard/v1/server/cluster/games/G`` —
   never a position or a move; boards' logins cannot read that topic.  Every other worker
   reads G again from the store and wakes its streams.  A worker that dies leaves its last
   will on ``cluster/workers/W``: the others then read every live game again (a ply it
@@ -364,7 +364,6 @@ class ClusterHub(StoreLobby, Hub):
         super()._changed(g)
         if self.link is not None:
             self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
-                            "draws": sorted(g.draw_offers), "takeback": g.takeback_offer,
                             "reason": g.reason if g.ended else ""})
 
     def start_cluster(self) -> None:
