@@ -35,9 +35,11 @@ from controller.server.store import ChallengeRecord, SeekRecord
 
 log = logging.getLogger("fairyboard.server.lobby")
 
-#: how long an answered challenge or a taken seek is still read (its event told to the
-#: streams of a worker whose reading came late)
+#: how far back a worker's first reading looks for answered challenges and taken seeks
 ANSWERED_S = 120.0
+#: each later reading looks back from the one before by this much more (a change's time
+#: is taken before its transaction commits, and the workers' clocks differ a little)
+OVERLAP_S = 30.0
 
 
 class StoreLobby:
@@ -68,16 +70,31 @@ class StoreLobby:
         #: this worker's seeks waiting for a game (their makers' streams wait on them)
         self._own_seeks: dict[str, Seek] = {}
         self._lobby_tasks: set[asyncio.Task] = set()
+        #: readings asked for, the count asked when the last one began, and when it began
+        self._lobby_asked = 0
+        self._lobby_began = 0
+        self._lobby_read_at = 0.0
 
     def _lobby_changed(self) -> None:
         """Tell the other workers the lobby changed (cluster.py sends it)."""
 
     # -- reading the store's lobby ------------------------------------------------------
     async def sync_lobby(self) -> None:
-        """The store's lobby mirrored here, its changes told to this worker's streams."""
+        """The store's lobby mirrored here, its changes told to this worker's streams.
+        Readings asked for while one waits are one: a reading that began after this one
+        was asked for has read what it would."""
+        self._lobby_asked += 1
+        asked = self._lobby_asked
         async with self._lobby_read:
-            version, seeks, challenges = await self.io(self.store.lobby,
-                                                       time.time() - ANSWERED_S)
+            if self._lobby_began >= asked:
+                return
+            self._lobby_began = self._lobby_asked
+            now = time.time()
+            since = (max(now - ANSWERED_S, self._lobby_read_at - OVERLAP_S)
+                     if self._lobby_read_at else now - ANSWERED_S)
+            version, seeks, challenges = await self.io(self.store.lobby, since,
+                                                       list(self._own_seeks))
+            self._lobby_read_at = now
             loop = asyncio.get_running_loop()
             seen: dict[str, tuple[str, int]] = {}
             waiting: list[Seek] = []

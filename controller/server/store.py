@@ -506,19 +506,21 @@ class Store:
     def lobby_version(self) -> int:
         return int(self._read("SELECT version FROM lobby_version WHERE id = 1")[0][0])
 
-    def lobby(self, since: float) -> tuple[int, list[SeekRecord], list[ChallengeRecord]]:
+    def lobby(self, since: float, seeks: Sequence[str] = ()
+              ) -> tuple[int, list[SeekRecord], list[ChallengeRecord]]:
         """The lobby's version, and every waiting seek and challenge with those that
-        changed after ``since`` (seconds since the epoch)."""
+        changed after ``since`` (seconds since the epoch) and the ``seeks`` named."""
+        named = " OR id IN (" + ", ".join("?" * len(seeks)) + ")" if seeks else ""
         with self._lock, self._transaction():
             version = int(self._execute("SELECT version FROM lobby_version WHERE id = 1")[0][0])
-            seeks = self._execute(f"SELECT {self._SEEK_COLUMNS} FROM lobby_seeks "
-                                  "WHERE status = 'open' OR changed > ? ORDER BY created",
-                                  (since,))
+            rows = self._execute(f"SELECT {self._SEEK_COLUMNS} FROM lobby_seeks "
+                                 f"WHERE status = 'open' OR changed > ?{named} ORDER BY created",
+                                 (since, *seeks))
             challenges = self._execute(f"SELECT {self._CHALLENGE_COLUMNS} FROM "
                                        "lobby_challenges WHERE status = 'created' OR "
                                        "changed > ? ORDER BY created", (since,))
-        return version, [_seek_record(r) for r in seeks], [_challenge_record(r)
-                                                           for r in challenges]
+        return version, [_seek_record(r) for r in rows], [_challenge_record(r)
+                                                          for r in challenges]
 
     def match_seek(self, seek: SeekRecord, players: int, game_id: str
                    ) -> list[SeekRecord] | None:

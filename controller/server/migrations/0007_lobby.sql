@@ -20,6 +20,7 @@ CREATE TABLE lobby_seeks (
     changed DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX lobby_seeks_status ON lobby_seeks(status);
+CREATE INDEX lobby_seeks_changed ON lobby_seeks(changed);
 CREATE TABLE lobby_challenges (
     id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,             -- 'challenge' (to dest) or 'open'
@@ -40,6 +41,7 @@ CREATE TABLE lobby_challenges (
     changed DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX lobby_challenges_status ON lobby_challenges(status);
+CREATE INDEX lobby_challenges_changed ON lobby_challenges(changed);
 -- one row: every change of the lobby bumps it (under its row lock a seek is matched, so
 -- two workers' seeks never both wait unmatched), and a worker's sweep compares it
 CREATE TABLE lobby_version (
