@@ -2,8 +2,9 @@
 one real Mosquitto (docs/server.md, "Growing past one machine"): a seek on one worker met
 by a seek on the other, a challenge made on one accepted (or declined) on the other, one
 challenge accepted on both at once and one open challenge joined on both at once — one
-game each time; two draw offers on the two workers — the game ends once, drawn; and
-wrong passwords counted across the workers."""
+game each time; two draw offers on the two workers — the game ends once, drawn; a
+refused attempt shown on its seat's streams on both workers; and wrong passwords counted
+across the workers."""
 
 from __future__ import annotations
 
@@ -172,6 +173,27 @@ def test_a_draw_offer_stored_is_seen_by_the_other_worker_without_the_broker(clus
         assert record.status == "draw" and record.version == 2  # an offer, one end
     finally:
         cluster.broker.start()
+
+
+def test_a_refused_attempt_is_shown_on_the_seats_streams_on_both_workers(cluster):
+    a, b = cluster.player("pia"), cluster.player("quin")
+    gid = challenge(cluster, a, b, "laotzu")
+    streams = {(w, seat): Follower(cluster.client(w, token), gid)
+               for w in (0, 1) for seat, token in ((0, a[1]), (1, b[1]))}
+    for f in streams.values():
+        f.wait_ply(0)
+    with pytest.raises(OnlineError, match="illegal move"):
+        cluster.client(0, a[1]).move(gid, "a1a1")  # judged on worker 0
+    for w in (0, 1):
+        _wait(lambda f=streams[(w, 0)]: [line for line in f.lines
+                                         if line.get("state", line).get("refused")])
+    cluster.client(1, a[1]).resign(gid)
+    for f in streams.values():
+        f.join(10)
+        assert f.problem is None and f.lines[-1]["status"] == "resign"
+    for w in (0, 1):  # the other seat is told nothing of it, on either worker
+        assert not [line for line in streams[(w, 1)].lines
+                    if line.get("state", line).get("refused")]
 
 
 def test_wrong_passwords_are_counted_across_the_workers(cluster):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.link.messages import ROOT, check_name
-from controller.link.referee import Referee
+from controller.link.referee import ILLEGAL_MOVE, Referee
 from controller.rules.core import Outcome, RulesError
 from controller.server.games import LiveGame, PlayError, winners_of
 from controller.server.hub import HIDDEN_MOVE, KEEP_ENDED, Hub
@@ -187,7 +187,13 @@ class ClusterHub(StoreLobby, Hub):
 
     async def _referee_move(self, g: LiveGame, seat: int, account: str, text: str,
                             left: int | None, now: float) -> Outcome | None:
-        outs = self._judge(g, seat, account, text)
+        try:
+            outs = self._judge(g, seat, account, text)
+        except PlayError:  # refused: the seat's streams on every worker show it
+            if self.link is not None:
+                self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
+                                "refused": seat, "ply": g.ply + 1})
+            raise
         truth = self.referee.games[g.id].moves[-1]
         try:
             await self._record(g, HIDDEN_MOVE, left, truth)
@@ -408,6 +414,17 @@ class ClusterHub(StoreLobby, Hub):
                 if isinstance(reason, str) and reason:
                     self._reasons[g.id] = reason[:40]
                 await self._refresh(g)
+            self._heard_refusal(g, version, notice.get("refused"), notice.get("ply"))
+
+    def _heard_refusal(self, g: LiveGame, version: int, seat: Any, ply: Any) -> None:
+        """Another worker's referee refused ``seat``'s attempt of ``ply``: that seat's view
+        here says so, as on the judging worker (until the seat's next ply)."""
+        if not (isinstance(seat, int) and isinstance(ply, int)) or g.ended or not g.refereed:
+            return
+        view = g.views.get(seat)
+        if g.version == version and view is not None and view.ply + 1 == ply:
+            g.views[seat] = dataclasses.replace(view, refused=ILLEGAL_MOVE)
+            Hub._changed(self, g)
 
     async def sweep(self) -> None:
         """Every live game whose version in the store is newer than this worker's (or
