@@ -337,8 +337,7 @@ class ClusterHub(StoreLobby, Hub):
         _, seeks, challenges = self.store.lobby(time.time() - 3600)
         self._lobby_seen = {**{s.id: (s.status, 0) for s in seeks},
                             **{c.id: (c.status, c.version) for c in challenges}}
-        if self.store.cancel_seeks(worker=self.worker):  # (this worker's, before it died)
-            self._lobby_version = -1
+        self.store.cancel_seeks(worker=self.worker)  # (this worker's, before it stopped)
         for game_id in self.store.unfinished_games():
             fresh = self._read(game_id)
             if fresh is not None:

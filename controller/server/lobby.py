@@ -123,7 +123,7 @@ class StoreLobby:
                                       c.rated, c.color)
                 if c.status == "created":
                     direct[c.id] = challenge
-                if before is not None and before[0] == c.status or self._lobby_quiet:
+                if self._lobby_quiet or (before is not None and before[0] == c.status):
                     continue
                 if c.status == "created":
                     self._tell_both(challenge, "challenge", "created")
