@@ -165,6 +165,7 @@ def test_a_draw_offer_stored_is_seen_by_the_other_worker_without_the_broker(clus
     a, b = cluster.player("max"), cluster.player("ned")
     gid = challenge(cluster, a, b)
     Follower(cluster.client(1, b[1]), gid).wait_ply(0)  # (worker 1 holds the game)
+    connected = [len(w.records("cluster connected")) for w in cluster.workers]
     cluster.broker.stop()
     try:
         cluster.client(0, a[1]).draw(gid)
@@ -173,6 +174,9 @@ def test_a_draw_offer_stored_is_seen_by_the_other_worker_without_the_broker(clus
         assert record.status == "draw" and record.version == 2  # an offer, one end
     finally:
         cluster.broker.start()
+        # (the next tests' notices need both workers logged in again: paho waits 1–10 s)
+        _wait(lambda: all(len(w.records("cluster connected")) > n
+                          for w, n in zip(cluster.workers, connected, strict=True)), 20)
 
 
 def test_a_refused_attempt_is_shown_on_the_seats_streams_on_both_workers(cluster):
