@@ -486,16 +486,40 @@ def cmd_server(args: argparse.Namespace) -> int:
                 os.environ.get("FAIRYBOARD_SERVER_CLUSTER_PASSWORD", ""))
         except ValueError as exc:
             raise CommandError(f"server: {exc}") from None
-    elif args.worker:
-        raise CommandError("server: --worker names a worker of --cluster")
+    elif args.worker or args.referee or args.use_referees:
+        raise CommandError("server: --worker, --referee and --use-referees are for a "
+                           "process of --cluster")
     setup_logging("info", args.log_format)
     try:
+        if args.referee:
+            return _referee_process(database, cluster)
         serve(data, host=args.host, port=args.port, database=database,
-              broker_port=args.broker_port, cluster=cluster)
+              broker_port=args.broker_port, cluster=cluster,
+              use_referees=args.use_referees)
     except (StoreError, BrokerError) as exc:
         raise CommandError(f"server: {exc}") from None
     except KeyboardInterrupt:  # Ctrl-C: stopped as asked
         pass
+    return 0
+
+
+def _referee_process(database: str | None, cluster) -> int:
+    """``fairyboard server --cluster … --referee``: until interrupted or terminated."""
+    import signal
+
+    from controller.server.refereeing import RefereeProcess
+    from controller.server.store import StoreError, open_store
+
+    if not (database or "").startswith(("postgresql://", "postgres://")):
+        raise StoreError("--referee needs PostgreSQL (--database postgresql://…), as the "
+                         "workers it serves do")
+    store = open_store(database)
+    process = RefereeProcess(store, cluster)
+    signal.signal(signal.SIGTERM, lambda *_: process.stop())
+    try:
+        process.run()
+    finally:
+        store.close()
     return 0
 
 
@@ -758,6 +782,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "Growing past one machine)")
     p.add_argument("--worker", help="this worker's name at the broker (default: "
                    "host-pid)")
+    p.add_argument("--referee", action="store_true", help="with --cluster: a referee "
+                   "process (no web page) judging the hidden-information games of workers "
+                   "started with --use-referees")
+    p.add_argument("--use-referees", action="store_true", help="with --cluster: leave the "
+                   "hidden-information games to referee processes (--referee)")
     p.add_argument("--log-format", choices=["json", "text"], default="text",
                    help="log lines as JSON (for journald) or text")
     p.set_defaults(func=cmd_server)

@@ -58,7 +58,12 @@ def test_an_unreachable_database_is_one_line(tmp_path):
      "--cluster and --broker-port"),
     (["--cluster", "no-port"], None, "the broker as HOST:PORT"),
     (["--cluster", "127.0.0.1:1883", "--worker", "a b"], None, "--worker 'a b'"),
-    (["--worker", "w1"], None, "--worker names a worker of --cluster"),
+    (["--worker", "w1"], None, "are for a process of --cluster"),
+    (["--referee"], None, "are for a process of --cluster"),
+    (["--use-referees"], None, "are for a process of --cluster"),
+    (["--cluster", "127.0.0.1:1883", "--referee"], None, "--referee needs PostgreSQL"),
+    (["--cluster", "127.0.0.1:1883", "--referee"], "postgresql://u@127.0.0.1:1/x",
+     "PostgreSQL cannot be reached"),
 ])
 def test_a_cluster_it_cannot_serve_is_one_line(tmp_path, args, env_database, problem):
     env = {**os.environ, "PYTHONPATH": os.getcwd()}

@@ -8,7 +8,6 @@ move lost, doubled or forked."""
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 import time
@@ -17,9 +16,8 @@ import pytest
 
 from controller.online.api import OnlineError
 from controller.rules import get_game
-from controller.sight import Sight
 from tests.support.clubserver import Seat
-from tests.support.cluster import Events, Follower, challenge
+from tests.support.cluster import Events, Follower, challenge, each_seat_saw_only_its_view
 
 #: a short mate: seven plies, alternating workers
 SCHOLARS_MATE = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
@@ -108,30 +106,7 @@ def test_a_laotzu_game_is_refereed_across_both_workers_once_per_ply(cluster):
     for s in seats:
         s.join(60)
         assert not s.is_alive() and s.problem is None, s.problem
-    record = cluster.store.game(gid)
-    moves = cluster.store.moves(gid)
-    assert record.status != "started" and all(moves)  # revealed once ended
-    game = get_game("laotzu", **record.options)  # (the drawn set-up, public now)
-    positions = [game.start()]
-    for text in moves:
-        pos = positions[-1].copy()
-        pos.push(game.parse_move(pos, text))
-        positions.append(pos)
-    for seat, s in enumerate(seats):
-        for line in s.lines:
-            raw = json.dumps(line)
-            for secret in ("white_array", "black_array", "seed"):
-                assert secret not in raw
-            state = line.get("state", line)
-            if state["status"] != "started":
-                continue
-            assert state["moves"] == ""
-            truth = positions[state["ply"]]
-            assert state["view"] == game.position_text(game.view_position(truth, seat))
-            sight = Sight(game, truth, seat)
-            for cell, piece in enumerate(game.parse_view(state["view"]).board):
-                if piece is not None and piece.owner != seat:
-                    assert cell in sight.visible, f"a hidden piece on {cell} reached {seat}"
+    moves = each_seat_saw_only_its_view(cluster.store, gid, seats)
     judged = [r["ply"] for w in cluster.workers for r in w.records("refereed move")
               if r.get("game_id") == gid]
     assert sorted(judged) == list(range(1, len(moves) + 1))  # each ply judged once, by one

@@ -442,6 +442,9 @@ class Board:
 
     # -- frames per state --------------------------------------------------------------
     def _setup_frame(self, frame: FrameLike) -> None:
+        # (set-up frames are not tracked: the attempt that follows counts as put down only
+        # what is put down after them, not the pieces arranged for this game)
+        self.sensed.occupied = self.view.mask(frame)
         idx = self.reconciler.index
         key = self.view.key(frame)
         if key == idx.expected and idx.unchanged_fits(idx.emask, frame):

@@ -63,7 +63,8 @@ class Server:
 def build(data_dir: str | Path, database: str | None = None, keepalive_s: float = 2.0,
           hasher: PasswordHasher | None = None, dice: random.Random | None = None,
           referee_seed: str | None = None, broker_port: int | None = None,
-          broker_host: str = "127.0.0.1", cluster: ClusterSettings | None = None) -> Server:
+          broker_host: str = "127.0.0.1", cluster: ClusterSettings | None = None,
+          use_referees: bool = False) -> Server:
     """The server on ``database`` (default: a SQLite file in ``data_dir``), its referee's
     journal in ``data_dir``; unfinished games resumed.  The boards' broker logins are kept
     in ``data_dir`` (``broker.passwd``, ``broker.acl``) and, with ``broker_port``, served by
@@ -71,7 +72,9 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
     ``referee_seed`` (the hidden set-ups drawn from it and the game's number) make tests
     repeatable; the product draws everything at random.  ``cluster``: this process is
     one worker of several on one PostgreSQL and the broker named (docs/server.md,
-    "Growing past one machine"): the referee's truth is in the store, not a journal."""
+    "Growing past one machine"): the referee's truth is in the store, not a journal;
+    ``use_referees``: referee processes of their own judge its hidden-information games
+    (``controller/server/refereeing.py``)."""
     folder = Path(data_dir)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     if cluster is not None and not (database or "").startswith(("postgresql://",
@@ -85,8 +88,14 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
     journal = RefereeJournal(folder / "referee.json") if cluster is None else None
     referee = Referee("server", journal, seed=referee_seed,
                       numbered=referee_seed is not None)
-    hub = (Hub(store, referee, dice=dice) if cluster is None
-           else ClusterHub(store, referee, cluster, dice=dice))
+    if cluster is None:
+        hub: Hub = Hub(store, referee, dice=dice)
+    elif use_referees:
+        from controller.server.refereeing import RefereedClusterHub
+
+        hub = RefereedClusterHub(store, referee, cluster, dice=dice)
+    else:
+        hub = ClusterHub(store, referee, cluster, dice=dice)
     accounts = Accounts(store, hasher, shared=cluster is not None)
     files = BrokerFiles(folder, referee.club)
     broker = LocalBroker(files, broker_port, broker_host) if broker_port else None
@@ -158,7 +167,8 @@ async def _watch_clocks(hub: Hub) -> None:
 
 def serve(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8090,
           database: str | None = None, sock: socket.socket | None = None,
-          broker_port: int | None = None, cluster: ClusterSettings | None = None) -> None:
+          broker_port: int | None = None, cluster: ClusterSettings | None = None,
+          use_referees: bool = False) -> None:
     """Run the server until interrupted (``fairyboard server``)."""
     import uvicorn
 
@@ -166,7 +176,7 @@ def serve(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8090,
 
     server = build(data_dir, database, broker_port=broker_port,
                    broker_host="127.0.0.1" if host in ("127.0.0.1", "localhost") else host,
-                   cluster=cluster)
+                   cluster=cluster, use_referees=use_referees)
     config = uvicorn.Config(server.app, host=host, port=port, log_level="warning",
                             log_config=None, http=SilentClosingH11, lifespan="on")
     if server.broker is not None:

@@ -189,10 +189,8 @@ class ClusterHub(StoreLobby, Hub):
                             left: int | None, now: float) -> Outcome | None:
         try:
             outs = self._judge(g, seat, account, text)
-        except PlayError:  # refused: the seat's streams on every worker show it
-            if self.link is not None:
-                self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
-                                "refused": seat, "ply": g.ply + 1})
+        except PlayError:
+            self._tell_refusal(g, seat)
             raise
         truth = self.referee.games[g.id].moves[-1]
         try:
@@ -210,17 +208,25 @@ class ClusterHub(StoreLobby, Hub):
         """(the store's threads) The game, a refereed one's truth, when its last change
         was stored; ``known`` (a copy of the game as held): only the plies after it are
         played on it (a takeback or an end: the game read whole)."""
+        fresh = self._read_public(game_id, known)
+        if fresh is None:
+            return None
+        g, at = fresh
+        return g, self.store.truth(game_id) if g.refereed else None, at
+
+    def _read_public(self, game_id: str, known: LiveGame | None = None
+                     ) -> tuple[LiveGame, float | None] | None:
+        """(the store's threads) :meth:`_read` without a refereed game's truth."""
         record = self.store.game(game_id)  # (its version read before its moves: never ahead)
         g = self._played_on(known, record) if known is not None and record else None
         if g is None and record is not None:
             g = self._rebuild(game_id, record)
         if g is None or record is None:
             return None
-        truth = self.store.truth(game_id) if g.refereed else None
         if not g.ended:  # the public offers standing on the version read
             g.draw_offers = {s for s in record.draw_offers if 0 <= s < len(g.seats)}
             g.takeback_offer = record.takeback_offer
-        return g, truth, record.turned_at
+        return g, record.turned_at
 
     def _played_on(self, known: LiveGame, record: GameRecord) -> LiveGame | None:
         """``known`` with the plies the store has after its own (None: not only that)."""
@@ -414,6 +420,13 @@ class ClusterHub(StoreLobby, Hub):
                     self._reasons[g.id] = reason[:40]
                 await self._refresh(g)
             self._heard_refusal(g, version, notice.get("refused"), notice.get("ply"))
+
+    def _tell_refusal(self, g: LiveGame, seat: int) -> None:
+        """``seat``'s attempt of the next ply was refused here: the seat's streams on the
+        other workers show it too (which seat and ply only, never the attempt)."""
+        if self.link is not None:
+            self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
+                            "refused": seat, "ply": g.ply + 1})
 
     def _heard_refusal(self, g: LiveGame, version: int, seat: Any, ply: Any) -> None:
         """Another worker's referee refused ``seat``'s attempt of ``ply``: that seat's view

@@ -18,7 +18,9 @@ up only the game that waits for it: each game's changes are made under its own l
 the order they arrived, and a game's state changes only once its record is stored.
 Several workers on one store (``cluster.py``'s :class:`ClusterHub`) make each change on
 the game's version in the store, through the hooks ``_turn_of``, ``_keep_truth``,
-``_referee_move`` and ``_refresh``; on one process they change nothing.
+``_referee_move`` and ``_refresh``; on one process they change nothing.  Referee
+processes of their own (``refereeing.py``) judge through ``_start_refereed``,
+``_referee_move`` and ``_reveal``.
 """
 
 from __future__ import annotations
@@ -133,6 +135,21 @@ class Hub:
         process (:class:`~controller.server.cluster.ClusterHub`: the version it read)."""
         return {}
 
+    async def _start_refereed(self, g: LiveGame) -> None:
+        """A refereed game's secrets drawn and its seats' first views taken (here: by this
+        process's referee; referee processes of their own: controller/server/refereeing.py)."""
+        outs = self.referee.start(Start(g.id, g.name, g.options, "", g.seats))
+        self._take_views(g, outs)
+        if not g.views:
+            raise PlayError("the referee refused the game", 500)
+        await self._keep_truth(g)
+
+    async def _reveal(self, g: LiveGame) -> tuple[list[str], dict[str, Any] | None]:
+        """A refereed game that ends: its true moves and drawn options, public now (the
+        referee's game closed)."""
+        refereed = self.referee.games.get(g.id)
+        return self.referee.close(g.id), refereed.options if refereed is not None else None
+
     async def _keep_truth(self, g: LiveGame) -> None:
         """A refereed game just started: its truth is the referee's journal here (cluster
         mode: the store, for any worker's referee)."""
@@ -193,11 +210,7 @@ class Hub:
         g = self._live(game_id, name, options, tuple(seats), clock, rated, game)
         g.origin = origin
         if g.refereed:
-            outs = self.referee.start(Start(game_id, name, options, "", tuple(seats)))
-            self._take_views(g, outs)
-            if not g.views:
-                raise PlayError("the referee refused the game", 500)
-            await self._keep_truth(g)
+            await self._start_refereed(g)
         self.games[game_id] = g
         async with self._changing(g):
             await self._roll_if_due(g)
@@ -645,9 +658,7 @@ class Hub:
             winners, result, reason = outcome.winners, outcome.result, str(outcome.reason)
         revealed: tuple[list[str], dict[str, Any] | None] | None = None
         if g.refereed:  # the moves and the drawn set-up are public now
-            refereed = self.referee.games.get(g.id)
-            revealed = (self.referee.close(g.id),
-                        refereed.options if refereed is not None else None)
+            revealed = await self._reveal(g)
         await self.io(self._store_end, g, status, result, winners, revealed,
                       g.rated and outcome is not None and len(g.seats) == 2)
         g.version += 1

@@ -17,7 +17,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -308,11 +308,13 @@ class Store:
                 raise
 
     def add_move(self, game_id: str, ply: int, move: str, left_ms: int | None = None,
-                 expect: int | None = None, truth: str | None = None) -> None:
+                 expect: int | None = None, truth: str | None = None,
+                 views: Mapping[int, str] | None = None) -> None:
         """Ply ``ply`` (1-based) of the game and its mover's clock after it;
         :class:`Conflict` if that ply is played.  ``expect`` (cluster mode): the game's
         version the mover judged it on (:meth:`_take_turn`); ``truth``: a refereed ply's
-        true move, kept for the referee of any worker."""
+        true move, kept for the referee of any worker; ``views``: each seat's view after
+        it (a referee process's ply: what the workers stream), in the same transaction."""
         with self._lock:
             try:
                 with self._transaction():
@@ -320,6 +322,7 @@ class Store:
                     self._execute("INSERT INTO moves (game, ply, move, left_ms, at, truth) "
                                   "VALUES (?, ?, ?, ?, ?, ?)",
                                   (game_id, ply, move, left_ms, time.time(), truth))
+                    self._set_views(game_id, views or {})
             except Exception as exc:
                 if self._is_unique_violation(exc):
                     raise Conflict("already there") from None
@@ -351,10 +354,58 @@ class Store:
                                  "RETURNING version", (offers, game_id, expect)):
                 raise Behind(f"game {game_id} changed since version {expect}")
 
-    def set_truth(self, game_id: str, options: dict[str, Any]) -> None:
-        """A refereed game's true options (the drawn set-up), for any worker's referee."""
-        self._write("UPDATE games SET truth = ? WHERE id = ?",
-                    (json.dumps(options, sort_keys=True), game_id))
+    def set_truth(self, game_id: str, options: dict[str, Any],
+                  views: Mapping[int, str] | None = None) -> None:
+        """A refereed game's true options (the drawn set-up), for any worker's referee;
+        ``views``: each seat's first view (a referee process's game)."""
+        with self._lock, self._transaction():
+            self._execute("UPDATE games SET truth = ? WHERE id = ?",
+                          (json.dumps(options, sort_keys=True), game_id))
+            self._set_views(game_id, views or {})
+
+    def _set_views(self, game_id: str, views: Mapping[int, str]) -> None:
+        for seat, view in sorted(views.items()):
+            self._execute("INSERT INTO seat_views (game, seat, view) VALUES (?, ?, ?) "
+                          "ON CONFLICT (game, seat) DO UPDATE SET view = excluded.view",
+                          (game_id, seat, view))
+
+    def seat_views(self, game_id: str) -> dict[int, str]:
+        """Each seat's view of a game refereed by a referee process (what a worker
+        streams: never the truth)."""
+        return {int(seat): view for seat, view in self._read(
+            "SELECT seat, view FROM seat_views WHERE game = ?", (game_id,))}
+
+    # -- referee processes' leases (controller/server/refereeing.py) --------------------
+    def claim_referee(self, game_id: str, referee: str, until: float,
+                      now: float) -> str | None:
+        """The unfinished game's referee lease for ``referee`` until ``until``, taken if
+        it is free, run out (before ``now``) or its own: who holds it afterwards (None: no
+        such unfinished game).  The row's update is the compare-and-set that leaves each
+        game one referee."""
+        with self._lock, self._transaction():
+            if self._execute("UPDATE games SET referee = ?, referee_until = ? WHERE id = ? "
+                             "AND status = 'started' AND (referee IS NULL OR referee = ? "
+                             "OR referee_until < ?) RETURNING id",
+                             (referee, until, game_id, referee, now)):
+                return referee
+            rows = self._execute("SELECT referee FROM games WHERE id = ? AND "
+                                 "status = 'started'", (game_id,))
+        return rows[0][0] if rows else None
+
+    def renew_referee(self, referee: str, until: float) -> set[str]:
+        """Every unfinished game ``referee`` holds, its lease renewed to ``until``."""
+        with self._lock, self._transaction():
+            return {r[0] for r in self._execute(
+                "UPDATE games SET referee_until = ? WHERE referee = ? AND "
+                "status = 'started' RETURNING id", (until, referee))}
+
+    def release_referee(self, game_id: str, referee: str) -> None:
+        self._write("UPDATE games SET referee = NULL, referee_until = NULL WHERE id = ? "
+                    "AND referee = ?", (game_id, referee))
+
+    def referee_of(self, game_id: str) -> str | None:
+        rows = self._read("SELECT referee FROM games WHERE id = ?", (game_id,))
+        return rows[0][0] if rows else None
 
     def truth(self, game_id: str) -> tuple[dict[str, Any], list[str]] | None:
         """A refereed game's true options and moves (cluster mode; None when not kept):

@@ -29,10 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 class Worker:
     """One ``fairyboard server --cluster`` process (its log: JSON lines in a file)."""
 
-    def __init__(self, folder: Path, name: str, database: str, broker_port: int) -> None:
+    def __init__(self, folder: Path, name: str, database: str, broker_port: int,
+                 extra: tuple[str, ...] = ()) -> None:
         self.folder, self.name = folder / name, name
         self.folder.mkdir(parents=True, exist_ok=True)
         self.database, self.broker_port = database, broker_port
+        self.extra = extra  #: more arguments (``--use-referees``, ``--referee``)
         self.port = free_port()
         self.log = self.folder / "server.log"
         self.proc: subprocess.Popen | None = None
@@ -46,7 +48,7 @@ class Worker:
                "PYTHONPATH": str(ROOT)}
         cmd = [sys.executable, "-m", "controller.cli", "server", "--data", str(self.folder),
                "--port", str(self.port), "--cluster", f"127.0.0.1:{self.broker_port}",
-               "--worker", self.name, "--log-format", "json"]
+               "--worker", self.name, "--log-format", "json", *self.extra]
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out)
         deadline = time.monotonic() + timeout
@@ -94,19 +96,38 @@ class Worker:
         return out
 
 
+class RefereeProc(Worker):
+    """One ``fairyboard server --cluster … --referee`` process: ready once it has
+    subscribed at the broker (it serves no page)."""
+
+    def __init__(self, folder: Path, name: str, database: str, broker_port: int) -> None:
+        super().__init__(folder, name, database, broker_port, ("--referee",))
+
+    def ready(self) -> bool:
+        return self.log.exists() and bool(self.records("referee ready"))
+
+    def judged(self, game_id: str) -> list[int]:
+        """The plies of ``game_id`` this referee judged and stored (its log)."""
+        return [r["ply"] for r in self.records("refereed ply stored")
+                if r.get("game_id") == game_id]
+
+
 class Cluster:
     """PostgreSQL, Mosquitto and ``n`` workers; ``player`` makes an account and a token
     in the store (as the sign-up page would)."""
 
-    def __init__(self, folder: Path, n: int = 2) -> None:
+    def __init__(self, folder: Path, n: int = 2, referees: int = 0) -> None:
         self.pg = Postgres().start()
         (folder / "broker").mkdir()
         self.broker = Broker(folder / "broker").start()
         self.store = open_store(self.pg.url)
         self.accounts = Accounts(self.store, FAST_HASHER)
-        self.workers = [Worker(folder, f"w{i}", self.pg.url, self.broker.port)
+        extra = ("--use-referees",) if referees else ()
+        self.workers = [Worker(folder, f"w{i}", self.pg.url, self.broker.port, extra)
                         for i in range(n)]
-        for w in self.workers:
+        self.referees = [RefereeProc(folder, f"r{i}", self.pg.url, self.broker.port)
+                         for i in range(referees)]
+        for w in [*self.referees, *self.workers]:
             w.start()
 
     def player(self, name: str) -> tuple[str, str]:
@@ -117,7 +138,7 @@ class Cluster:
         return BoardApi(self.workers[worker].url, token, silence_s=5.0)
 
     def stop(self) -> None:
-        for w in self.workers:
+        for w in [*self.workers, *self.referees]:
             w.stop()
         self.store.close()
         self.broker.stop()
@@ -191,3 +212,37 @@ def challenge(cluster, a, b, variant="standard", worker=0, seconds=600):
     game_id = wait_event(events, "gameStart")["game"]["gameId"]
     events.close()
     return game_id
+
+
+def each_seat_saw_only_its_view(store, game_id: str, seats) -> list[str]:
+    """A refereed Lao Tzu game that has ended: every line each seat's stream received
+    (``seats``: :class:`~tests.support.clubserver.Seat`) is exactly that seat's view of
+    the true position, replayed from the moves revealed at the end — no secret option,
+    no move, no enemy piece it cannot see.  The revealed moves."""
+    from controller.rules import get_game
+    from controller.sight import Sight
+
+    record, moves = store.game(game_id), store.moves(game_id)
+    assert record.status != "started" and all(moves)  # revealed once ended
+    game = get_game("laotzu", **record.options)  # (the drawn set-up, public now)
+    positions = [game.start()]
+    for text in moves:
+        pos = positions[-1].copy()
+        pos.push(game.parse_move(pos, text))
+        positions.append(pos)
+    for seat, s in enumerate(seats):
+        for line in s.lines:
+            raw = json.dumps(line)
+            for secret in ("white_array", "black_array", "seed"):
+                assert secret not in raw
+            state = line.get("state", line)
+            if state["status"] != "started":
+                continue
+            assert state["moves"] == ""
+            truth = positions[state["ply"]]
+            assert state["view"] == game.position_text(game.view_position(truth, seat))
+            sight = Sight(game, truth, seat)
+            for cell, piece in enumerate(game.parse_view(state["view"]).board):
+                if piece is not None and piece.owner != seat:
+                    assert cell in sight.visible, f"a hidden piece on {cell} reached {seat}"
+    return moves
