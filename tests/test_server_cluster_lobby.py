@@ -16,7 +16,7 @@ import pytest
 
 from controller.online.api import OnlineError
 from controller.server.accounts import MAX_FAILURES
-from tests.support.cluster import Events, Follower, challenge
+from tests.support.cluster import Events, Follower, challenge, refusal_shown_on_both_workers
 
 
 def _at_once(*calls) -> list[str]:
@@ -180,24 +180,7 @@ def test_a_draw_offer_stored_is_seen_by_the_other_worker_without_the_broker(clus
 
 
 def test_a_refused_attempt_is_shown_on_the_seats_streams_on_both_workers(cluster):
-    a, b = cluster.player("pia"), cluster.player("quin")
-    gid = challenge(cluster, a, b, "laotzu")
-    streams = {(w, seat): Follower(cluster.client(w, token), gid)
-               for w in (0, 1) for seat, token in ((0, a[1]), (1, b[1]))}
-    for f in streams.values():
-        f.wait_ply(0)
-    with pytest.raises(OnlineError, match="illegal move"):
-        cluster.client(0, a[1]).move(gid, "a1a1")  # judged on worker 0
-    for w in (0, 1):
-        _wait(lambda f=streams[(w, 0)]: [line for line in f.lines
-                                         if line.get("state", line).get("refused")])
-    cluster.client(1, a[1]).resign(gid)
-    for f in streams.values():
-        f.join(10)
-        assert f.problem is None and f.lines[-1]["status"] == "resign"
-    for w in (0, 1):  # the other seat is told nothing of it, on either worker
-        assert not [line for line in streams[(w, 1)].lines
-                    if line.get("state", line).get("refused")]
+    refusal_shown_on_both_workers(cluster, cluster.player("pia"), cluster.player("quin"))
 
 
 def test_wrong_passwords_are_counted_across_the_workers(cluster):

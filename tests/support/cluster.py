@@ -246,3 +246,32 @@ def each_seat_saw_only_its_view(store, game_id: str, seats) -> list[str]:
                 if piece is not None and piece.owner != seat:
                     assert cell in sight.visible, f"a hidden piece on {cell} reached {seat}"
     return moves
+
+
+def refusal_shown_on_both_workers(cluster, a, b) -> None:
+    """A Lao Tzu game (``a`` white): ``a``'s attempt refused on worker 0 is shown on
+    ``a``'s streams on both workers, and on neither of ``b``'s."""
+    import pytest
+
+    gid = challenge(cluster, a, b, "laotzu")
+    streams = {(w, seat): Follower(cluster.client(w, token), gid)
+               for w in (0, 1) for seat, token in ((0, a[1]), (1, b[1]))}
+    for f in streams.values():
+        f.wait_ply(0)
+    with pytest.raises(OnlineError, match="illegal move"):
+        cluster.client(0, a[1]).move(gid, "a1a1")  # judged for worker 0
+
+    def refused(f: Follower) -> list[dict]:
+        return [line for line in f.lines if line.get("state", line).get("refused")]
+
+    for w in (0, 1):
+        deadline = time.monotonic() + 10
+        while not refused(streams[(w, 0)]):
+            assert time.monotonic() < deadline, f"worker {w}: {streams[(w, 0)].lines}"
+            time.sleep(0.02)
+    cluster.client(1, a[1]).resign(gid)
+    for f in streams.values():
+        f.join(10)
+        assert f.problem is None and f.lines[-1]["status"] == "resign"
+    for w in (0, 1):  # the other seat is told nothing of it, on either worker
+        assert not refused(streams[(w, 1)])
