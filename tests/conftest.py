@@ -67,3 +67,14 @@ def broker(tmp_path):
     running = Broker(folder).start()
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """Two ``fairyboard server --cluster`` workers on real PostgreSQL and Mosquitto (one
+    set per test module: ``tests/support/cluster.py``)."""
+    from tests.support.cluster import Cluster
+
+    c = Cluster(tmp_path_factory.mktemp("cluster"))
+    yield c
+    c.stop()

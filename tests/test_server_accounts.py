@@ -81,6 +81,27 @@ def test_logins_are_rate_limited(club):
     assert blocked.status_code == 429 and "too many" in blocked.text  # even the right one
 
 
+def test_shared_rate_limits_count_every_workers_wrong_passwords(tmp_path):
+    """Cluster mode: two workers (two connections to one store) count each other's wrong
+    passwords; each worker's own count would stay under the limit."""
+    now = [1000.0]
+    path = str(tmp_path / "s.sqlite3")
+    workers = [Accounts(open_store(path), FAST_HASHER, clock=lambda: now[0], shared=True)
+               for _ in range(2)]
+    workers[0].sign_up("alice", PASSWORD)
+    for i in range(MAX_FAILURES):
+        with pytest.raises(ValueError, match="wrong"):
+            workers[i % 2].log_in("alice", "nope-nope", f"10.0.0.{i}")
+    for accounts in workers:
+        with pytest.raises(ValueError, match="too many"):
+            accounts.log_in("alice", PASSWORD, "10.0.0.9")
+    now[0] += 61.0  # the window passes (and what passed is forgotten at the next failure)
+    assert workers[1].log_in("alice", PASSWORD, "10.0.0.9")[1].account == "alice"
+    with pytest.raises(ValueError, match="wrong"):
+        workers[1].log_in("alice", "nope-nope", "10.0.0.9")
+    assert workers[0].store._read("SELECT COUNT(*) FROM login_failures")[0][0] == 2
+
+
 def test_the_rate_limit_window_passes(tmp_path):
     now = [0.0]
     accounts = Accounts(open_store(str(tmp_path / "s.sqlite3")), FAST_HASHER,

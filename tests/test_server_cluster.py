@@ -8,7 +8,6 @@ move lost, doubled or forked."""
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import threading
 import time
@@ -17,87 +16,11 @@ import pytest
 
 from controller.online.api import OnlineError
 from controller.rules import get_game
-from tests.support.clubserver import Seat, wait_event
-from tests.support.cluster import Cluster, each_seat_saw_only_its_view
+from tests.support.clubserver import Seat
+from tests.support.cluster import Events, Follower, challenge, each_seat_saw_only_its_view
 
 #: a short mate: seven plies, alternating workers
 SCHOLARS_MATE = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = Cluster(tmp_path_factory.mktemp("cluster"))
-    yield c
-    c.stop()
-
-
-class Follower(threading.Thread):
-    """Every line of one game stream, until the game has ended."""
-
-    def __init__(self, api, game_id: str) -> None:
-        super().__init__(daemon=True)
-        self.api, self.game_id = api, game_id
-        self.lines: list[dict] = []
-        self.problem: str | None = None
-        self.start()
-
-    def run(self) -> None:
-        try:
-            for line in self.api.stream_game(self.game_id):
-                self.lines.append(line)
-                if line.get("state", line).get("status", "started") != "started":
-                    return
-        except OnlineError as exc:
-            self.problem = str(exc)
-
-    def plies(self) -> list[int]:
-        return [line.get("state", line)["ply"] for line in self.lines
-                if line.get("type") in ("gameFull", "gameState")]
-
-    def wait_ply(self, ply: int, timeout: float = 10) -> None:
-        deadline = time.monotonic() + timeout
-        while ply not in self.plies():
-            assert time.monotonic() < deadline, f"ply {ply} not told: {self.plies()}"
-            time.sleep(0.01)
-
-
-class Events(threading.Thread):
-    """Every event of one account's event stream on one worker."""
-
-    def __init__(self, api) -> None:
-        super().__init__(daemon=True)
-        self.api = api
-        self.events: list[dict] = []
-        self.start()
-
-    def run(self) -> None:
-        with contextlib.suppress(OnlineError):
-            for event in self.api.stream_events():
-                self.events.append(event)
-
-    def wait(self, kind: str, game_id: str, timeout: float = 10) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            for event in self.events:
-                if event.get("type") == kind and event["game"]["gameId"] == game_id:
-                    return event
-            assert time.monotonic() < deadline, f"no {kind}: {self.events}"
-            time.sleep(0.01)
-
-
-def challenge(cluster, a, b, variant="standard", worker=0, seconds=600):
-    """A challenges B on ``worker`` (A plays first), B accepts there: the game id."""
-    (_, ta), (nb, tb) = a, b
-    api_a, api_b = cluster.client(worker, ta), cluster.client(worker, tb)
-    events = api_b.stream_events()
-    c = api_a.request("POST", f"/api/challenge/{nb}", "challenge", data={
-        "variant": variant, "clock.limit": str(seconds), "clock.increment": "0",
-        "color": "white"})["challenge"]
-    assert wait_event(events, "challenge")["challenge"]["id"] == c["id"]
-    api_b.accept_challenge(c["id"])
-    game_id = wait_event(events, "gameStart")["game"]["gameId"]
-    events.close()
-    return game_id
 
 
 def _play_told(movers, game_id: str, streams, plies) -> None:

@@ -16,8 +16,12 @@ from controller.link.referee import Referee
 from controller.server.cluster import cluster_settings
 from controller.server.refereeing import LEASE_S, RefereedClusterHub
 from tests.support.clubserver import Seat
-from tests.support.cluster import Cluster, each_seat_saw_only_its_view
-from tests.test_server_cluster import challenge
+from tests.support.cluster import (
+    Cluster,
+    challenge,
+    each_seat_saw_only_its_view,
+    refusal_shown_on_both_workers,
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +61,11 @@ def test_games_are_spread_over_the_referees_and_each_judged_by_one(cluster):
     assert judged[holders[gid]] == list(range(1, len(moves) + 1))  # its referee, each once
     assert all(not plies for name, plies in judged.items() if name != holders[gid])
     assert cluster.store.referee_of(gid) is None  # ended: the lease given back
+
+
+def test_a_refusal_by_a_referee_process_is_shown_on_the_seats_streams_on_both_workers(
+        cluster):
+    refusal_shown_on_both_workers(cluster, cluster.player("gil"), cluster.player("hoy"))
 
 
 def test_a_referee_then_a_worker_killed_mid_game_leave_it_to_the_others(cluster):

@@ -10,7 +10,9 @@ import pytest
 
 from controller.server.store import (
     Behind,
+    ChallengeRecord,
     Conflict,
+    SeekRecord,
     SqliteStore,
     StoreError,
     migrations,
@@ -124,6 +126,70 @@ def test_a_change_is_made_only_on_the_version_it_was_judged_on(store):
     assert (record.status, record.winners, record.version) == ("resign", (1,), 3)
     assert store.moves("g2") == ["e2e4", "e7e5"] and record.options == {"seed": "s3cret"}
     assert store.live_versions() == {}
+
+
+def test_the_lobby_takes_each_seek_and_challenge_for_one_game(store):
+    """Cluster mode's lobby: a seek matched under the lobby's lock (taken once, or left
+    waiting), a challenge changed only on its version (of two accepts, one), a game's
+    offers kept on its version and cleared by a ply; times to the digit."""
+    before = time.time()
+    for name in ("alice", "bob", "carol"):
+        store.add_account(name, "h")
+    seek = SeekRecord("s1", "alice", "chess", {"b": 1, "a": 2}, (60_000, 0), False,
+                      "random", "w1")
+    assert store.match_seek(seek, 2, "g1") is None  # waiting
+    assert store.match_seek(SeekRecord("s2", "alice", "chess", {"a": 2, "b": 1},
+                                       (60_000, 0), False, "white", "w2"), 2, "g1") is None
+    other = SeekRecord("s3", "bob", "chess", {"a": 2, "b": 1}, (60_000, 0), False, "black")
+    assert [s.id for s in store.match_seek(other, 2, "g1")] == ["s1", "s3"]  # oldest first
+    late = SeekRecord("s4", "carol", "chess", {"a": 2, "b": 1}, (60_000, 0), False, "random")
+    assert [s.id for s in store.match_seek(late, 2, "g2")] == ["s2", "s4"]  # s1 taken
+    store.unmatch_seeks("g2", "s4")  # (g2 not started: alice's seek waits again)
+    version, seeks, _ = store.lobby(before - 1)
+    assert {s.id: (s.status, s.game_id) for s in seeks} == {
+        "s1": ("matched", "g1"), "s2": ("open", None), "s3": ("matched", "g1"),
+        "s4": ("canceled", None)}
+    assert version == store.lobby_version() >= 5
+    assert store.cancel_seeks(worker="w2") == 1 and store.cancel_seeks(["s2"]) == 0
+    assert store.lobby(time.time() + 1)[1] == []  # nothing waits, nothing new
+    store.add_challenge(ChallengeRecord("c1", "challenge", "alice", "bob", "chess", {},
+                                        None, True, "white"))
+    c = store.challenge_record("c1")
+    assert (c.status, c.version, c.clock, c.rated, c.joined) == ("created", 0, None, True, ())
+    assert store.change_challenge("c1", 0, "accepted", game_id="g3")
+    assert not store.change_challenge("c1", 0, "accepted", game_id="g4")  # one accept
+    assert not store.change_challenge("c1", 1, "declined")  # answered already
+    store.add_challenge(ChallengeRecord("o1", "open", "carol", None, "chess", {},
+                                        (180_000, 2000), False, "random", ("alice", "bob")))
+    assert store.change_challenge("o1", 0, "created", [("alice", "white")])
+    assert not store.change_challenge("o1", 0, "created", [("bob", "random")])
+    o = store.challenge_record("o1")
+    assert (o.joined, o.users, o.version, o.clock) == (
+        (("alice", "white"),), ("alice", "bob"), 1, (180_000, 2000))
+    assert [c.id for c in store.lobby(time.time() + 1)[2]] == ["o1"]
+    store.add_game("g1", "chess", {}, None, False, ["alice", "bob"])
+    store.set_offers("g1", [1], None, expect=0)
+    with pytest.raises(Behind):  # another worker's offer came first: read it again
+        store.set_offers("g1", [0], None, expect=0)
+    record = store.game("g1")
+    assert (record.version, record.draw_offers, record.takeback_offer) == (1, (1,), None)
+    assert record.turned_at is None  # (an offer starts no clock)
+    store.add_move("g1", 1, "e2e4", expect=1)
+    assert store.game("g1").draw_offers == ()  # a ply clears the offers
+    after = time.time()
+    for table in ("lobby_seeks", "lobby_challenges"):
+        for created, changed in store._read(f"SELECT created, changed FROM {table}"):
+            assert before <= created <= changed <= after, (table, created, changed, before)
+
+
+def test_wrong_passwords_are_counted_in_the_store(store):
+    store.add_login_failure(["name:alice", "address:10.0.0.1"], 100.25)
+    store.add_login_failure(["name:alice"], 130.5)
+    assert store.login_failures("name:alice", 100.0) == 2
+    assert store.login_failures("name:alice", 100.25) == 1  # (that one's window passed)
+    store.forget_login_failures(120.0)
+    assert store.login_failures("address:10.0.0.1", 0) == 0
+    assert store.login_failures("name:alice", 0) == 1
 
 
 def test_ratings_per_game(store):

@@ -4,7 +4,8 @@
   never sees a password.
 * Logins are rate-limited: :data:`MAX_FAILURES` wrong passwords for one name or from one
   address within :data:`FAILURE_WINDOW_S` make every further try wait until the window has
-  passed (the right password too, so guessing cannot go on).
+  passed (the right password too, so guessing cannot go on).  Several workers on one
+  store (cluster mode) count them in the store, so each wrong password counts on all.
 * A session is a random cookie value (the store keeps its SHA-256) with its own CSRF token
   that every form and every state-changing request from the page carries.
 * A board's token (``fbd_…``) is shown once when issued from the page; the store keeps its
@@ -70,11 +71,15 @@ class Session:
 
 class Accounts:
     """Sign-up, login, sessions and device tokens on ``store``; ``clock`` is the rate
-    limit's (tests move it)."""
+    limit's (tests move it); ``shared``: wrong passwords counted in the store, for every
+    worker on it (cluster mode; its clock then must be the same on all: seconds since the
+    epoch)."""
 
     def __init__(self, store: Store, hasher: PasswordHasher | None = None,
-                 clock=time.monotonic) -> None:
+                 clock=None, shared: bool = False) -> None:
         self.store = store
+        self.shared = shared
+        clock = clock or (time.time if shared else time.monotonic)
         self.hasher = hasher or PasswordHasher()
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
@@ -102,6 +107,8 @@ class Accounts:
         """Wrong passwords for ``key`` within the window (a key whose window has passed is
         forgotten, and every key once a window, so guessing from many addresses cannot
         fill the memory)."""
+        if self.shared:
+            return self.store.login_failures(key, self._clock() - FAILURE_WINDOW_S)
         tries = self._failures.get(key)
         if tries is None:
             return 0
@@ -116,8 +123,13 @@ class Accounts:
         now = self._clock()
         if now - self._swept_at >= FAILURE_WINDOW_S:  # once a window: forget what passed
             self._swept_at = now
+            if self.shared:
+                self.store.forget_login_failures(now - FAILURE_WINDOW_S)
             for stale in list(self._failures):
                 self._recent(stale)
+        if self.shared:
+            self.store.add_login_failure([key], now)
+            return
         self._failures.setdefault(key, deque()).append(now)
 
     def log_in(self, name: str, password: str, address: str) -> tuple[str, Session]:

@@ -225,6 +225,7 @@ class BoardRoutes:
     async def accept(self, request: Request) -> Response:
         async def act(account: str) -> Response:
             cid = request.path_params["cid"]
+            await self.hub.sync_lobby()  # (made on another worker a moment ago?)
             if cid in self.hub.open_challenges:
                 form = await read_form(request)
                 color = form.get("color") or request.query_params.get("color") or "random"
@@ -237,8 +238,9 @@ class BoardRoutes:
     async def decline(self, request: Request) -> Response:
         async def act(account: str) -> Response:
             cid = request.path_params["cid"]
+            await self.hub.sync_lobby()
             if cid in self.hub.open_challenges:
-                self.hub.cancel_open(account, cid)
+                await self.hub.cancel_open(account, cid)
             else:
                 await self.hub.answer_challenge(account, cid, False)
             return JSONResponse({"ok": True})
@@ -351,6 +353,7 @@ class BoardRoutes:
     async def lobby(self, request: Request) -> Response:
         """The open seeks and games (public: no option or move a game hides)."""
         async def act(account: str) -> Response:
+            await self.hub.sync_lobby()
             return JSONResponse(lobby_json(self.hub))
         return await self.guarded(request, act)
 

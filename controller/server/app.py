@@ -96,7 +96,7 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
         hub = RefereedClusterHub(store, referee, cluster, dice=dice)
     else:
         hub = ClusterHub(store, referee, cluster, dice=dice)
-    accounts = Accounts(store, hasher)
+    accounts = Accounts(store, hasher, shared=cluster is not None)
     files = BrokerFiles(folder, referee.club)
     broker = LocalBroker(files, broker_port, broker_host) if broker_port else None
     bridge = (LinkBridge(hub, bridge_settings(broker_host, broker_port, files.club,

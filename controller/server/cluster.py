@@ -14,11 +14,15 @@ machine").
   every worker's :class:`~controller.link.referee.Referee` holds a copy adopted from them
   and judges the next attempt with the one home of the rules of refereeing.
 * **The broker tells.** After each change the worker publishes "game G is at version V"
-  (and the public draw and takeback offers) on ``fairyboard/v1/server/cluster/games/G`` —
+  on ``fairyboard/v1/server/cluster/games/G`` —
   never a position or a move; boards' logins cannot read that topic.  Every other worker
   reads G again from the store and wakes its streams.  A worker that dies leaves its last
   will on ``cluster/workers/W``: the others then read every live game again (a ply it
   stored but never told), and a sweep every :data:`SWEEP_S` catches any notice lost.
+* **The lobby is the store's** (``lobby.py``): seeks and challenges taken by exactly one
+  game, told on ``cluster/lobby`` as the lobby's version; a game's public offers are
+  kept on its row under its version, so two offers made at once on two workers are both
+  seen.
 """
 
 from __future__ import annotations
@@ -35,10 +39,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.link.messages import ROOT, check_name
-from controller.link.referee import Referee
+from controller.link.referee import ILLEGAL_MOVE, Referee
 from controller.rules.core import Outcome, RulesError
 from controller.server.games import LiveGame, PlayError, winners_of
 from controller.server.hub import HIDDEN_MOVE, KEEP_ENDED, Hub
+from controller.server.lobby import StoreLobby
 from controller.server.store import GameRecord, Store, StoreError, Unavailable
 from controller.wire import read_move
 
@@ -82,6 +87,10 @@ def worker_topic(worker: str = "+") -> str:
     return f"{ROOT}/{CLUB}/cluster/workers/{worker}"
 
 
+def lobby_topic() -> str:
+    return f"{ROOT}/{CLUB}/cluster/lobby"
+
+
 class ClusterLink:
     """This worker's login at the shared broker (paho, QoS 1): notices out, the others'
     notices and wills handed to the event loop as they arrive."""
@@ -117,6 +126,7 @@ class ClusterLink:
             return
         client.subscribe(notice_topic(), qos=1)
         client.subscribe(worker_topic(), qos=1)
+        client.subscribe(lobby_topic(), qos=1)
         log.info("cluster connected", extra={"worker": self.settings.worker})
         self._hand({"sweep": True})  # (notices may have been missed while away)
 
@@ -131,12 +141,17 @@ class ClusterLink:
     def tell(self, notice: dict[str, Any]) -> None:
         self.client.publish(notice_topic(notice["game"]), json.dumps(notice), qos=1)
 
+    def tell_lobby(self) -> None:
+        """The lobby changed (the others read it from the store: nothing else is said)."""
+        self.client.publish(lobby_topic(), json.dumps({"lobby": True,
+                                                       "worker": self.settings.worker}), qos=1)
+
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
 
 
-class ClusterHub(Hub):
+class ClusterHub(StoreLobby, Hub):
     """The hub of one worker among several: every change made on the store's version of
     the game, told to the others through the broker (module docstring)."""
 
@@ -152,17 +167,31 @@ class ClusterHub(Hub):
         #: the ending's words a notice told, for the game's reading that follows it (the
         #: store keeps the status, not the reason)
         self._reasons: dict[str, str] = {}
+        self._lobby_init()
 
     # -- the store's turn, the referee's truth ------------------------------------------
     def _turn_of(self, g: LiveGame) -> dict[str, Any]:
         return {"expect": g.version}
+
+    async def _keep_offers(self, g: LiveGame) -> None:
+        await self.io(self.store.set_offers, g.id, sorted(g.draw_offers), g.takeback_offer,
+                      g.version)
+        g.version += 1
+
+    def _lobby_changed(self) -> None:
+        if self.link is not None:
+            self.link.tell_lobby()
 
     async def _keep_truth(self, g: LiveGame) -> None:
         await self.io(self.store.set_truth, g.id, self.referee.games[g.id].options)
 
     async def _referee_move(self, g: LiveGame, seat: int, account: str, text: str,
                             left: int | None, now: float) -> Outcome | None:
-        outs = self._judge(g, seat, account, text)
+        try:
+            outs = self._judge(g, seat, account, text)
+        except PlayError:
+            self._tell_refusal(g, seat)
+            raise
         truth = self.referee.games[g.id].moves[-1]
         try:
             await self._record(g, HIDDEN_MOVE, left, truth)
@@ -194,6 +223,9 @@ class ClusterHub(Hub):
             g = self._rebuild(game_id, record)
         if g is None or record is None:
             return None
+        if not g.ended:  # the public offers standing on the version read
+            g.draw_offers = {s for s in record.draw_offers if 0 <= s < len(g.seats)}
+            g.takeback_offer = record.takeback_offer
         return g, record.turned_at
 
     def _played_on(self, known: LiveGame, record: GameRecord) -> LiveGame | None:
@@ -213,7 +245,8 @@ class ClusterHub(Hub):
         except RulesError:
             return None
         return dataclasses.replace(known, pos=pos, moves=[t for t, _ in rows],
-                                   ply=len(rows), times=times, version=record.version)
+                                   ply=len(rows), times=times, version=record.version,
+                                   draw_offers=set())
 
     def _adopt(self, g: LiveGame, truth: Any) -> None:
         """A refereed game's views from the referee's copy of the store's truth."""
@@ -252,13 +285,11 @@ class ClusterHub(Hub):
         new, truth, at = fresh
         was_ended = g.ended
         for name in ("pos", "moves", "ply", "times", "status", "result", "winners",
-                     "version"):
+                     "version", "draw_offers", "takeback_offer"):
             setattr(g, name, getattr(new, name))
         if g.refereed:
             self._adopt(g, truth)
         g.turn_started = self._started_at(at)
-        g.draw_offers.clear()
-        g.takeback_offer = None
         reason = self._reasons.pop(g.id, "")
         if g.ended and not was_ended:
             g.reason = reason
@@ -306,7 +337,13 @@ class ClusterHub(Hub):
         return self._install(fresh) if fresh is not None else None
 
     def resume(self) -> int:
-        """Every unfinished game from the store (a refereed one: its truth there)."""
+        """Every unfinished game from the store (a refereed one: its truth there); the
+        lobby's past taken as told."""
+        self._lobby_quiet = False
+        _, seeks, challenges = self.store.lobby(time.time() - 3600)
+        self._lobby_seen = {**{s.id: (s.status, 0) for s in seeks},
+                            **{c.id: (c.status, c.version) for c in challenges}}
+        self.store.cancel_seeks(worker=self.worker)  # (this worker's, before it stopped)
         for game_id in self.store.unfinished_games():
             fresh = self._read(game_id)
             if fresh is not None:
@@ -338,7 +375,6 @@ class ClusterHub(Hub):
         super()._changed(g)
         if self.link is not None:
             self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
-                            "draws": sorted(g.draw_offers), "takeback": g.takeback_offer,
                             "reason": g.reason if g.ended else ""})
 
     def start_cluster(self) -> None:
@@ -357,7 +393,11 @@ class ClusterHub(Hub):
             try:
                 if "game" in item:
                     await self.heard(item)
+                elif "lobby" in item:
+                    await self.sync_lobby()
                 else:  # a sweep due, a worker gone (its will), or connected again
+                    if item.get("up") is False and isinstance(item.get("worker"), str):
+                        await self.worker_gone(item["worker"])
                     await self.sweep()
             except (PlayError, StoreError) as exc:  # (the store down: the next sweep)
                 log.warning("cluster: a game not read again",
@@ -373,24 +413,35 @@ class ClusterHub(Hub):
             if len(game_id) <= 16 and game_id.isalnum():
                 await self._load(game_id)
             return
-        async with g.lock:
+        async with g.lock:  # (its offers too: the store keeps them on the version)
             if g.version < version or g.id in self._stale:
                 reason = notice.get("reason")
                 if isinstance(reason, str) and reason:
                     self._reasons[g.id] = reason[:40]
                 await self._refresh(g)
-            if g.version == version and not g.ended:  # the public offers, as told
-                draws = notice.get("draws")
-                takeback = notice.get("takeback")
-                g.draw_offers = {s for s in draws if isinstance(s, int)
-                                 and 0 <= s < len(g.seats)} if isinstance(draws, list) else set()
-                g.takeback_offer = (takeback if isinstance(takeback, int)
-                                    and 0 <= takeback < len(g.seats) else None)
-                Hub._changed(self, g)
+            self._heard_refusal(g, version, notice.get("refused"), notice.get("ply"))
+
+    def _tell_refusal(self, g: LiveGame, seat: int) -> None:
+        """``seat``'s attempt of the next ply was refused here: the seat's streams on the
+        other workers show it too (which seat and ply only, never the attempt)."""
+        if self.link is not None:
+            self.link.tell({"game": g.id, "version": g.version, "worker": self.worker,
+                            "refused": seat, "ply": g.ply + 1})
+
+    def _heard_refusal(self, g: LiveGame, version: int, seat: Any, ply: Any) -> None:
+        """Another worker's referee refused ``seat``'s attempt of ``ply``: that seat's view
+        here says so, as on the judging worker (until the seat's next ply)."""
+        if not (isinstance(seat, int) and isinstance(ply, int)) or g.ended or not g.refereed:
+            return
+        view = g.views.get(seat)
+        if g.version == version and view is not None and view.ply + 1 == ply:
+            g.views[seat] = dataclasses.replace(view, refused=ILLEGAL_MOVE)
+            Hub._changed(self, g)
 
     async def sweep(self) -> None:
         """Every live game whose version in the store is newer than this worker's (or
         that ended meanwhile) read again; games started elsewhere taken in."""
+        await self.sync_lobby_if_moved()
         versions = await self.io(self.store.live_versions)
         for game_id, version in versions.items():
             g = self.games.get(game_id)

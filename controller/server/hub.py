@@ -197,8 +197,9 @@ class Hub:
     # -- starting, resuming ------------------------------------------------------------
     async def start_game(self, name: str, options: dict[str, Any], seats: list[str],
                          clock: tuple[int, int] | None, rated: bool,
-                         origin: str = "") -> LiveGame:
-        game_id = secrets.token_hex(4)
+                         origin: str = "", game_id: str | None = None) -> LiveGame:
+        """A new game (``game_id``: the one a lobby's match in the store chose)."""
+        game_id = game_id or secrets.token_hex(4)
         if options.get("chess960") and options.get("array") is None:
             options = {**options, "array": secrets.randbelow(960)}  # public from the start
         game = get_game(name, **options)
@@ -566,19 +567,33 @@ class Hub:
                 raise PlayError("too late to abort: resign instead")
             await self._finish(g, None)
 
+    async def _keep_offers(self, g: LiveGame) -> None:
+        """``g``'s offers as they stand now kept (memory here; cluster mode: the store,
+        on the game's version)."""
+
     async def draw(self, account: str, game_id: str, yes: bool) -> None:
         g, seat = await self._playing(account, game_id)
-        async with self._changing(g):
-            if g.ended:
-                raise PlayError("the game is over")
-            if not yes:
-                g.draw_offers.clear()  # declined (or an offer withdrawn)
-            else:
-                g.draw_offers.add(seat)
-                if len(g.draw_offers) == len(g.seats):
-                    await self._finish(g, Outcome((), Termination.AGREEMENT))
-                    return
-            self._changed(g)
+        for tries in range(3):  # (cluster mode: judged again on another worker's offer)
+            try:
+                async with self._changing(g):
+                    await self._draw(g, seat, yes)
+                return
+            except Retry:
+                if tries == 2:
+                    raise
+
+    async def _draw(self, g: LiveGame, seat: int, yes: bool) -> None:
+        if g.ended:
+            raise PlayError("the game is over")
+        if not yes:
+            g.draw_offers.clear()  # declined (or an offer withdrawn)
+        else:
+            g.draw_offers.add(seat)
+            if len(g.draw_offers) == len(g.seats):
+                await self._finish(g, Outcome((), Termination.AGREEMENT))
+                return
+        await self._keep_offers(g)
+        self._changed(g)
 
     async def takeback(self, account: str, game_id: str, yes: bool) -> None:
         g, seat = await self._playing(account, game_id)
@@ -586,18 +601,30 @@ class Hub:
             raise PlayError("no takebacks in a game with hidden information")
         if len(g.seats) > 2:
             raise PlayError("takebacks are for games of two players")
-        async with self._changing(g):
-            if g.ended:
-                raise PlayError("the game is over")
-            if not yes:
-                g.takeback_offer = None
-            elif g.takeback_offer is None or g.takeback_offer == seat:
-                if not g.moves:
-                    raise PlayError("no move to take back")
-                g.takeback_offer = seat
-            else:
-                await self._take_back(g)
+        for tries in range(3):  # (cluster mode: judged again on another worker's offer)
+            try:
+                async with self._changing(g):
+                    await self._takeback(g, seat, yes)
+                return
+            except Retry:
+                if tries == 2:
+                    raise
+
+    async def _takeback(self, g: LiveGame, seat: int, yes: bool) -> None:
+        if g.ended:
+            raise PlayError("the game is over")
+        if not yes:
+            g.takeback_offer = None
+        elif g.takeback_offer is None or g.takeback_offer == seat:
+            if not g.moves:
+                raise PlayError("no move to take back")
+            g.takeback_offer = seat
+        else:
+            await self._take_back(g)
             self._changed(g)
+            return
+        await self._keep_offers(g)
+        self._changed(g)
 
     async def _take_back(self, g: LiveGame) -> None:
         """The last move off (and the die rolled after it): the store's, then the
@@ -678,6 +705,10 @@ class Hub:
                                   rating.volatility, count + 1)
 
     # -- seeks and challenges ------------------------------------------------------------
+    async def sync_lobby(self) -> None:
+        """The lobby as the store has it (one process: memory is the lobby; cluster mode:
+        ``lobby.py``)."""
+
     async def seek(self, account: str, name: str, options: dict[str, Any],
                    clock: tuple[int, int] | None, rated: bool, color: str) -> Seek:
         """A seek; matched at once with waiting ones when there are enough players."""
@@ -813,7 +844,7 @@ class Hub:
         finally:
             self.lobby.fire()
 
-    def cancel_open(self, account: str, challenge_id: str) -> None:
+    async def cancel_open(self, account: str, challenge_id: str) -> None:
         """The maker withdraws an open challenge (or a player who joined leaves it)."""
         c = self.open_challenges.get(challenge_id)
         if c is None:

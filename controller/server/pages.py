@@ -218,6 +218,7 @@ class Pages:
             response = page(_("fairyboard server"), body, status)
             self._cookie(response, request, PRE_COOKIE, csrf, 3600)
             return response
+        await self.hub.sync_lobby()  # (cluster mode: the same lobby on every worker)
         return page(_("Lobby"), self._lobby(session, note), status)
 
     def _lobby(self, session: Session, note: str) -> str:
@@ -419,6 +420,7 @@ class Pages:
             return posted
         session, _ = posted
         act = request.path_params["act"]
+        await self.hub.sync_lobby()
         seek = next((s for s in self.hub.seeks if s.id == request.path_params["sid"]), None)
         if act not in ("cancel", "join"):
             return await self.home(request, Text("cancel or join"), 404)
@@ -455,6 +457,7 @@ class Pages:
     async def open_challenge(self, request: Request) -> Response:
         """An open challenge (the ``url`` its maker shares): its terms and who has taken a
         seat, with a button for each colour (``?color=`` puts that colour first)."""
+        await self.hub.sync_lobby()
         c = self.hub.open_challenges.get(request.path_params["cid"])
         if c is None:
             return page(_("No such challenge"), f"<p><a href=/>{_esc(_('Lobby'))}</a></p>", 404)

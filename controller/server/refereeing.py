@@ -401,6 +401,7 @@ class RefereedClusterHub(ClusterHub):
         if "refused" in answer:
             g.views.update(_views(answer["refused"]))
             self._changed(g)
+            self._tell_refusal(g, seat)
             raise PlayError("illegal move")
         views = _views(answer.get("views"))
         g.ply += 1

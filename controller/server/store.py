@@ -106,6 +106,46 @@ class GameRecord:
     created: float
     version: int = 0  #: bumped by every change in cluster mode (the row lock's turn)
     turned_at: float | None = None  #: when that change was stored (cluster mode)
+    #: the public offers standing on this version (cluster mode: kept on the game's row)
+    draw_offers: tuple[int, ...] = ()
+    takeback_offer: int | None = None
+
+
+@dataclass(frozen=True)
+class SeekRecord:
+    """A seek in the store (cluster mode's lobby: ``controller/server/lobby.py``)."""
+
+    id: str
+    account: str
+    game: str
+    options: dict[str, Any]
+    clock: tuple[int, int] | None
+    rated: bool
+    color: str
+    worker: str = ""
+    status: str = "open"  #: open, matched, canceled
+    game_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeRecord:
+    """A challenge (``kind`` "challenge", to ``dest``) or an open challenge ("open") in the
+    store; ``version`` is its compare-and-set's."""
+
+    id: str
+    kind: str
+    maker: str
+    dest: str | None
+    game: str
+    options: dict[str, Any]
+    clock: tuple[int, int] | None
+    rated: bool
+    color: str
+    users: tuple[str, ...] = ()
+    joined: tuple[tuple[str, str], ...] = ()
+    status: str = "created"  #: created, accepted, declined, canceled
+    game_id: str | None = None
+    version: int = 0
 
 
 def migrations(kind: str | None = None) -> list[tuple[int, str]]:
@@ -296,10 +336,23 @@ class Store:
         Without it (one process) nothing is checked."""
         if expect is None:
             return
-        if not self._execute("UPDATE games SET version = version + 1, turned_at = ? "
+        if not self._execute("UPDATE games SET version = version + 1, turned_at = ?, "
+                             "offers = NULL "
                              "WHERE id = ? AND version = ? AND status = 'started' "
                              "RETURNING version", (time.time(), game_id, expect)):
             raise Behind(f"game {game_id} changed since version {expect}")
+
+    def set_offers(self, game_id: str, draws: Sequence[int], takeback: int | None,
+                   expect: int) -> None:
+        """Cluster mode: the game's public offers on version ``expect`` (its version bumped,
+        :class:`Behind` if another worker changed it first), so two offers made on two
+        workers at once are both kept; the clock's ``turned_at`` is left as it was."""
+        offers = json.dumps({"draws": sorted(draws), "takeback": takeback})
+        with self._lock, self._transaction():
+            if not self._execute("UPDATE games SET version = version + 1, offers = ? "
+                                 "WHERE id = ? AND version = ? AND status = 'started' "
+                                 "RETURNING version", (offers, game_id, expect)):
+                raise Behind(f"game {game_id} changed since version {expect}")
 
     def set_truth(self, game_id: str, options: dict[str, Any],
                   views: Mapping[int, str] | None = None) -> None:
@@ -436,18 +489,20 @@ class Store:
 
     def game(self, game_id: str) -> GameRecord | None:
         rows = self._read("SELECT id, game, options, clock_initial_ms, clock_increment_ms, "
-                          "rated, status, result, winners, created, version, turned_at FROM games "
-                          "WHERE id = ?",
+                          "rated, status, result, winners, created, version, turned_at, "
+                          "offers FROM games WHERE id = ?",
                           (game_id,))
         if not rows:
             return None
         r = rows[0]
         seats = self._read("SELECT account FROM seats WHERE game = ? ORDER BY seat", (game_id,))
+        offers = json.loads(r[12]) if r[12] else {}
         return GameRecord(r[0], r[1], json.loads(r[2]),
                           (int(r[3]), int(r[4])) if r[3] is not None else None, bool(r[5]),
                           r[6], r[7], tuple(json.loads(r[8] or "[]")),
                           tuple(s[0] for s in seats), float(r[9]), int(r[10]),
-                          float(r[11]) if r[11] is not None else None)
+                          float(r[11]) if r[11] is not None else None,
+                          tuple(offers.get("draws", ())), offers.get("takeback"))
 
     def games_of(self, account: str, unfinished: bool = False) -> list[str]:
         """Ids of ``account``'s games, oldest first (only those still being played)."""
@@ -485,6 +540,160 @@ class Store:
             self._execute("INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
                           (account, game, rating, deviation, volatility, games))
 
+    # -- the lobby (cluster mode: controller/server/lobby.py) ---------------------------
+    _SEEK_COLUMNS = ("id, account, game, options, clock_initial_ms, clock_increment_ms, "
+                     "rated, color, worker, status, game_id")
+    _CHALLENGE_COLUMNS = ("id, kind, maker, dest, game, options, clock_initial_ms, "
+                          "clock_increment_ms, rated, color, users, joined, status, game_id, "
+                          "version")
+
+    def _bump_lobby(self) -> int:
+        """Within a lobby change's transaction: the lobby's version bumped, its row locked
+        until the commit (PostgreSQL; SQLite's writer holds the file): lobby changes are
+        made one at a time across every worker."""
+        return int(self._execute("UPDATE lobby_version SET version = version + 1 "
+                                 "WHERE id = 1 RETURNING version")[0][0])
+
+    def lobby_version(self) -> int:
+        return int(self._read("SELECT version FROM lobby_version WHERE id = 1")[0][0])
+
+    def lobby(self, since: float, seeks: Sequence[str] = ()
+              ) -> tuple[int, list[SeekRecord], list[ChallengeRecord]]:
+        """The lobby's version, and every waiting seek and challenge with those that
+        changed after ``since`` (seconds since the epoch) and the ``seeks`` named."""
+        named = " OR id IN (" + ", ".join("?" * len(seeks)) + ")" if seeks else ""
+        with self._lock, self._transaction():
+            version = int(self._execute("SELECT version FROM lobby_version WHERE id = 1")[0][0])
+            rows = self._execute(f"SELECT {self._SEEK_COLUMNS} FROM lobby_seeks "
+                                 f"WHERE status = 'open' OR changed > ?{named} ORDER BY created",
+                                 (since, *seeks))
+            challenges = self._execute(f"SELECT {self._CHALLENGE_COLUMNS} FROM "
+                                       "lobby_challenges WHERE status = 'created' OR "
+                                       "changed > ? ORDER BY created", (since,))
+        return version, [_seek_record(r) for r in rows], [_challenge_record(r)
+                                                          for r in challenges]
+
+    def match_seek(self, seek: SeekRecord, players: int, game_id: str
+                   ) -> list[SeekRecord] | None:
+        """``seek`` matched with waiting seeks of its terms (other players', oldest first),
+        all taken for ``game_id`` when there are enough: the seeks taken (``seek`` last),
+        or None and ``seek`` left waiting — under the lobby's lock, so a waiting seek is
+        taken by exactly one game and two fitting seeks never both wait."""
+        options = json.dumps(seek.options, sort_keys=True)
+        now = time.time()
+        with self._lock, self._transaction():
+            self._bump_lobby()
+            rows = self._execute(f"SELECT {self._SEEK_COLUMNS} FROM lobby_seeks WHERE "
+                                 "status = 'open' AND game = ? AND options = ? AND rated = ? "
+                                 "ORDER BY created", (seek.game, options, int(seek.rated)))
+            mates: list[SeekRecord] = []
+            for s in map(_seek_record, rows):
+                if (s.clock == seek.clock and s.account != seek.account
+                        and s.account not in {m.account for m in mates}):
+                    mates.append(s)
+            taken = len(mates) + 1 >= players
+            self._execute("INSERT INTO lobby_seeks (id, account, game, options, "
+                          "clock_initial_ms, clock_increment_ms, rated, color, worker, status, "
+                          "game_id, created, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                          "?, ?)",
+                          (seek.id, seek.account, seek.game, options,
+                           seek.clock[0] if seek.clock else None,
+                           seek.clock[1] if seek.clock else None, int(seek.rated), seek.color,
+                           seek.worker, "matched" if taken else "open",
+                           game_id if taken else None, now, now))
+            if not taken:
+                return None
+            group = mates[:players - 1]
+            for s in group:
+                self._execute("UPDATE lobby_seeks SET status = 'matched', game_id = ?, "
+                              "changed = ? WHERE id = ?", (game_id, now, s.id))
+        return [*group, seek]
+
+    def unmatch_seeks(self, game_id: str, own: str) -> None:
+        """The game of a match could not be started: the others' seeks wait again, the
+        asker's (``own``) is withdrawn."""
+        now = time.time()
+        with self._lock, self._transaction():
+            self._bump_lobby()
+            self._execute("UPDATE lobby_seeks SET status = 'open', game_id = NULL, "
+                          "changed = ? WHERE game_id = ? AND id <> ?", (now, game_id, own))
+            self._execute("UPDATE lobby_seeks SET status = 'canceled', game_id = NULL, "
+                          "changed = ? WHERE id = ?", (now, own))
+
+    def cancel_seeks(self, ids: Sequence[str] = (), worker: str | None = None) -> int:
+        """Waiting seeks withdrawn (by id, or every one a worker held): how many."""
+        if not ids and worker is None:
+            return 0
+        where = ("worker = ?", [worker]) if worker is not None else (
+            "id IN (" + ", ".join("?" * len(ids)) + ")", list(ids))
+        with self._lock, self._transaction():
+            self._bump_lobby()
+            return len(self._execute(f"UPDATE lobby_seeks SET status = 'canceled', "
+                                     f"changed = ? WHERE status = 'open' AND {where[0]} "
+                                     "RETURNING id", [time.time(), *where[1]]))
+
+    def add_challenge(self, c: ChallengeRecord) -> None:
+        now = time.time()
+        with self._lock, self._transaction():
+            self._bump_lobby()
+            self._execute("INSERT INTO lobby_challenges (id, kind, maker, dest, game, options, "
+                          "clock_initial_ms, clock_increment_ms, rated, color, users, joined, "
+                          "status, game_id, version, created, changed) VALUES (?, ?, ?, ?, ?, "
+                          "?, ?, ?, ?, ?, ?, '[]', 'created', NULL, 0, ?, ?)",
+                          (c.id, c.kind, c.maker, c.dest, c.game,
+                           json.dumps(c.options, sort_keys=True),
+                           c.clock[0] if c.clock else None, c.clock[1] if c.clock else None,
+                           int(c.rated), c.color, json.dumps(list(c.users)), now, now))
+
+    def challenge_record(self, challenge_id: str) -> ChallengeRecord | None:
+        rows = self._read(f"SELECT {self._CHALLENGE_COLUMNS} FROM lobby_challenges "
+                          "WHERE id = ?", (challenge_id,))
+        return _challenge_record(rows[0]) if rows else None
+
+    def change_challenge(self, challenge_id: str, expect: int, status: str,
+                         joined: Sequence[tuple[str, str]] | None = None,
+                         game_id: str | None = None) -> bool:
+        """A waiting challenge's change made on its version ``expect`` (a compare-and-set:
+        of two workers accepting it at once exactly one is told True)."""
+        now = time.time()
+        with self._lock, self._transaction():
+            self._bump_lobby()  # (first, as every lobby change: one order of row locks)
+            done = self._execute(
+                "UPDATE lobby_challenges SET status = ?, game_id = ?, "
+                "joined = COALESCE(?, joined), version = version + 1, changed = ? "
+                "WHERE id = ? AND version = ? AND status = 'created' RETURNING version",
+                (status, game_id, json.dumps([list(j) for j in joined])
+                 if joined is not None else None, now, challenge_id, expect))
+        return bool(done)
+
+    # -- wrong passwords (cluster mode: counted by every worker) ------------------------
+    def add_login_failure(self, keys: Sequence[str], at: float) -> None:
+        with self._lock, self._transaction():
+            for key in keys:
+                self._execute("INSERT INTO login_failures VALUES (?, ?)", (key, at))
+
+    def login_failures(self, key: str, since: float) -> int:
+        return int(self._read("SELECT COUNT(*) FROM login_failures WHERE key = ? AND at > ?",
+                              (key, since))[0][0])
+
+    def forget_login_failures(self, before: float) -> None:
+        self._write("DELETE FROM login_failures WHERE at <= ?", (before,))
+
+
+def _clock_of(initial: int | None, increment: int | None) -> tuple[int, int] | None:
+    return (int(initial), int(increment or 0)) if initial is not None else None
+
+
+def _seek_record(r: Sequence[Any]) -> SeekRecord:
+    return SeekRecord(r[0], r[1], r[2], json.loads(r[3]), _clock_of(r[4], r[5]), bool(r[6]),
+                      r[7], r[8], r[9], r[10])
+
+
+def _challenge_record(r: Sequence[Any]) -> ChallengeRecord:
+    return ChallengeRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]),
+                           _clock_of(r[6], r[7]), bool(r[8]), r[9], tuple(json.loads(r[10])),
+                           tuple((a, c) for a, c in json.loads(r[11])), r[12], r[13],
+                           int(r[14]))
 
 #: what SQLite says when its file cannot be used now (not a mistake in the request)
 _SQLITE_LOST = ("disk I/O error", "database is locked", "unable to open",

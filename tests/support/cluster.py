@@ -1,22 +1,26 @@
 """Server workers in cluster mode: real ``fairyboard server --cluster`` processes on one real
-PostgreSQL and one real Mosquitto (loopback), their accounts made in the store itself."""
+PostgreSQL and one real Mosquitto (loopback), their accounts made in the store itself;
+the streams a test follows on them, and a challenge played on one worker.  The module's
+fixture ``cluster`` (one per test module) is in ``tests/conftest.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
-from controller.online.api import BoardApi
+from controller.online.api import BoardApi, OnlineError
 from controller.server.accounts import Accounts
 from controller.server.store import open_store
 from tests.support.broker import Broker, free_port
-from tests.support.clubserver import FAST_HASHER
+from tests.support.clubserver import FAST_HASHER, wait_event
 from tests.support.postgres import Postgres
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -141,6 +145,75 @@ class Cluster:
         self.pg.stop()
 
 
+class Follower(threading.Thread):
+    """Every line of one game stream, until the game has ended."""
+
+    def __init__(self, api, game_id: str) -> None:
+        super().__init__(daemon=True)
+        self.api, self.game_id = api, game_id
+        self.lines: list[dict] = []
+        self.problem: str | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            for line in self.api.stream_game(self.game_id):
+                self.lines.append(line)
+                if line.get("state", line).get("status", "started") != "started":
+                    return
+        except OnlineError as exc:
+            self.problem = str(exc)
+
+    def plies(self) -> list[int]:
+        return [line.get("state", line)["ply"] for line in self.lines
+                if line.get("type") in ("gameFull", "gameState")]
+
+    def wait_ply(self, ply: int, timeout: float = 10) -> None:
+        deadline = time.monotonic() + timeout
+        while ply not in self.plies():
+            assert time.monotonic() < deadline, f"ply {ply} not told: {self.plies()}"
+            time.sleep(0.01)
+
+
+class Events(threading.Thread):
+    """Every event of one account's event stream on one worker."""
+
+    def __init__(self, api) -> None:
+        super().__init__(daemon=True)
+        self.api = api
+        self.events: list[dict] = []
+        self.start()
+
+    def run(self) -> None:
+        with contextlib.suppress(OnlineError):
+            for event in self.api.stream_events():
+                self.events.append(event)
+
+    def wait(self, kind: str, game_id: str, timeout: float = 10) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for event in self.events:
+                if event.get("type") == kind and event["game"]["gameId"] == game_id:
+                    return event
+            assert time.monotonic() < deadline, f"no {kind}: {self.events}"
+            time.sleep(0.01)
+
+
+def challenge(cluster, a, b, variant="standard", worker=0, seconds=600):
+    """A challenges B on ``worker`` (A plays first), B accepts there: the game id."""
+    (_, ta), (nb, tb) = a, b
+    api_a, api_b = cluster.client(worker, ta), cluster.client(worker, tb)
+    events = api_b.stream_events()
+    c = api_a.request("POST", f"/api/challenge/{nb}", "challenge", data={
+        "variant": variant, "clock.limit": str(seconds), "clock.increment": "0",
+        "color": "white"})["challenge"]
+    assert wait_event(events, "challenge")["challenge"]["id"] == c["id"]
+    api_b.accept_challenge(c["id"])
+    game_id = wait_event(events, "gameStart")["game"]["gameId"]
+    events.close()
+    return game_id
+
+
 def each_seat_saw_only_its_view(store, game_id: str, seats) -> list[str]:
     """A refereed Lao Tzu game that has ended: every line each seat's stream received
     (``seats``: :class:`~tests.support.clubserver.Seat`) is exactly that seat's view of
@@ -173,3 +246,32 @@ def each_seat_saw_only_its_view(store, game_id: str, seats) -> list[str]:
                 if piece is not None and piece.owner != seat:
                     assert cell in sight.visible, f"a hidden piece on {cell} reached {seat}"
     return moves
+
+
+def refusal_shown_on_both_workers(cluster, a, b) -> None:
+    """A Lao Tzu game (``a`` white): ``a``'s attempt refused on worker 0 is shown on
+    ``a``'s streams on both workers, and on neither of ``b``'s."""
+    import pytest
+
+    gid = challenge(cluster, a, b, "laotzu")
+    streams = {(w, seat): Follower(cluster.client(w, token), gid)
+               for w in (0, 1) for seat, token in ((0, a[1]), (1, b[1]))}
+    for f in streams.values():
+        f.wait_ply(0)
+    with pytest.raises(OnlineError, match="illegal move"):
+        cluster.client(0, a[1]).move(gid, "a1a1")  # judged for worker 0
+
+    def refused(f: Follower) -> list[dict]:
+        return [line for line in f.lines if line.get("state", line).get("refused")]
+
+    for w in (0, 1):
+        deadline = time.monotonic() + 10
+        while not refused(streams[(w, 0)]):
+            assert time.monotonic() < deadline, f"worker {w}: {streams[(w, 0)].lines}"
+            time.sleep(0.02)
+    cluster.client(1, a[1]).resign(gid)
+    for f in streams.values():
+        f.join(10)
+        assert f.problem is None and f.lines[-1]["status"] == "resign"
+    for w in (0, 1):  # the other seat is told nothing of it, on either worker
+        assert not refused(streams[(w, 1)])

@@ -1,0 +1,217 @@
+"""The lobby across two ``fairyboard server --cluster`` workers on one real PostgreSQL and
+one real Mosquitto (docs/server.md, "Growing past one machine"): a seek on one worker met
+by a seek on the other, a challenge made on one accepted (or declined) on the other, one
+challenge accepted on both at once and one open challenge joined on both at once — one
+game each time; two draw offers on the two workers — the game ends once, drawn; a
+refused attempt shown on its seat's streams on both workers; and wrong passwords counted
+across the workers."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import httpx
+import pytest
+
+from controller.online.api import OnlineError
+from controller.server.accounts import MAX_FAILURES
+from tests.support.cluster import Events, Follower, challenge, refusal_shown_on_both_workers
+
+
+def _at_once(*calls) -> list[str]:
+    """Each call in its own thread, released together: "ok" or the refusal's line."""
+    start = threading.Barrier(len(calls))
+    answers = [""] * len(calls)
+
+    def run(i: int) -> None:
+        start.wait()
+        try:
+            calls[i]()
+            answers[i] = "ok"
+        except OnlineError as exc:
+            answers[i] = str(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    return answers
+
+
+def _lobby(cluster, worker: int, token: str) -> dict:
+    return cluster.client(worker, token).request("GET", "/api/lobby", "lobby")
+
+
+def test_a_seek_on_one_worker_is_met_by_a_seek_on_the_other(cluster):
+    a, b = cluster.player("ann"), cluster.player("ben")
+    events = [Events(cluster.client(0, a[1])), Events(cluster.client(1, b[1]))]
+    found: dict[str, str] = {}
+
+    def seek(worker: int, who) -> None:
+        for line in cluster.client(worker, who[1]).seek(10, 0):
+            if "gameId" in line:
+                found[who[0]] = line["gameId"]
+                return
+
+    first = threading.Thread(target=seek, args=(0, a), daemon=True)
+    first.start()
+    # ann's seek is in the store: worker 1 lists it
+    _wait(lambda: [s["player"] for s in _lobby(cluster, 1, b[1])["seeks"]] == ["ann"])
+    second = threading.Thread(target=seek, args=(1, b), daemon=True)
+    second.start()
+    for t in (first, second):
+        t.join(15)
+    assert found.keys() == {"ann", "ben"} and found["ann"] == found["ben"]
+    gid = found["ann"]
+    assert sorted(cluster.store.game(gid).seats) == ["ann", "ben"]
+    for e in events:  # each account's stream, on its own worker, told the game once
+        e.wait("gameStart", gid)
+        assert [x["game"]["gameId"] for x in e.events if x["type"] == "gameStart"] == [gid]
+    for worker, token in ((0, a[1]), (1, b[1])):
+        assert _lobby(cluster, worker, token)["seeks"] == []  # taken: listed nowhere
+    assert cluster.store.games_of("ann") == [gid] == cluster.store.games_of("ben")
+
+
+def test_a_challenge_made_on_one_worker_is_accepted_on_the_other(cluster):
+    a, b = cluster.player("cleo"), cluster.player("dan")
+    events_a0, events_b1 = Events(cluster.client(0, a[1])), Events(cluster.client(1, b[1]))
+    threading.Event().wait(0.3)  # (both streams open)
+    c = cluster.client(0, a[1]).challenge("dan", 10, 0, color="white")["challenge"]
+    told = next(iter(_wait(lambda: [e for e in events_b1.events
+                                    if e["type"] == "challenge"])))
+    assert told["challenge"]["id"] == c["id"]  # on the worker it was not made on
+    cluster.client(1, b[1]).accept_challenge(c["id"])
+    gid = _game_of(cluster, "dan")
+    events_a0.wait("gameStart", gid)
+    events_b1.wait("gameStart", gid)
+    assert cluster.store.game(gid).seats == ("cleo", "dan")
+    # and one declined on the other worker: its maker's stream is told there
+    c2 = cluster.client(0, a[1]).challenge("dan", 5, 0)["challenge"]
+    _wait(lambda: [e for e in events_b1.events if e.get("challenge", {}).get("id") == c2["id"]])
+    cluster.client(1, b[1]).decline_challenge(c2["id"])
+    declined = _wait(lambda: [e for e in events_a0.events if e["type"] == "challengeDeclined"])
+    assert [e["challenge"]["id"] for e in declined] == [c2["id"]]
+    with pytest.raises(OnlineError, match="no such challenge"):
+        cluster.client(0, b[1]).accept_challenge(c2["id"])  # declined: on every worker
+
+
+def test_one_challenge_accepted_on_both_workers_at_once_starts_one_game(cluster):
+    a, b = cluster.player("eve"), cluster.player("fred")
+    streams = [Events(cluster.client(w, b[1])) for w in (0, 1)]
+    threading.Event().wait(0.3)  # (both streams open)
+    for round_ in range(3):  # (the race goes either way)
+        c = cluster.client(round_ % 2, a[1]).challenge("fred", 10, 0)["challenge"]
+        for e in streams:  # the challenge is on both workers before both accept it
+            _wait(lambda e=e, cid=c["id"]: [x for x in e.events if x["type"] == "challenge"
+                                            and x["challenge"]["id"] == cid])
+        answers = _at_once(*(lambda w=w, cid=c["id"]: cluster.client(w, b[1])
+                             .accept_challenge(cid) for w in (0, 1)))
+        assert sorted(answers)[1] == "ok" and "no such challenge" in sorted(answers)[0], answers
+        assert len(cluster.store.games_of("fred")) == round_ + 1  # one game, never two
+
+
+def test_one_open_challenge_joined_on_both_workers_at_once_starts_one_game(cluster):
+    maker, x, y, z = (cluster.player(n) for n in ("gus", "hal", "ida", "jon"))
+    opened = cluster.client(0, maker[1]).open_challenge(10, 0)
+    cid = opened["id"]
+    for worker, token in ((0, maker[1]), (1, x[1])):  # the same open list on both
+        assert [o["id"] for o in _lobby(cluster, worker, token)["open"]] == [cid]
+    # two players take its two seats at once on the two workers: both seated, one game
+    answers = _at_once(lambda: cluster.client(0, x[1]).accept_challenge(cid),
+                       lambda: cluster.client(1, y[1]).accept_challenge(cid))
+    assert answers == ["ok", "ok"]
+    gid = _game_of(cluster, "hal")
+    assert sorted(cluster.store.game(gid).seats) == ["hal", "ida"]
+    assert cluster.store.games_of("ida") == [gid]
+    # one seat taken, the other taken by two at once: one of them plays
+    second = cluster.client(1, maker[1]).open_challenge(10, 0)["id"]
+    cluster.client(1, x[1]).accept_challenge(second)
+    answers = _at_once(lambda: cluster.client(0, y[1]).accept_challenge(second),
+                       lambda: cluster.client(1, z[1]).accept_challenge(second))
+    assert sorted(answers)[1] == "ok" and "no such challenge" in sorted(answers)[0], answers
+    games = [g for g in cluster.store.games_of("hal") if g != gid]
+    assert len(games) == 1
+    assert len(cluster.store.games_of("ida")) + len(cluster.store.games_of("jon")) == 2
+    for worker, token in ((0, maker[1]), (1, x[1])):  # taken: listed nowhere
+        assert _lobby(cluster, worker, token)["open"] == []
+
+
+def test_two_draw_offers_on_the_two_workers_at_once_end_the_game_once(cluster):
+    a, b = cluster.player("kay"), cluster.player("lou")
+    for _ in range(2):
+        gid = challenge(cluster, a, b)
+        watchers = [Follower(cluster.client(w, a[1]), gid) for w in (0, 1)]
+        for w in watchers:
+            w.wait_ply(0)
+        cluster.client(0, a[1]).move(gid, "e2e4")
+        cluster.client(1, b[1]).move(gid, "e7e5")
+        answers = _at_once(lambda gid=gid: cluster.client(0, a[1]).draw(gid),
+                           lambda gid=gid: cluster.client(1, b[1]).draw(gid))
+        assert answers == ["ok", "ok"], answers
+        record = cluster.store.game(gid)
+        assert record.status == "draw" and record.result == "1/2-1/2"
+        for w in watchers:
+            w.join(10)
+            ends = [line for line in w.lines if line.get("status", "started") != "started"]
+            assert len(ends) == 1 and ends[0]["status"] == "draw"
+
+
+def test_a_draw_offer_stored_is_seen_by_the_other_worker_without_the_broker(cluster):
+    """The offer is the store's: with the broker down the other worker knows nothing of it
+    until it tries its own on the game's version, which the store refuses: read again, the
+    two offers agree and the game ends drawn, once."""
+    a, b = cluster.player("max"), cluster.player("ned")
+    gid = challenge(cluster, a, b)
+    Follower(cluster.client(1, b[1]), gid).wait_ply(0)  # (worker 1 holds the game)
+    connected = [len(w.records("cluster connected")) for w in cluster.workers]
+    cluster.broker.stop()
+    try:
+        cluster.client(0, a[1]).draw(gid)
+        cluster.client(1, b[1]).draw(gid)  # at once: before any sweep of worker 1
+        record = cluster.store.game(gid)
+        assert record.status == "draw" and record.version == 2  # an offer, one end
+    finally:
+        cluster.broker.start()
+        # (the next tests' notices need both workers logged in again: paho waits 1–10 s)
+        _wait(lambda: all(len(w.records("cluster connected")) > n
+                          for w, n in zip(cluster.workers, connected, strict=True)), 20)
+
+
+def test_a_refused_attempt_is_shown_on_the_seats_streams_on_both_workers(cluster):
+    refusal_shown_on_both_workers(cluster, cluster.player("pia"), cluster.player("quin"))
+
+
+def test_wrong_passwords_are_counted_across_the_workers(cluster):
+    cluster.player("olga")
+    browsers = [httpx.Client(base_url=w.url) for w in cluster.workers]
+
+    def log_in(worker: int, password: str) -> httpx.Response:
+        browser = browsers[worker]
+        token = re.search(r"name=csrf value='([^']+)'", browser.get("/").text).group(1)
+        return browser.post("/login", data={"name": "olga", "password": password,
+                                            "csrf": token})
+
+    for i in range(MAX_FAILURES):  # three on one worker, two on the other
+        wrong = log_in(i % 2, "wrong-guess")
+        assert wrong.status_code == 400 and "wrong name or password" in wrong.text
+    for worker in (0, 1):
+        blocked = log_in(worker, "correct horse")
+        assert blocked.status_code == 429 and "too many" in blocked.text  # on both
+
+
+def _wait(found, timeout: float = 10):
+    """``found()``'s answer once it is not empty."""
+    for _ in range(int(timeout / 0.02)):
+        answer = found()
+        if answer:
+            return answer
+        threading.Event().wait(0.02)
+    raise AssertionError("not found in time")
+
+
+def _game_of(cluster, account: str) -> str:
+    """``account``'s newest game in the store."""
+    return _wait(lambda: cluster.store.games_of(account))[-1]
+
