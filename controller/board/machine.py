@@ -13,10 +13,9 @@ mapping (:attr:`Board.TURN_DECISIONS`), which fires the trigger named after the 
 The state the machine owns lives in small values (:mod:`controller.board.attempt`): the
 attempt under way, the timers, the game's progress, the sensed input and the shown output;
 what the board shows is :func:`~controller.board.compose.compose` of a snapshot of them.
-Nothing blocks and nothing sleeps: time comes from the frames and from :meth:`Board.tick`.
-Frames are expected from the sensing pipeline (debouncer + settle gate); give the gate
-:meth:`Board.is_extendable` so that a slide that could go on waits before it commits, and
-optionally show the gate's held frame with :meth:`Board.preview` (phase ``settling``).
+Nothing blocks or sleeps: time comes from the frames and :meth:`Board.tick`. Frames come
+from the sensing pipeline (debouncer + settle gate): :meth:`Board.is_extendable` makes it
+hold a slide that could go on, :meth:`Board.preview` shows its held frame (``settling``).
 """
 
 from __future__ import annotations
@@ -442,9 +441,7 @@ class Board:
 
     # -- frames per state --------------------------------------------------------------
     def _setup_frame(self, frame: FrameLike) -> None:
-        # (set-up frames are not tracked: the attempt that follows counts as put down only
-        # what is put down after them, not the pieces arranged for this game)
-        self.sensed.occupied = self.view.mask(frame)
+        self.sensed.occupied = self.view.mask(frame)  # (untracked: no arranged piece "put")
         idx = self.reconciler.index
         key = self.view.key(frame)
         if key == idx.expected and idx.unchanged_fits(idx.emask, frame):

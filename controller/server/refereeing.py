@@ -340,7 +340,9 @@ class RefereeClient:
                 self.holders[game_id] = answer["holder"]
                 continue
             if "error" in answer:
-                raise PlayError(str(answer["error"])[:120], 503)
+                log.warning("referee: a request not served", extra={
+                    "game_id": game_id, "op": op, "problem": str(answer["error"])[:120]})
+                raise PlayError("the referee cannot judge this game now: try again", 503)
             return answer
         raise PlayError("no referee answers now: try again", 503)
 
@@ -414,7 +416,7 @@ class RefereedClusterHub(ClusterHub):
         answer = await self._ask("close", g)
         moves, options = answer.get("moves"), answer.get("options")
         if not (isinstance(moves, list) and all(isinstance(m, str) for m in moves)):
-            raise PlayError("the referee's answer was not understood: try again", 503)
+            raise PlayError("the referee cannot judge this game now: try again", 503)
         return moves, options if isinstance(options, dict) else None
 
     def _read(self, game_id: str, known: LiveGame | None = None):
