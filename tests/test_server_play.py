@@ -15,7 +15,6 @@ import pytest
 from controller.online.api import OnlineError, Unauthorized
 from controller.online.game import game_full
 from controller.rules import get_game
-from controller.server.api import BoardRoutes
 from controller.sight import Sight
 from tests.support.clubserver import ClubServer, challenge_game, play, wait_event
 
@@ -485,12 +484,10 @@ def test_a_change_made_while_a_stream_sends_is_told_at_once(tmp_path):
         club.stop()
 
 
-def test_a_keep_alive_builds_no_state_and_its_wait_is_drawn_each_time(tmp_path):
+def test_a_keep_alive_builds_no_state(tmp_path):
     """A stream woken by its keep-alive with nothing changed sends a bare line without
-    building the game's state, and waits between half and all of the keep-alive, drawn
-    each time: at 1,000 seats, 2,000 streams opened together woke in the same instant
-    and each built its state, holding up the moves behind them.  A change is still told
-    at once."""
+    building the game's state (at 1,000 seats, each of 2,000 streams built it at every
+    keep-alive); a change is still told at once."""
     club = ClubServer(tmp_path, keepalive_s=0.1).start()
     try:
         a, b = club.player("alice"), club.player("bob")
@@ -519,8 +516,5 @@ def test_a_keep_alive_builds_no_state_and_its_wait_is_drawn_each_time(tmp_path):
         api_a.move(gid, "e2e4")
         reader.join(10)
         assert told[1]["moves"] == "e2e4" and built
-        routes = BoardRoutes(hub, None, keepalive_s=0.1)
-        waits = [routes._quiet_for() for _ in range(200)]
-        assert 0.05 <= min(waits) < 0.06 and 0.09 < max(waits) <= 0.1
     finally:
         club.stop()

@@ -15,7 +15,7 @@ import pytest
 from controller.link.referee import Referee
 from controller.server.cluster import cluster_settings
 from controller.server.refereeing import LEASE_S, RefereedClusterHub
-from tests.support.clubserver import Seat
+from tests.support.clubserver import Seat, play
 from tests.support.cluster import (
     Cluster,
     challenge,
@@ -66,6 +66,25 @@ def test_games_are_spread_over_the_referees_and_each_judged_by_one(cluster):
 def test_a_refusal_by_a_referee_process_is_shown_on_the_seats_streams_on_both_workers(
         cluster):
     refusal_shown_on_both_workers(cluster, cluster.player("gil"), cluster.player("hoy"))
+
+
+@pytest.mark.parametrize("variant", ["standard", "laotzu", "luotuoqi", "gnuqi",
+                                     "kaleidochess", "lotus39"])
+def test_a_game_of_each_of_the_six_across_the_workers(cluster, variant):
+    """Chess and the five variants with a seat on each worker (and the referees of the
+    hidden-information one): to the rules' end or a resignation, every ply stored once."""
+    a, b = cluster.player(f"{variant}-a"), cluster.player(f"{variant}-b")
+    gid = challenge(cluster, a, b, variant)
+    seats = play(cluster, [cluster.client(0, a[1]), cluster.client(1, b[1])], gid, 7,
+                 max_plies=60)
+    record, moves = cluster.store.game(gid), cluster.store.moves(gid)
+    assert record.status != "started" and seats[0].final["status"] == record.status
+    assert all(moves) and 0 < len(moves) <= 61
+    assert [len(s.final["moves"].split()) for s in seats] == [len(moves)] * 2
+    if variant == "laotzu":
+        each_seat_saw_only_its_view(cluster.store, gid, seats)
+        assert sorted(p for r in cluster.referees for p in r.judged(gid)) == list(
+            range(1, len(moves) + 1))
 
 
 def test_a_referee_then_a_worker_killed_mid_game_leave_it_to_the_others(cluster):

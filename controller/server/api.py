@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import random
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qsl
@@ -94,14 +93,6 @@ class BoardRoutes:
         self.accounts = accounts
         self.keepalive_s = keepalive_s
         self.boards = SeatBoards(hub)
-        self._jitter = random.Random()
-
-    def _quiet_for(self) -> float:
-        """How long a stream waits for a change before its keep-alive line: between half
-        and all of ``keepalive_s``, drawn each time, so streams opened together (a
-        tournament's round, a server restarted) do not all wake in the same instant —
-        2,000 of them at once held up the moves behind them."""
-        return self.keepalive_s * (0.5 + self._jitter.random() / 2)
 
     def routes(self) -> list[Route]:
         r = self
@@ -173,7 +164,7 @@ class BoardRoutes:
                         yield json.dumps(event) + "\n"
                     if not new:
                         yield "\n"
-                    await signal.wait(self._quiet_for(), watch)
+                    await signal.wait(self.keepalive_s, watch)
             return StreamingResponse(lines(), media_type="application/x-ndjson")
         return await self.guarded(request, act)
 
@@ -194,7 +185,7 @@ class BoardRoutes:
                     while not seek.found.done():
                         yield "\n"
                         with contextlib.suppress(TimeoutError):
-                            await _wait_future(seek.found, self._quiet_for())
+                            await _wait_future(seek.found, self.keepalive_s)
                     yield json.dumps({"gameId": seek.found.result()}) + "\n"
                 finally:  # the stream closed: the seek is withdrawn (lichess's rule)
                     self.hub.cancel_seek(seek)
@@ -260,7 +251,7 @@ class BoardRoutes:
                 yield json.dumps(first) + "\n"
                 last = _without_times(first["state"])
                 while not g.ended:
-                    changed = await g.signal.wait(self._quiet_for(), watch)
+                    changed = await g.signal.wait(self.keepalive_s, watch)
                     watch = g.signal.watch()
                     with contextlib.suppress(PlayError):  # (the store down: next time)
                         await hub.check_time(g)
@@ -297,7 +288,7 @@ class BoardRoutes:
                 last = first
                 yield json.dumps(first) + "\n"
                 while not g.ended:
-                    changed = await g.signal.wait(self._quiet_for(), watch)
+                    changed = await g.signal.wait(self.keepalive_s, watch)
                     watch = g.signal.watch()
                     with contextlib.suppress(PlayError):  # (the store down: next time)
                         await self.hub.check_time(g)

@@ -173,6 +173,10 @@ class RefereeProcess:
         except StoreError as exc:
             answer = {"error": "the store cannot be reached now: try again"}
             log.warning("referee: store", extra={"problem": str(exc)[:200]})
+        except Exception as exc:  # (one request's defect must not stop the referee)
+            answer = {"error": "the referee failed on this request"}
+            log.error("referee: a request failed", extra={
+                "problem": f"{type(exc).__name__}: {str(exc)[:200]}"})
         if reply_to:
             from paho.mqtt.packettypes import PacketTypes
             from paho.mqtt.properties import Properties
