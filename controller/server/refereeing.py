@@ -110,8 +110,6 @@ class RefereeProcess:
         self.held: set[str] = set()  #: games whose copy here is the store's
         self.stopping = threading.Event()
         self.client = _client(settings, "referee")
-        self.client.will_set(f"{ROOT}/{CLUB}/cluster/referees/{self.name}",
-                             json.dumps({"referee": self.name, "up": False}), qos=1)
         self.client.on_connect = self._on_connect
         self.client.on_message = lambda c, u, msg: self.inbox.put((msg.payload,
                                                                    msg.properties))
