@@ -252,3 +252,16 @@ def test_a_game_description_names_the_owners_side():
     g = game_full(event, "Owner")
     assert g.seat == 1 and g.moves == ("e2e4",) and g.to_move == 1
     assert g.clock == (600000, 5000) and g.draw_offer == 1 and not g.ended
+
+
+def test_a_request_after_the_client_closed_is_the_links_problem_in_one_line(server):
+    """A room closing while one of its threads still asks (the game fetch at a logout)
+    got the HTTP client's RuntimeError, a traceback in a thread of the board's service
+    (seen in a CI run's warnings); it is the link's error, which the thread handles."""
+    api = BoardApi(server.url, "tok-owner")
+    gid = server.new_game("owner", "sparring")
+    api.close()
+    with pytest.raises(OnlineError, match="cannot be reached"):
+        next(iter(api.stream_game(gid)))
+    with pytest.raises(OnlineError, match="cannot be reached"):
+        api.account()

@@ -141,6 +141,13 @@ class BoardApi:
         if wait > 0:
             self._sleep(wait)
 
+    def _check_open(self, what: str, problem: type[OnlineError]) -> None:
+        """A request after :meth:`close` (a room closing while a thread of it still asks)
+        is the link's problem in one line, not the HTTP client's error."""
+        if self._http.is_closed:
+            raise problem(Text("{what}: the server cannot be reached ({error})", what=what,
+                               error="closed"))
+
     def _check(self, response: httpx.Response, what: str) -> None:
         if response.status_code == 429:
             self._quiet_until = self._clock() + self.rate_limit_wait_s
@@ -160,6 +167,7 @@ class BoardApi:
         """One plain request; its JSON answer (``{}`` for none)."""
         with self._lane:
             self._wait_for_lane()
+            self._check_open(what, OnlineError)
             try:
                 try:
                     response = self._http.request(method, path, data=data)
@@ -171,6 +179,9 @@ class BoardApi:
             except httpx.HTTPError as exc:
                 raise OnlineError(Text("{what}: the server cannot be reached ({error})",
                                        what=what, error=type(exc).__name__)) from None
+            except RuntimeError:  # (closed meanwhile, by another thread)
+                self._check_open(what, OnlineError)
+                raise
             self._check(response, what)
         try:
             body = response.json() if response.content else {}
@@ -190,12 +201,16 @@ class BoardApi:
         closes it at once, whenever it is called."""
         with self._lane:
             self._wait_for_lane()
+            self._check_open(what, StreamLost)
             try:
                 cm = self._http.stream(method, path, data=data)
                 response = cm.__enter__()
             except httpx.HTTPError as exc:
                 raise StreamLost(Text("{what}: the server cannot be reached ({error})",
                                       what=what, error=type(exc).__name__)) from None
+            except RuntimeError:  # (closed meanwhile, by another thread)
+                self._check_open(what, StreamLost)
+                raise
             try:
                 if response.status_code >= 400:
                     response.read()

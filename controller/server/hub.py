@@ -32,7 +32,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -431,16 +431,23 @@ class Hub:
         g = await self.game_of(game_id)
         seat = g.seat_of(account)
         now = self._clock()  # (the move's time is when it came, not when its turn in the lock)
-        for tries in range(3):  # (cluster mode: judged again on what another worker stored)
+
+        async def move() -> None:
+            await self._check_time(g)
+            if g.ended:
+                raise PlayError("the game is over")
+            if g.turn != seat:
+                raise PlayError("not your turn")
+            await self._move(g, seat, account, text.strip()[:200], max(now, g.turn_started))
+        await self._judged_again(g, move)
+
+    async def _judged_again(self, g: LiveGame, change: Callable[[], Awaitable[None]]) -> None:
+        """``change`` made with ``g``'s lock held — and made again, up to three times, on
+        what the store holds when another worker's change came first (cluster mode)."""
+        for tries in range(3):
             try:
                 async with self._changing(g):
-                    await self._check_time(g)
-                    if g.ended:
-                        raise PlayError("the game is over")
-                    if g.turn != seat:
-                        raise PlayError("not your turn")
-                    await self._move(g, seat, account, text.strip()[:200],
-                                     max(now, g.turn_started))
+                    await change()
                 return
             except Retry:
                 if tries == 2:
@@ -573,14 +580,7 @@ class Hub:
 
     async def draw(self, account: str, game_id: str, yes: bool) -> None:
         g, seat = await self._playing(account, game_id)
-        for tries in range(3):  # (cluster mode: judged again on another worker's offer)
-            try:
-                async with self._changing(g):
-                    await self._draw(g, seat, yes)
-                return
-            except Retry:
-                if tries == 2:
-                    raise
+        await self._judged_again(g, lambda: self._draw(g, seat, yes))
 
     async def _draw(self, g: LiveGame, seat: int, yes: bool) -> None:
         if g.ended:
@@ -601,14 +601,7 @@ class Hub:
             raise PlayError("no takebacks in a game with hidden information")
         if len(g.seats) > 2:
             raise PlayError("takebacks are for games of two players")
-        for tries in range(3):  # (cluster mode: judged again on another worker's offer)
-            try:
-                async with self._changing(g):
-                    await self._takeback(g, seat, yes)
-                return
-            except Retry:
-                if tries == 2:
-                    raise
+        await self._judged_again(g, lambda: self._takeback(g, seat, yes))
 
     async def _takeback(self, g: LiveGame, seat: int, yes: bool) -> None:
         if g.ended:
@@ -794,9 +787,10 @@ class Hub:
 
 
     # -- open challenges (lichess's /api/challenge/open) ----------------------------------
-    async def open_challenge(self, account: str, name: str, options: dict[str, Any],
-                             clock: tuple[int, int] | None, rated: bool,
-                             users: tuple[str, ...] = ()) -> OpenChallenge:
+    async def _check_open(self, name: str, options: dict[str, Any],
+                          users: tuple[str, ...]) -> None:
+        """An open challenge's terms: a game of two, and the two named players (if any)
+        different players of this server."""
         if get_game(name, **options).players != 2:
             raise PlayError("a challenge is for two players: seek for more")
         if users:
@@ -806,6 +800,11 @@ class Hub:
                 if await self.io(self.store.account, user) is None:
                     raise PlayError(Text("no player {name} on this server",
                                          name=repr(user[:40])), 404)
+
+    async def open_challenge(self, account: str, name: str, options: dict[str, Any],
+                             clock: tuple[int, int] | None, rated: bool,
+                             users: tuple[str, ...] = ()) -> OpenChallenge:
+        await self._check_open(name, options, users)
         c = OpenChallenge(secrets.token_hex(4), account, name, options, clock, rated, users)
         self.open_challenges[c.id] = c
         self.lobby.fire()

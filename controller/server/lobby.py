@@ -60,6 +60,7 @@ class StoreLobby:
     _event: Any
     _load: Any
     _seat_order: Any
+    _check_open: Any
 
     def _lobby_init(self) -> None:
         #: each seek's and challenge's status (and version) as this worker last read it
@@ -289,15 +290,7 @@ class StoreLobby:
     async def open_challenge(self, account: str, name: str, options: dict[str, Any],
                              clock: tuple[int, int] | None, rated: bool,
                              users: tuple[str, ...] = ()) -> OpenChallenge:
-        if get_game(name, **options).players != 2:
-            raise PlayError("a challenge is for two players: seek for more")
-        if users:
-            if len(users) != 2 or users[0] == users[1]:
-                raise PlayError("users: the two different players who may join")
-            for user in users:
-                if await self.io(self.store.account, user) is None:
-                    raise PlayError(Text("no player {name} on this server",
-                                         name=repr(user[:40])), 404)
+        await self._check_open(name, options, users)
         c = OpenChallenge(secrets.token_hex(4), account, name, options, clock, rated, users)
         await self.io(self.store.add_challenge, ChallengeRecord(
             c.id, "open", account, None, name, options, clock, rated, "random", users))
