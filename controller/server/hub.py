@@ -747,14 +747,19 @@ class Hub:
             self.seeks.remove(seek)
             self.lobby.fire()
 
-    async def challenge(self, account: str, dest: str, name: str, options: dict[str, Any],
-                        clock: tuple[int, int] | None, rated: bool, color: str) -> Challenge:
+    async def _check_challenge(self, account: str, dest: str, name: str,
+                               options: dict[str, Any]) -> None:
+        """A challenge's terms: another player of this server, a game of two."""
         if dest == account:
             raise PlayError("you cannot challenge yourself")
         if await self.io(self.store.account, dest) is None:
             raise PlayError("no such player", 404)
         if get_game(name, **options).players != 2:
             raise PlayError("a challenge is for two players: seek for more")
+
+    async def challenge(self, account: str, dest: str, name: str, options: dict[str, Any],
+                        clock: tuple[int, int] | None, rated: bool, color: str) -> Challenge:
+        await self._check_challenge(account, dest, name, options)
         c = Challenge(secrets.token_hex(4), account, dest, name, options, clock, rated, color)
         self.challenges[c.id] = c
         for who in (account, dest):

@@ -61,6 +61,7 @@ class StoreLobby:
     _load: Any
     _seat_order: Any
     _check_open: Any
+    _check_challenge: Any
 
     def _lobby_init(self) -> None:
         #: each seek's and challenge's status (and version) as this worker last read it
@@ -228,12 +229,7 @@ class StoreLobby:
     # -- challenges -------------------------------------------------------------------------
     async def challenge(self, account: str, dest: str, name: str, options: dict[str, Any],
                         clock: tuple[int, int] | None, rated: bool, color: str) -> Challenge:
-        if dest == account:
-            raise PlayError("you cannot challenge yourself")
-        if await self.io(self.store.account, dest) is None:
-            raise PlayError("no such player", 404)
-        if get_game(name, **options).players != 2:
-            raise PlayError("a challenge is for two players: seek for more")
+        await self._check_challenge(account, dest, name, options)
         c = Challenge(secrets.token_hex(4), account, dest, name, options, clock, rated, color)
         await self.io(self.store.add_challenge, ChallengeRecord(
             c.id, "challenge", account, dest, name, options, clock, rated, color))
