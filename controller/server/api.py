@@ -251,17 +251,16 @@ class BoardRoutes:
                 yield json.dumps(first) + "\n"
                 last = _without_times(first["state"])
                 while not g.ended:
-                    changed = await g.signal.wait(self.keepalive_s, watch)
+                    await g.signal.wait(self.keepalive_s, watch)
                     watch = g.signal.watch()
                     with contextlib.suppress(PlayError):  # (the store down: next time)
                         await hub.check_time(g)
-                    if changed or watch.is_set():  # (else nothing but the time: no state)
-                        state = hub.state(g, seat)
-                        if _without_times(state) != last:
-                            last = _without_times(state)
-                            yield json.dumps(state) + "\n"
-                            continue
-                    yield "\n"
+                    state = hub.state(g, seat)
+                    if _without_times(state) != last:
+                        last = _without_times(state)
+                        yield json.dumps(state) + "\n"
+                    else:
+                        yield "\n"
             return StreamingResponse(lines(), media_type="application/x-ndjson")
         return await self.guarded(request, act)
 
@@ -288,17 +287,16 @@ class BoardRoutes:
                 last = first
                 yield json.dumps(first) + "\n"
                 while not g.ended:
-                    changed = await g.signal.wait(self.keepalive_s, watch)
+                    await g.signal.wait(self.keepalive_s, watch)
                     watch = g.signal.watch()
                     with contextlib.suppress(PlayError):  # (the store down: next time)
                         await self.hub.check_time(g)
-                    if changed or watch.is_set():  # (else nothing but the time)
-                        now = self.boards.board(g, None)
-                        if now != last:
-                            last = now
-                            yield json.dumps(now) + "\n"
-                            continue
-                    yield "\n"
+                    now = self.boards.board(g, None)
+                    if now != last:
+                        last = now
+                        yield json.dumps(now) + "\n"
+                    else:
+                        yield "\n"
             return StreamingResponse(lines(), media_type="application/x-ndjson")
         return await self.guarded(request, act)
 
