@@ -87,6 +87,8 @@ def serve_main(folder: Path, port: int, players: int, database: str | None,
     from controller.server.cluster import cluster_settings
 
     make_players(folder, players, database)
+    if os.environ.get("FAIRYBOARD_LOAD_GC_TRACE"):
+        trace_gc_pauses()
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
@@ -96,6 +98,26 @@ def serve_main(folder: Path, port: int, players: int, database: str | None,
         broker, _, worker = cluster.partition("/")
         settings = cluster_settings(broker, worker)
     serve(folder, port=port, database=database, sock=sock, cluster=settings)
+
+
+def trace_gc_pauses(over_ms: float = 5.0) -> None:
+    """Each garbage collection longer than ``over_ms`` as one line on stderr (is the move
+    tail the collector's?)."""
+    import gc
+
+    started: list[float] = []
+
+    def timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[:] = [time.perf_counter()]
+        elif started:
+            ms = (time.perf_counter() - started[0]) * 1000
+            if ms > over_ms:
+                print(f"gc generation {info['generation']}: {ms:.1f} ms, "
+                      f"{info['collected']} collected, {len(gc.get_objects())} objects",
+                      file=sys.stderr, flush=True)
+
+    gc.callbacks.append(timed)
 
 
 class ServerProcess:
