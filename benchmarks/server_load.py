@@ -102,7 +102,8 @@ def serve_main(folder: Path, port: int, players: int, database: str | None,
 
 def trace_gc_pauses(over_ms: float = 5.0) -> None:
     """Each garbage collection longer than ``over_ms`` as one line on stderr (is the move
-    tail the collector's?)."""
+    tail the collector's?). Counting the live objects walks them all, so a traced run's
+    latencies are not the figures to publish."""
     import gc
 
     started: list[float] = []
