@@ -486,13 +486,15 @@ def cmd_server(args: argparse.Namespace) -> int:
                 os.environ.get("FAIRYBOARD_SERVER_CLUSTER_PASSWORD", ""))
         except ValueError as exc:
             raise CommandError(f"server: {exc}") from None
-    elif args.worker or args.referee or args.use_referees:
-        raise CommandError("server: --worker, --referee and --use-referees are for a "
-                           "process of --cluster")
+    elif args.worker or args.referee or args.use_referees or args.referee_seed:
+        raise CommandError("server: --worker, --referee, --use-referees and --referee-seed "
+                           "are for a process of --cluster")
+    if args.referee_seed is not None and not args.referee:
+        raise CommandError("server: --referee-seed is for a --referee process")
     setup_logging("info", args.log_format)
     try:
         if args.referee:
-            return _referee_process(database, cluster)
+            return _referee_process(database, cluster, args.referee_seed)
         serve(data, host=args.host, port=args.port, database=database,
               broker_port=args.broker_port, cluster=cluster,
               use_referees=args.use_referees)
@@ -503,7 +505,7 @@ def cmd_server(args: argparse.Namespace) -> int:
     return 0
 
 
-def _referee_process(database: str | None, cluster) -> int:
+def _referee_process(database: str | None, cluster, seed: str | None = None) -> int:
     """``fairyboard server --cluster … --referee``: until interrupted or terminated."""
     import signal
 
@@ -514,7 +516,7 @@ def _referee_process(database: str | None, cluster) -> int:
         raise StoreError("--referee needs PostgreSQL (--database postgresql://…), as the "
                          "workers it serves do")
     store = open_store(database)
-    process = RefereeProcess(store, cluster)
+    process = RefereeProcess(store, cluster, seed)
     signal.signal(signal.SIGTERM, lambda *_: process.stop())
     try:
         process.run()
@@ -787,6 +789,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "started with --use-referees")
     p.add_argument("--use-referees", action="store_true", help="with --cluster: leave the "
                    "hidden-information games to referee processes (--referee)")
+    p.add_argument("--referee-seed", help="with --referee: draw the hidden set-ups from this "
+                   "text and the number of games this process started instead of at random: "
+                   "for tests and demos only (whoever knows it can work out the hidden "
+                   "pieces)")
     p.add_argument("--log-format", choices=["json", "text"], default="text",
                    help="log lines as JSON (for journald) or text")
     p.set_defaults(func=cmd_server)

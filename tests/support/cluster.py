@@ -100,8 +100,10 @@ class RefereeProc(Worker):
     """One ``fairyboard server --cluster … --referee`` process: ready once it has
     subscribed at the broker (it serves no page)."""
 
-    def __init__(self, folder: Path, name: str, database: str, broker_port: int) -> None:
-        super().__init__(folder, name, database, broker_port, ("--referee",))
+    def __init__(self, folder: Path, name: str, database: str, broker_port: int,
+                 seed: str | None = None) -> None:
+        seeded = ("--referee-seed", seed) if seed is not None else ()
+        super().__init__(folder, name, database, broker_port, ("--referee", *seeded))
 
     def ready(self) -> bool:
         return self.log.exists() and bool(self.records("referee ready"))
@@ -114,9 +116,11 @@ class RefereeProc(Worker):
 
 class Cluster:
     """PostgreSQL, Mosquitto and ``n`` workers; ``player`` makes an account and a token
-    in the store (as the sign-up page would)."""
+    in the store (as the sign-up page would).  ``referee_seed``: the referee processes draw
+    the hidden set-ups from it and the number of games each started (repeatable)."""
 
-    def __init__(self, folder: Path, n: int = 2, referees: int = 0) -> None:
+    def __init__(self, folder: Path, n: int = 2, referees: int = 0,
+                 referee_seed: str | None = None) -> None:
         self.pg = Postgres().start()
         (folder / "broker").mkdir()
         self.broker = Broker(folder / "broker").start()
@@ -125,8 +129,8 @@ class Cluster:
         extra = ("--use-referees",) if referees else ()
         self.workers = [Worker(folder, f"w{i}", self.pg.url, self.broker.port, extra)
                         for i in range(n)]
-        self.referees = [RefereeProc(folder, f"r{i}", self.pg.url, self.broker.port)
-                         for i in range(referees)]
+        self.referees = [RefereeProc(folder, f"r{i}", self.pg.url, self.broker.port,
+                                     referee_seed) for i in range(referees)]
         for w in [*self.referees, *self.workers]:
             w.start()
 
