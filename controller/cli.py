@@ -486,16 +486,16 @@ def cmd_server(args: argparse.Namespace) -> int:
                 os.environ.get("FAIRYBOARD_SERVER_CLUSTER_PASSWORD", ""))
         except ValueError as exc:
             raise CommandError(f"server: {exc}") from None
-    elif args.worker or args.referee or args.use_referees:
-        raise CommandError("server: --worker, --referee and --use-referees are for a "
-                           "process of --cluster")
+    elif args.worker or args.referee or args.use_referees or args.link_boards:
+        raise CommandError("server: --worker, --referee, --use-referees and --link-boards "
+                           "are for a process of --cluster")
     setup_logging("info", args.log_format)
     try:
         if args.referee:
             return _referee_process(database, cluster)
         serve(data, host=args.host, port=args.port, database=database,
               broker_port=args.broker_port, cluster=cluster,
-              use_referees=args.use_referees)
+              use_referees=args.use_referees, link_boards=args.link_boards)
     except (StoreError, BrokerError) as exc:
         raise CommandError(f"server: {exc}") from None
     except KeyboardInterrupt:  # Ctrl-C: stopped as asked
@@ -787,6 +787,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "started with --use-referees")
     p.add_argument("--use-referees", action="store_true", help="with --cluster: leave the "
                    "hidden-information games to referee processes (--referee)")
+    p.add_argument("--link-boards", action="store_true", help="with --cluster: also play "
+                   "the referee's part for boards linked over MQTT on that broker (each "
+                   "board's message to one worker; the linked games in the store; the "
+                   "boards' logins provisioned at the broker, see docs/server.md)")
     p.add_argument("--log-format", choices=["json", "text"], default="text",
                    help="log lines as JSON (for journald) or text")
     p.set_defaults(func=cmd_server)
