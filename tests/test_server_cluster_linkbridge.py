@@ -249,6 +249,21 @@ def test_a_revoked_token_is_refused_at_the_broker(linked):
     assert linked.workers[0].records("board login removed at the broker")
 
 
+def test_a_revocation_the_broker_missed_is_settled_when_a_worker_starts(linked):
+    """A token revoked in the store while no worker told the broker (the broker away):
+    the next worker to start deletes that board's login."""
+    jill = Owner(linked, 0, "jill")
+    assert _login(linked.broker.port, jill.device, jill.token)
+    assert linked.store.revoke_device(jill.device, "jill")  # (the store alone: no listener)
+    assert _login(linked.broker.port, jill.device, jill.token)  # the broker does not know
+    worker = linked.workers[1]
+    worker.stop()
+    worker.start()
+    assert not _login(linked.broker.port, jill.device, jill.token)
+    assert any(r.get("device") == jill.device
+               for r in worker.records("board login removed at the broker"))
+
+
 def test_the_worker_that_took_the_request_killed_mid_game_the_board_plays_on(linked):
     """SIGKILL to the worker that took the board's request and linked its game: the board
     plays on through the other; the store holds each move once, in order."""
@@ -288,3 +303,16 @@ def test_the_worker_that_took_the_request_killed_mid_game_the_board_plays_on(lin
         board.close()
         if killed is not None:
             killed.start()
+
+
+def test_link_boards_without_cluster_is_refused_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.support.cluster import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "server", "--data",
+                           str(tmp_path), "--link-boards"], capture_output=True, text=True,
+                          timeout=30, cwd=ROOT)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "--link-boards" in done.stderr

@@ -36,6 +36,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,8 @@ log = logging.getLogger("fairyboard.server.linkbridge")
 STATE_FILE = "linkbridge.json"
 #: how often a worker of a cluster reads the store's linked games again
 SWEEP_S = 2.0
+#: how far back a sweep looks for a board's challenge answered but not linked
+ASKED_S = 3600.0
 #: the shared subscription's group: each board's message goes to one worker of it
 SHARE = "$share/linkbridge/"
 
@@ -421,7 +424,8 @@ class LinkBridge:
     async def sweep(self) -> None:
         """(cluster mode) The store's linked games read again: those another worker linked
         held here (their seats told), those that ended elsewhere forgotten, and a board's
-        challenge answered on a worker that died before it linked the game linked now."""
+        challenge answered on a worker that died before it linked the game linked now
+        (a challenge made within :data:`ASKED_S`)."""
         live = await self.hub.io(self.hub.store.links, "live")
         ids = {(r.board, r.request_id) for r in live}
         for lg in [lg for lg in self.games.values() if (lg.board, lg.request_id) not in ids]:
@@ -436,7 +440,7 @@ class LinkBridge:
             lg = LinkedGame.of(r)
             self._hold(lg)
             self._tell(lg, g)
-        for r in await self.hub.io(self.hub.store.links, "asked"):
+        for r in await self.hub.io(self.hub.store.links, "asked", time.time() - ASKED_S):
             if r.challenge is None:
                 continue  # (a seek waiting: its worker links it, or its death withdrew it)
             c = await self.hub.io(self.hub.store.challenge_record, r.challenge)

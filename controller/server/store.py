@@ -716,10 +716,11 @@ class Store:
         self._write("UPDATE linked_games SET refused = ? WHERE board = ? AND request_id = ?",
                     (json.dumps({str(k): v for k, v in refused.items()}), board, request_id))
 
-    def links(self, status: str) -> list[LinkRecord]:
-        """Every request of ``status`` (``live``: the linked games under way)."""
+    def links(self, status: str, since: float = 0.0) -> list[LinkRecord]:
+        """Every request of ``status`` (``live``: the linked games under way) made after
+        ``since``."""
         rows = self._read(f"SELECT {self._LINK_COLUMNS} FROM linked_games WHERE status = ? "
-                          "ORDER BY created", (status,))
+                          "AND created > ? ORDER BY created", (status, since))
         return [_link_record(r) for r in rows]
 
     def link_of_challenge(self, challenge_id: str) -> LinkRecord | None:
