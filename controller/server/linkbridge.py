@@ -153,20 +153,22 @@ class LinkBridge:
 
     async def run(self) -> None:
         """Each board's message in the order the broker gave them (in cluster mode, a
-        sweep of the store's linked games every :data:`SWEEP_S` meanwhile)."""
+        sweep of the store's linked games every :data:`SWEEP_S` besides, busy or not)."""
         assert self.mqtt is not None
         arrived = self.mqtt.arrived
+        swept = time.monotonic()
         while True:
+            due = max(0.0, swept + SWEEP_S - time.monotonic()) if self.cluster else None
             try:
-                if self.cluster:
-                    try:
-                        topic, message = await asyncio.wait_for(arrived.get(), SWEEP_S)
-                    except TimeoutError:
-                        await self.sweep()
-                        continue
-                else:
-                    topic, message = await arrived.get()
-                await self.receive(topic, message)
+                try:
+                    topic, message = await asyncio.wait_for(arrived.get(), due)
+                except TimeoutError:
+                    topic = message = None
+                if self.cluster and time.monotonic() >= swept + SWEEP_S:
+                    swept = time.monotonic()
+                    await self.sweep()
+                if topic is not None:
+                    await self.receive(topic, message)
             except Exception as exc:  # (the store down, …): the bridge goes on, one line
                 log.error("link bridge: a message failed", extra={
                     "problem": f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:200]})
