@@ -209,6 +209,10 @@ def test_bad_requests_are_one_line_each_and_a_copy_is_taken_once(linked):
         board.close()
     for w in linked.workers:
         assert "Traceback" not in w.log.read_text(errors="replace")
+    # each message reached one worker (a shared subscription): none was handled twice
+    assert len(lines()) == len(bad)
+    assert handled("linked board challenges") + handled(
+        "linked board's request taken before") == 3
 
 
 def _login(port: int, user: str, password: str) -> bool:
