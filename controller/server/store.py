@@ -625,9 +625,12 @@ class Store:
 
     def unmatch_seeks(self, game_id: str, own: str) -> None:
         """The game of a match could not be started: the others' seeks wait again, the
-        asker's (``own``) is withdrawn."""
+        asker's (``own``) is withdrawn — unless the game was stored after all (it is then
+        theirs: the lobby's readings find it)."""
         now = time.time()
         with self._lock, self._transaction():
+            if self._execute("SELECT 1 FROM games WHERE id = ?", (game_id,)):
+                return
             self._bump_lobby()
             self._execute("UPDATE lobby_seeks SET status = 'open', game_id = NULL, "
                           "changed = ? WHERE game_id = ? AND id <> ?", (now, game_id, own))
@@ -679,6 +682,31 @@ class Store:
                 (status, game_id, json.dumps([list(j) for j in joined])
                  if joined is not None else None, now, challenge_id, expect))
         return bool(done)
+
+    def give_back_challenge(self, challenge_id: str, game_id: str,
+                            joined: Sequence[tuple[str, str]]) -> bool:
+        """A challenge taken for ``game_id`` whose game was never stored waits again, with
+        the seats ``joined`` before it was taken (False: its game is stored after all, or
+        it is not that game's)."""
+        with self._lock, self._transaction():
+            self._bump_lobby()
+            done = self._execute(
+                "UPDATE lobby_challenges SET status = 'created', game_id = NULL, joined = ?, "
+                "version = version + 1, changed = ? WHERE id = ? AND game_id = ? AND "
+                "NOT EXISTS (SELECT 1 FROM games WHERE id = ?) RETURNING version",
+                (json.dumps([list(j) for j in joined]), time.time(), challenge_id, game_id,
+                 game_id))
+        return bool(done)
+
+    def purge_lobby(self, before: float) -> int:
+        """Answered challenges and taken or withdrawn seeks last changed before ``before``
+        deleted (no reading looks back that far): how many."""
+        with self._lock, self._transaction():
+            seeks = self._execute("DELETE FROM lobby_seeks WHERE status <> 'open' AND "
+                                  "changed < ? RETURNING id", (before,))
+            challenges = self._execute("DELETE FROM lobby_challenges WHERE status <> "
+                                       "'created' AND changed < ? RETURNING id", (before,))
+        return len(seeks) + len(challenges)
 
     # -- boards linked over MQTT (linkbridge.py) ---------------------------------------
     _LINK_COLUMNS = "board, request_id, game, challenge, boards, names, refused, status"
