@@ -217,7 +217,9 @@ class Figures:
     sent: dict[tuple[str, int], float] = field(default_factory=dict)
     acked: dict[tuple[str, int], str] = field(default_factory=dict)  #: answered ok
     told: dict[tuple[str, int], list[str]] = field(default_factory=dict)  #: final moves
-    boards: list[float] = field(default_factory=list)  #: a browser's board asked, s
+    boards: list[float] = field(default_factory=list)  #: a browser's board after a ply, s
+    #: a browser's first board (its page opened: every page at the same moment here)
+    opened: list[float] = field(default_factory=list)
     refused: int = 0  #: moves answered with an error (none expected but after a kill)
     failed: int = 0  #: requests that got no answer (the server killed)
     reconnects: int = 0
@@ -338,6 +340,7 @@ class PageSeat(Seat):
         self.headers = {"Cookie": f"{SESSION_COOKIE}={cookie}"}
         self.post_headers = {**self.headers, "X-CSRF-Token": csrf}
         self._asking: asyncio.Task | None = None
+        self._opened = False
 
     def _shown(self) -> None:
         if self._asking is None or self._asking.done():  # (the page drops stale answers)
@@ -353,7 +356,9 @@ class PageSeat(Seat):
         except (httpx.TransportError, OSError, RuntimeError):  # (or the run's end)
             return
         if response.status_code == 200:
-            self.f.boards.append(time.perf_counter() - start)
+            (self.f.boards if self._opened else self.f.opened).append(
+                time.perf_counter() - start)
+            self._opened = True
 
 
 async def event_stream(client, bases: list[str], token: str, stop: asyncio.Event) -> None:
@@ -471,6 +476,7 @@ def clients_main(plan: Path, part: int, parts: int) -> None:
                                for k, g in mine))
     asyncio.run(go())
     out = {"requests": figures.requests, "seen": figures.seen, "boards": figures.boards,
+           "opened": figures.opened,
            "acked": [[g, n, t] for (g, n), t in figures.acked.items()],
            "told": [[g, me, m] for (g, me), m in figures.told.items()],
            "refused": figures.refused, "failed": figures.failed,
@@ -482,6 +488,7 @@ def _merge(figures: Figures, part: dict) -> None:
     figures.requests += part["requests"]
     figures.seen += part["seen"]
     figures.boards += part["boards"]
+    figures.opened += part["opened"]
     figures.acked.update({(g, n): t for g, n, t in part["acked"]})
     figures.told.update({(g, me): m for g, me, m in part["told"]})
     figures.refused += part["refused"]
@@ -611,6 +618,7 @@ def run(games: int, plies: int, think: float, seed: int, database: str | None,
             "took": took, "p50": pct(figures.requests, 0.5), "p99": pct(figures.requests, 0.99),
             "seen50": pct(figures.seen, 0.5), "seen99": pct(figures.seen, 0.99),
             "board50": pct(figures.boards, 0.5), "board99": pct(figures.boards, 0.99),
+            "opened99": pct(figures.opened, 0.99),
             "cpu": 100 * cpu / took, "cpu_move": 1000 * cpu / max(1, len(figures.requests)),
             "rss": server.peak_kib / 1024, "lost": lost,
             "forked": forked, "unfinished": 2 * games - len(figures.told),
@@ -695,7 +703,8 @@ def main() -> int:
     head = ("| seats | games | moves | p50 ms | p99 ms | seen p50 ms | seen p99 ms "
             "| took s | server CPU % | server CPU ms a move | server RSS MiB | lost "
             "| forked or doubled | unfinished |"
-            + (" board p50 ms | board p99 ms |" if args.browsers else "")
+            + (" board p50 ms | board p99 ms | pages opened p99 ms |" if args.browsers
+               else "")
             + (" recovered in s | requests cut |" if killed else ""))
     table = [head, "|" + "---:|" * (head.count("|") - 1)]
     for r in rows:
@@ -704,7 +713,7 @@ def main() -> int:
                 f"{r['cpu']:.0f} | {r['cpu_move']:.1f} | {r['rss']:.0f} | {r['lost']} | "
                 f"{r['forked']} | {r['unfinished']} |")
         if args.browsers:
-            line += f" {r['board50']:.1f} | {r['board99']:.1f} |"
+            line += f" {r['board50']:.1f} | {r['board99']:.1f} | {r['opened99']:.0f} |"
         if killed:
             line += (f" {r['recovered']:.1f} |" if r["recovered"] is not None else " – |")
             line += f" {r['failed']} |"
