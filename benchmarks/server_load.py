@@ -4,7 +4,7 @@ its game stream and (as a board's client does) its event stream open.
 
     .venv/bin/python -m benchmarks.server_load --games 50 500 [--think 2] [--plies 30]
         [--database URL | --postgres] [--kill-server-at 20] [--client-processes 2]
-        [--write-docs]
+        [--browsers] [--write-docs]
 
 The server is ``fairyboard server``'s own code (:func:`controller.server.app.serve`) in
 a process of its own, so its CPU time and peak memory are its alone; the seats are
@@ -25,6 +25,9 @@ on; the checks are the same. ``--cluster`` (with ``--postgres``) runs two worker
 game's White on the first worker and Black on the second, so every ply is judged on one
 worker and streamed from the other; with ``--kill-server-at S`` the first worker is
 killed and not started again: its seats move to the second, which carries every game on.
+``--browsers``: each game's Black is a player with only a browser, as the server's play
+page plays (:class:`PageSeat`: its session cookie, the seat's drawn board asked again
+after every state, moves sent with the CSRF token), against White's board.
 
 Loopback only, bounded in games, plies and time; it stops by itself.
 """
@@ -51,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.benchtools import write_section  # noqa: E402
 from controller.rules import get_game  # noqa: E402
+from controller.server.api import SESSION_COOKIE  # noqa: E402
 from controller.wire import wire_move  # noqa: E402  (the board's client's notation)
 
 DOC = ROOT / "docs" / "performance.md"
@@ -60,7 +64,8 @@ SILENCE_S = 10.0
 
 # -- the server's process -----------------------------------------------------------------
 def make_players(folder: Path, players: int, database: str | None) -> None:
-    """``players`` accounts and tokens (``tokens.json`` in ``folder``), made once."""
+    """``players`` accounts, each with a board's token (``tokens.json`` in ``folder``) and
+    a browser's logged-in session (``sessions.json``: cookie and CSRF token), made once."""
     from controller.server.accounts import Accounts
     from controller.server.store import SQLITE_DEFAULT, open_store
     from tests.support.clubserver import FAST_HASHER
@@ -70,12 +75,15 @@ def make_players(folder: Path, players: int, database: str | None) -> None:
         return
     store = open_store(database or str(folder / SQLITE_DEFAULT))
     accounts = Accounts(store, FAST_HASHER)
-    tokens = {}
+    tokens, sessions = {}, {}
     for n in range(players):
         name = f"p{n}"
         account = accounts.sign_up(name, "correct horse")
         tokens[name] = accounts.issue_token(account, "load")[1]
+        cookie, session = accounts.log_in(name, "correct horse", "127.0.0.1")
+        sessions[name] = [cookie, session.csrf]
     store.close()
+    (folder / "sessions.json").write_text(json.dumps(sessions))
     tokens_file.write_text(json.dumps(tokens))
 
 
@@ -209,21 +217,24 @@ class Figures:
     sent: dict[tuple[str, int], float] = field(default_factory=dict)
     acked: dict[tuple[str, int], str] = field(default_factory=dict)  #: answered ok
     told: dict[tuple[str, int], list[str]] = field(default_factory=dict)  #: final moves
+    boards: list[float] = field(default_factory=list)  #: a browser's board after a ply, s
+    #: a browser's first board (its page opened: every page at the same moment here)
+    opened: list[float] = field(default_factory=list)
     refused: int = 0  #: moves answered with an error (none expected but after a kill)
     failed: int = 0  #: requests that got no answer (the server killed)
     reconnects: int = 0
 
 
 class Seat:
-    """One player's client: the game stream followed, a move after a think time on its
-    turn (from the position the stream told), a resignation after ``plies``."""
+    """One player's board client: the game stream followed, a move after a think time on
+    its turn (from the position the stream told), a resignation after ``plies``."""
 
     def __init__(self, client, bases: list[str], token: str, gid: str, me: int, plies: int,
                  think: float, rng: random.Random, figures: Figures) -> None:
         self.client, self.gid, self.me = client, gid, me
         self.bases = bases  #: its worker first, then the others (cluster: it moves on)
         self.base = bases[0]
-        self.headers = {"Authorization": f"Bearer {token}"}
+        self.headers = self.post_headers = {"Authorization": f"Bearer {token}"}
         self.plies, self.think, self.rng, self.f = plies, think, rng, figures
         self.game = get_game("chess")
         self.initial = ""
@@ -271,7 +282,11 @@ class Seat:
                 if state["status"] != "started":
                     self.f.told[(self.gid, self.me)] = moves
                     return True
+                self._shown()
                 self._turn(state, moves)
+
+    def _shown(self) -> None:
+        """A new state told (a browser's page asks for its drawn board then)."""
 
     def _turn(self, state: dict, moves: list[str]) -> None:
         """On this seat's turn, a move (once for each ply count)."""
@@ -296,7 +311,7 @@ class Seat:
         if text is not None:
             self.f.sent[(self.gid, n + 1)] = start
         try:
-            response = await self.client.post(self.base + path, headers=self.headers)
+            response = await self.client.post(self.base + path, headers=self.post_headers)
         except (httpx.TransportError, OSError):
             # (a kept-alive connection the server had just closed, or the server killed):
             # tried again from what the stream tells next — the (game, ply) key and the
@@ -311,6 +326,39 @@ class Seat:
         else:
             self.f.refused += 1
             self.playing_for = None
+
+
+class PageSeat(Seat):
+    """A player with only a browser, as the server's play page plays: logged in by its
+    session cookie, the game stream followed, the seat's drawn board (its pieces and legal
+    moves, ``/board``) asked again after each state the stream tells, a move sent with
+    the session's CSRF token; no event stream (the play page holds none)."""
+
+    def __init__(self, client, bases: list[str], session: list[str], *args) -> None:
+        super().__init__(client, bases, "", *args)
+        cookie, csrf = session
+        self.headers = {"Cookie": f"{SESSION_COOKIE}={cookie}"}
+        self.post_headers = {**self.headers, "X-CSRF-Token": csrf}
+        self._asking: asyncio.Task | None = None
+        self._opened = False
+
+    def _shown(self) -> None:
+        if self._asking is None or self._asking.done():  # (the page drops stale answers)
+            self._asking = asyncio.get_running_loop().create_task(self._board())
+
+    async def _board(self) -> None:
+        import httpx
+
+        start = time.perf_counter()
+        try:
+            response = await self.client.get(f"{self.base}/api/board/game/{self.gid}/board",
+                                             headers=self.headers)
+        except (httpx.TransportError, OSError, RuntimeError):  # (or the run's end)
+            return
+        if response.status_code == 200:
+            (self.f.boards if self._opened else self.f.opened).append(
+                time.perf_counter() - start)
+            self._opened = True
 
 
 async def event_stream(client, bases: list[str], token: str, stop: asyncio.Event) -> None:
@@ -376,9 +424,11 @@ def homes(bases: list[str]) -> list[list[str]]:
 
 
 async def play_seats(bases: list[str], tokens: dict[str, str], played: list, plies: int,
-                     think: float, seed: int, figures: Figures, first: int = 0) -> None:
-    """The seats of ``played`` (games ``first``… of the run) played to their ends, with
-    their event streams held open meanwhile."""
+                     think: float, seed: int, figures: Figures, first: int = 0,
+                     sessions: dict[str, list[str]] | None = None) -> None:
+    """The seats of ``played`` (games ``first``… of the run) played to their ends, the
+    boards' event streams held open meanwhile; with ``sessions`` each game's Black plays
+    from a browser's play page (:class:`PageSeat`)."""
     names = [name for _, white, black in played for name in (white, black)]
     clients = _clients(names)
     async with contextlib.AsyncExitStack() as stack:
@@ -386,13 +436,18 @@ async def play_seats(bases: list[str], tokens: dict[str, str], played: list, pli
             await stack.enter_async_context(client)
         stop = asyncio.Event()
         home = homes(bases)
-        streams = [asyncio.create_task(event_stream(clients[name], home[me], tokens[name],
-                                                    stop))
-                   for _, white, black in played for me, name in enumerate((white, black))]
-        seats = [Seat(clients[name], home[me], tokens[name], gid, me, plies, think,
-                      random.Random(seed * 100_000 + 2 * (first + k) + me), figures)
-                 for k, (gid, white, black) in enumerate(played)
-                 for me, name in enumerate((white, black))]
+        streams, seats = [], []
+        for k, (gid, white, black) in enumerate(played):
+            for me, name in enumerate((white, black)):
+                rng = random.Random(seed * 100_000 + 2 * (first + k) + me)
+                if sessions is not None and me == 1:  # (a browser: no event stream)
+                    seats.append(PageSeat(clients[name], home[me], sessions[name], gid, me,
+                                          plies, think, rng, figures))
+                    continue
+                streams.append(asyncio.create_task(event_stream(
+                    clients[name], home[me], tokens[name], stop)))
+                seats.append(Seat(clients[name], home[me], tokens[name], gid, me, plies,
+                                  think, rng, figures))
         tasks = [asyncio.create_task(s.run()) for s in seats]
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), 300 + plies * think * 10)
@@ -416,10 +471,12 @@ def clients_main(plan: Path, part: int, parts: int) -> None:
     async def go() -> None:
         # (one slice's games at a time, each from its own index in the run, for its seeds)
         await asyncio.gather(*(play_seats(p["bases"], p["tokens"], [g], p["plies"],
-                                          p["think"], p["seed"], figures, k)
+                                          p["think"], p["seed"], figures, k,
+                                          p["sessions"])
                                for k, g in mine))
     asyncio.run(go())
-    out = {"requests": figures.requests, "seen": figures.seen,
+    out = {"requests": figures.requests, "seen": figures.seen, "boards": figures.boards,
+           "opened": figures.opened,
            "acked": [[g, n, t] for (g, n), t in figures.acked.items()],
            "told": [[g, me, m] for (g, me), m in figures.told.items()],
            "refused": figures.refused, "failed": figures.failed,
@@ -430,6 +487,8 @@ def clients_main(plan: Path, part: int, parts: int) -> None:
 def _merge(figures: Figures, part: dict) -> None:
     figures.requests += part["requests"]
     figures.seen += part["seen"]
+    figures.boards += part["boards"]
+    figures.opened += part["opened"]
     figures.acked.update({(g, n): t for g, n, t in part["acked"]})
     figures.told.update({(g, me): m for g, me, m in part["told"]})
     figures.refused += part["refused"]
@@ -438,13 +497,16 @@ def _merge(figures: Figures, part: dict) -> None:
 
 
 async def play(servers: list[ServerProcess], games: int, plies: int, think: float,
-               seed: int, kill_at: float | None, parts: int = 1
+               seed: int, kill_at: float | None, parts: int = 1, browsers: bool = False
                ) -> tuple[Figures, float, float, float | None]:
     """The games set up here and played here (``parts`` 1) or by ``parts`` client
     processes of their own (the boards are other machines: one process's clients
-    measured that process's queue as much as the server)."""
+    measured that process's queue as much as the server); ``browsers``: each game's
+    Black plays from a browser's play page."""
     server = servers[0]
     tokens = json.loads((server.folder / "tokens.json").read_text())
+    sessions = (json.loads((server.folder / "sessions.json").read_text()) if browsers
+                else None)
     bases = [f"http://127.0.0.1:{s.port}" for s in servers]
     figures = Figures()
     names = [f"p{n}" for n in range(2 * games)]
@@ -457,7 +519,8 @@ async def play(servers: list[ServerProcess], games: int, plies: int, think: floa
     plan = server.folder / "plan.json"
     if parts > 1:
         plan.write_text(json.dumps({"played": played, "tokens": tokens, "bases": bases,
-                                    "plies": plies, "think": think, "seed": seed}))
+                                    "plies": plies, "think": think, "seed": seed,
+                                    "sessions": sessions}))
     cpu0, began = sum(s.cpu_now() for s in servers), time.perf_counter()
     if parts > 1:
         procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.server_load",
@@ -468,7 +531,7 @@ async def play(servers: list[ServerProcess], games: int, plies: int, think: floa
             None, lambda: [p.wait() for p in procs])
     else:
         playing = asyncio.ensure_future(play_seats(bases, tokens, played, plies, think,
-                                                   seed, figures))
+                                                   seed, figures, 0, sessions))
     recovered = None
     if kill_at is not None:
         await asyncio.sleep(kill_at)
@@ -521,7 +584,8 @@ def _free_port() -> int:
 
 
 def run(games: int, plies: int, think: float, seed: int, database: str | None,
-        kill_at: float | None, broker: int | None = None, parts: int = 1) -> dict:
+        kill_at: float | None, broker: int | None = None, parts: int = 1,
+        browsers: bool = False) -> dict:
     """One run on one server, or (``broker``: the port of the workers' Mosquitto) on two
     cluster workers."""
     folder = Path(tempfile.mkdtemp(prefix="fairyboard-load-"))
@@ -532,7 +596,8 @@ def run(games: int, plies: int, think: float, seed: int, database: str | None,
         servers = []
         for n in range(2):
             (folder / f"w{n}").mkdir()
-            (folder / f"w{n}" / "tokens.json").write_text((folder / "tokens.json").read_text())
+            for made in ("tokens.json", "sessions.json"):
+                (folder / f"w{n}" / made).write_text((folder / made).read_text())
             servers.append(ServerProcess(folder / f"w{n}", _free_port(), 2 * games, database,
                                          f"127.0.0.1:{broker}/w{n}"))
     for server in servers:
@@ -542,7 +607,7 @@ def run(games: int, plies: int, think: float, seed: int, database: str | None,
             server.wait_ready()
         load = os.getloadavg()[0]
         figures, took, cpu, recovered = asyncio.run(
-            play(servers, games, plies, think, seed, kill_at, parts))
+            play(servers, games, plies, think, seed, kill_at, parts, browsers))
     finally:
         for server in servers:
             server.stop()
@@ -552,6 +617,8 @@ def run(games: int, plies: int, think: float, seed: int, database: str | None,
     return {"games": games, "seats": 2 * games, "moves": len(figures.requests),
             "took": took, "p50": pct(figures.requests, 0.5), "p99": pct(figures.requests, 0.99),
             "seen50": pct(figures.seen, 0.5), "seen99": pct(figures.seen, 0.99),
+            "board50": pct(figures.boards, 0.5), "board99": pct(figures.boards, 0.99),
+            "opened99": pct(figures.opened, 0.99),
             "cpu": 100 * cpu / took, "cpu_move": 1000 * cpu / max(1, len(figures.requests)),
             "rss": server.peak_kib / 1024, "lost": lost,
             "forked": forked, "unfinished": 2 * games - len(figures.told),
@@ -575,6 +642,8 @@ def main() -> int:
                         help="two workers on one PostgreSQL and a Mosquitto (with --postgres)")
     parser.add_argument("--client-processes", type=int, default=1, metavar="K",
                         help="play the seats from K processes (boards are other machines)")
+    parser.add_argument("--browsers", action="store_true",
+                        help="each game's Black plays from a browser's play page")
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--clients-of", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--part", type=int, help=argparse.SUPPRESS)
@@ -608,7 +677,7 @@ def main() -> int:
             database = args.database or (cluster.fresh_database(f"load{n}") if cluster
                                          else None)
             r = run(games, args.plies, args.think, args.seed, database, args.kill_server_at,
-                    broker.port if broker else None, args.client_processes)
+                    broker.port if broker else None, args.client_processes, args.browsers)
             print(r, flush=True)
             rows.append(r)
     finally:
@@ -625,12 +694,17 @@ def main() -> int:
               "started again")
     if args.client_processes > 1:
         kind += f", the seats played from {args.client_processes} client processes"
+    if args.browsers:
+        kind += (", each game's Black a browser's play page (its session cookie, the "
+                 "drawn board asked after each state, no event stream)")
     if args.cluster:
         kind += ", two cluster workers on one Mosquitto (White's seats on one, Black's on "
         kind += "the other)"
     head = ("| seats | games | moves | p50 ms | p99 ms | seen p50 ms | seen p99 ms "
             "| took s | server CPU % | server CPU ms a move | server RSS MiB | lost "
             "| forked or doubled | unfinished |"
+            + (" board p50 ms | board p99 ms | pages opened p99 ms |" if args.browsers
+               else "")
             + (" recovered in s | requests cut |" if killed else ""))
     table = [head, "|" + "---:|" * (head.count("|") - 1)]
     for r in rows:
@@ -638,6 +712,8 @@ def main() -> int:
                 f"{r['p99']:.1f} | {r['seen50']:.1f} | {r['seen99']:.1f} | {r['took']:.0f} | "
                 f"{r['cpu']:.0f} | {r['cpu_move']:.1f} | {r['rss']:.0f} | {r['lost']} | "
                 f"{r['forked']} | {r['unfinished']} |")
+        if args.browsers:
+            line += f" {r['board50']:.1f} | {r['board99']:.1f} | {r['opened99']:.0f} |"
         if killed:
             line += (f" {r['recovered']:.1f} |" if r["recovered"] is not None else " – |")
             line += f" {r['failed']} |"
@@ -646,6 +722,7 @@ def main() -> int:
                     f"--plies {args.plies} --think {args.think:g}"]
                    + ([f"--kill-server-at {args.kill_server_at:g}"] if killed else [])
                    + (["--cluster"] if args.cluster else [])
+                   + (["--browsers"] if args.browsers else [])
                    + ([f"--client-processes {args.client_processes}"]
                       if args.client_processes > 1 else [])
                    + (["--postgres"] if cluster else
@@ -655,7 +732,8 @@ def main() -> int:
         f"load average {rows[0]['load']:.1f} at the start):", "", *table])
     print(text)
     if args.write_docs:
-        name = ("server_load" + (":cluster" if args.cluster else "")
+        name = ("server_load" + (":browsers" if args.browsers else "")
+                + (":cluster" if args.cluster else "")
                 + (":kill" if killed else "") + (":pg" if args.database else ""))
         write_section(DOC, name, text)
     return 1 if any(r["lost"] or r["forked"] or r["unfinished"] for r in rows) else 0

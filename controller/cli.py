@@ -486,9 +486,10 @@ def cmd_server(args: argparse.Namespace) -> int:
                 os.environ.get("FAIRYBOARD_SERVER_CLUSTER_PASSWORD", ""))
         except ValueError as exc:
             raise CommandError(f"server: {exc}") from None
-    elif args.worker or args.referee or args.use_referees or args.referee_seed:
-        raise CommandError("server: --worker, --referee, --use-referees and --referee-seed "
-                           "are for a process of --cluster")
+    elif (args.worker or args.referee or args.use_referees or args.link_boards
+          or args.referee_seed):
+        raise CommandError("server: --worker, --referee, --use-referees, --link-boards and "
+                           "--referee-seed are for a process of --cluster")
     if args.referee_seed is not None and not args.referee:
         raise CommandError("server: --referee-seed is for a --referee process")
     setup_logging("info", args.log_format)
@@ -497,7 +498,7 @@ def cmd_server(args: argparse.Namespace) -> int:
             return _referee_process(database, cluster, args.referee_seed)
         serve(data, host=args.host, port=args.port, database=database,
               broker_port=args.broker_port, cluster=cluster,
-              use_referees=args.use_referees)
+              use_referees=args.use_referees, link_boards=args.link_boards)
     except (StoreError, BrokerError) as exc:
         raise CommandError(f"server: {exc}") from None
     except KeyboardInterrupt:  # Ctrl-C: stopped as asked
@@ -793,6 +794,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "text and the number of games this process started instead of at random: "
                    "for tests and demos only (whoever knows it can work out the hidden "
                    "pieces)")
+    p.add_argument("--link-boards", action="store_true", help="with --cluster: also play "
+                   "the referee's part for boards linked over MQTT on that broker (each "
+                   "board's message to one worker; the linked games in the store; the "
+                   "boards' logins provisioned at the broker, see docs/server.md)")
     p.add_argument("--log-format", choices=["json", "text"], default="text",
                    help="log lines as JSON (for journald) or text")
     p.set_defaults(func=cmd_server)

@@ -3,19 +3,26 @@ one real Mosquitto (docs/server.md, "Growing past one machine"): a seek on one w
 by a seek on the other, a challenge made on one accepted (or declined) on the other, one
 challenge accepted on both at once and one open challenge joined on both at once — one
 game each time; two draw offers on the two workers — the game ends once, drawn; a
-refused attempt shown on its seat's streams on both workers; and wrong passwords counted
-across the workers."""
+refused attempt shown on its seat's streams on both workers; wrong passwords counted
+across the workers; and (one worker's hub, in this process) a challenge whose game could not
+be started waits again, and answered rows are purged by the sweep."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+import time
 
 import httpx
 import pytest
 
+from controller.link.referee import Referee
 from controller.online.api import OnlineError
 from controller.server.accounts import MAX_FAILURES
+from controller.server.cluster import ClusterHub, ClusterSettings
+from controller.server.lobby import PURGE_S
+from controller.server.store import Unavailable, open_store
 from tests.support.cluster import Events, Follower, challenge, refusal_shown_on_both_workers
 
 
@@ -215,3 +222,44 @@ def _game_of(cluster, account: str) -> str:
     """``account``'s newest game in the store."""
     return _wait(lambda: cluster.store.games_of(account))[-1]
 
+
+
+def test_a_challenge_whose_game_cannot_start_waits_again_and_old_rows_go(tmp_path,
+                                                                        monkeypatch):
+    """The store lost between the challenge's take and its game's start: the challenged
+    player is told one line, the challenge waits again (on every worker: it is the
+    store's) and is accepted once the store is back. The first sweep deletes answered
+    rows older than PURGE_S, and the next sweeps do not read the store for it."""
+    store = open_store(str(tmp_path / "lobby.sqlite3"))
+    for name in ("ann", "ben"):
+        store.add_account(name, "h")
+    hub = ClusterHub(store, Referee("server"), ClusterSettings("127.0.0.1", 1, "w1"))
+
+    async def play() -> None:
+        c = await hub.challenge("ann", "ben", "chess", {}, None, False, "white")
+        real_add_game = store.add_game
+
+        def add_game_lost(*args, **kwargs):
+            raise Unavailable("the store is not answering")
+
+        monkeypatch.setattr(store, "add_game", add_game_lost)
+        with pytest.raises(Unavailable):
+            await hub.answer_challenge("ben", c.id, True)
+        record = store.challenge_record(c.id)
+        assert (record.status, record.game_id) == ("created", None)
+        assert c.id in hub.challenges  # (this worker's mirror read it again)
+        monkeypatch.setattr(store, "add_game", real_add_game)
+        g = await hub.answer_challenge("ben", c.id, True)
+        assert g is not None and store.game(g.id).seats == ("ann", "ben")
+        assert c.id not in hub.challenges
+        assert await hub.purge_lobby_if_due() == 0  # (answered just now: kept)
+        assert await hub.purge_lobby_if_due(time.time() + PURGE_S + 1) == 0  # not due yet
+        hub._lobby_purged_at -= PURGE_S
+        assert await hub.purge_lobby_if_due(time.time() + PURGE_S + 1) == 1
+        assert store.challenge_record(c.id) is None
+
+    try:
+        asyncio.run(play())
+    finally:
+        hub.close()
+        store.close()

@@ -9,25 +9,21 @@ import random
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
 
 import pytest
 import uvicorn
 
 from controller.config import Config
-from controller.link.client import BrokerSettings, MqttLink
-from controller.link.messages import ROOT, Attempt, LinkError, SeatView, Start, decode, seat_topic
-from controller.link.remote import RefereedSeat
+from controller.link.messages import Start, seat_topic
 from controller.online.api import BoardApi
 from controller.server.app import build
 from controller.service import BoardService
 from controller.web.simulator import move_actions
 from tests.support.broker import free_port, mosquitto_or_skip
 from tests.support.clubserver import FAST_HASHER
-from tests.support.fog import FogPlayer, decisive_try
+from tests.support.fog import decisive_try
+from tests.support.linkedboards import CLUB, LinkedBoard, assert_views_only, wait
 from tests.support.linkplay import until
-
-CLUB = "server"
 
 
 class Served:
@@ -38,7 +34,9 @@ class Served:
                             referee_seed="bridge", broker_port=broker_port or free_port())
         self.broker_port = self.server.broker.port
         self.server.broker.start(self.server.logins())
-        sock = socket.socket()
+        # (IPPROTO_TCP named: asyncio then sends small writes at once, as on the
+        # server's own socket — not each response's body 40 ms after its headers)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         self._uvicorn = uvicorn.Server(uvicorn.Config(self.server.app, log_level="warning",
@@ -60,68 +58,6 @@ class Served:
         self._thread.join(10)
         self.server.broker.stop()
         self.server.store.close()
-
-
-def wait(condition, pump=None, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        if pump is not None:
-            pump()
-        time.sleep(0.002)
-
-
-@dataclass
-class LinkedBoard:
-    """A board on the club's broker with its device credentials; everything its login
-    receives (it subscribes to all the club's topics it may read) is kept."""
-
-    device: str
-    token: str
-    port: int
-    mqtt: MqttLink = field(init=False)
-    seat: RefereedSeat = field(init=False)
-    received: list[bytes] = field(default_factory=list)
-    views: list[SeatView] = field(default_factory=list)
-    player: FogPlayer | None = None
-
-    def __post_init__(self) -> None:
-        self.mqtt = MqttLink(BrokerSettings(port=self.port, club=CLUB, board=self.device,
-                                            username=self.device, password=self.token))
-        inner = self.mqtt.client.on_message
-
-        def spy(client, userdata, msg) -> None:
-            self.received.append(bytes(msg.payload))
-            inner(client, userdata, msg)
-
-        self.mqtt.client.on_message = spy
-        self.seat = RefereedSeat(self.mqtt, CLUB, self.device)
-        self.mqtt.subscribe(f"{ROOT}/{CLUB}/#")
-
-    def pump(self, fog: bool = False) -> None:
-        for _, message in self.mqtt.receive():
-            if not isinstance(message, SeatView):
-                continue
-            self.views.append(message)
-            if not fog:
-                continue
-            if self.player is None:
-                self.player = FogPlayer(message.seat, message.game, message.options,
-                                        message.position, random.Random(3))
-                self.seat.view = message
-            else:
-                self.seat.follow(self.player.sync, message)
-        if self.player is not None:
-            self.seat.send(self.player.sync)
-
-    def attempt(self, ply: int, move: str) -> None:
-        view = self.views[-1]
-        self.mqtt.publish(seat_topic(CLUB, self.device, "attempt"),
-                          Attempt(view.game_id, ply, view.seat, move))
-
-    def close(self) -> None:
-        self.mqtt.close()
 
 
 def accept_challenge(served: Served, api: BoardApi) -> None:
@@ -218,39 +154,7 @@ def test_a_refereed_lao_tzu_game_sends_the_board_its_views_only(served):
         moves = list(truth.moves)
     finally:
         board.close()
-    _assert_views_only(board, truth.game, moves, truth.options)
-
-
-def _assert_views_only(board: LinkedBoard, game, moves: list[str], options: dict) -> None:
-    """Every payload the board's login received is one of its seat's views at some ply
-    (its presence aside): no enemy piece it cannot see, no hidden option, no move."""
-    replay = game.start()
-    views, secrets = set(), set()
-    for ply in range(len(moves) + 1):
-        view = game.position_text(game.view_position(replay, 0))
-        views.add(view)
-        if game.position_text(replay).split("[")[0] != view.split("[")[0]:
-            secrets.add(game.position_text(replay).split("[")[0])
-        if ply < len(moves):
-            replay.push(game.parse_move(replay, moves[ply]))
-    assert secrets and board.received
-    seen = 0
-    for payload in board.received:
-        text = payload.decode()
-        assert options["seed"] not in text
-        assert not any(s in text for s in secrets)
-        assert not any(m in text for m in moves if len(m) > 3)
-        try:
-            message = decode(payload)
-        except LinkError:
-            raise AssertionError(f"an unreadable payload: {text[:80]}") from None
-        if isinstance(message, SeatView):
-            assert message.seat == 0 and message.position in views
-            assert "seed" not in message.options
-            seen += 1
-        else:
-            assert message.type == "presence", text[:80]
-    assert seen >= 3
+    assert_views_only(board, truth.game, moves, truth.options)
 
 
 def board_service(folder, device: str, token: str, port: int) -> BoardService:
@@ -460,3 +364,38 @@ def test_the_club_broker_restarted_mid_game_loses_and_doubles_no_move(served):
         assert board.views[-1].position == g.game.position_text(g.pos)
     finally:
         board.close()
+
+
+def test_an_older_servers_linkbridge_file_is_taken_into_the_store_once(tmp_path):
+    """A server from before the store kept the linked games left ``linkbridge.json``: the
+    next start reads it into the store (and renames it), and the board's game goes on."""
+    import json
+
+    mosquitto_or_skip()
+    served = Served(tmp_path / "server")
+    bob, _, bob_token = served.player("bob")
+    alice, device, token = served.player("alice")
+    board = LinkedBoard(device, token, served.broker_port)
+    try:
+        wait(lambda: board.mqtt.connected)
+        board.seat.request(Start("o-1", "chess", {}, "", (device, "@bob")))
+        accept_challenge(served, BoardApi(served.url, bob_token, silence_s=5.0))
+        wait(lambda: board.views, board.pump)
+        (game_id,) = served.server.hub.games
+        store = served.server.store
+        store._write("DELETE FROM linked_games")  # as an older server kept it: a file only
+        old = tmp_path / "server" / "linkbridge.json"
+        old.write_text(json.dumps({"o-1": {"game": game_id, "boards": {"0": device},
+                                           "names": [device, "@bob"]}}))
+        served.stop()
+        served = Served(tmp_path / "server", broker_port=served.broker_port)
+        assert not old.exists() and old.with_suffix(".json.imported").exists()
+        (r,) = served.server.store.links("live")
+        assert (r.board, r.request_id, r.game, r.boards) == (device, "o-1", game_id,
+                                                             {0: device})
+        board.attempt(1, "e2e4")
+        wait(lambda: board.views[-1].ply == 1, board.pump)
+        assert served.server.store.moves(game_id) == ["e2e4"]
+    finally:
+        board.close()
+        served.stop()

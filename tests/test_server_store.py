@@ -182,6 +182,57 @@ def test_the_lobby_takes_each_seek_and_challenge_for_one_game(store):
             assert before <= created <= changed <= after, (table, created, changed, before)
 
 
+def test_a_challenge_taken_for_an_unstarted_game_waits_again(store):
+    """A challenge (or an open challenge's second seat) taken for a game that was never
+    stored is given back as it was; taken for a stored game it stays taken. So is a
+    seek's match."""
+    for name in ("alice", "bob"):
+        store.add_account(name, "h")
+    store.add_challenge(ChallengeRecord("c1", "challenge", "alice", "bob", "chess", {},
+                                        None, False, "white"))
+    assert store.change_challenge("c1", 0, "accepted", game_id="g1")
+    assert not store.give_back_challenge("c1", "g2", [])  # not that game's
+    assert store.give_back_challenge("c1", "g1", [])
+    c = store.challenge_record("c1")
+    assert (c.status, c.game_id, c.version) == ("created", None, 2)
+    assert store.change_challenge("c1", 2, "accepted", game_id="g3")  # accepted again
+    store.add_game("g3", "chess", {}, None, False, ["bob", "alice"])
+    assert not store.give_back_challenge("c1", "g3", [])  # its game is stored: taken
+    assert store.challenge_record("c1").status == "accepted"
+    store.add_challenge(ChallengeRecord("o1", "open", "alice", None, "chess", {}, None,
+                                        False, "random"))
+    assert store.change_challenge("o1", 0, "created", [("alice", "white")])
+    assert store.change_challenge("o1", 1, "accepted", [("alice", "white"), ("bob", "random")],
+                                  "g4")
+    assert store.give_back_challenge("o1", "g4", [("alice", "white")])
+    o = store.challenge_record("o1")
+    assert (o.status, o.joined, o.game_id) == ("created", (("alice", "white"),), None)
+    seek = SeekRecord("s1", "alice", "chess", {}, None, False, "random", "w1")
+    assert store.match_seek(seek, 2, "g5") is None
+    store.match_seek(SeekRecord("s2", "bob", "chess", {}, None, False, "random"), 2, "g5")
+    store.add_game("g5", "chess", {}, None, False, ["alice", "bob"])
+    store.unmatch_seeks("g5", "s2")  # (stored after all: the match stands)
+    assert {s.id: s.status for s in store.lobby(0)[1]} == {"s1": "matched", "s2": "matched"}
+
+
+def test_answered_lobby_rows_are_purged_and_waiting_ones_kept(store):
+    for name in ("alice", "bob"):
+        store.add_account(name, "h")
+    for cid, status in (("c1", "declined"), ("c2", None), ("c3", "accepted")):
+        store.add_challenge(ChallengeRecord(cid, "challenge", "alice", "bob", "chess", {},
+                                            None, False, "white"))
+        if status:
+            assert store.change_challenge(cid, 0, status, game_id="g1")
+    store.match_seek(SeekRecord("s1", "alice", "chess", {}, None, False, "random"), 2, "g2")
+    store.match_seek(SeekRecord("s2", "bob", "chess", {}, None, False, "random"), 2, "g2")
+    store.match_seek(SeekRecord("s3", "alice", "gnuqi", {}, None, False, "random"), 2, "g3")
+    assert store.purge_lobby(time.time() - 60) == 0  # nothing answered that long ago
+    assert store.purge_lobby(time.time() + 1) == 4  # c1, c3, s1, s2
+    _, seeks, challenges = store.lobby(0)
+    assert [s.id for s in seeks] == ["s3"] and [c.id for c in challenges] == ["c2"]
+    assert store.challenge_record("c1") is None
+
+
 def test_wrong_passwords_are_counted_in_the_store(store):
     store.add_login_failure(["name:alice", "address:10.0.0.1"], 100.25)
     store.add_login_failure(["name:alice"], 130.5)

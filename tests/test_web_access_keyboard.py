@@ -123,3 +123,32 @@ def test_announcements_arriving_together_are_each_heard_and_fog_turns_start_afre
         assert heard(other) == ["Knight b8 to c6"]
     finally:
         other.close()
+
+
+def _focused(page) -> str:
+    return page.evaluate("() => document.activeElement ? (document.activeElement.id || "
+                         "document.activeElement.closest('[id]').id) : ''")
+
+
+def test_the_simulators_box_is_worked_from_the_keyboard(site):
+    """A lifted piece put in the box by Enter on the focused button — which keeps the
+    focus when the emptied hand turns it off (a disabled button dropped it to the page's
+    top) and does nothing while off — then taken back by Enter on its chip in the box."""
+    page, url = site
+    new_game(page, url, "chess")
+    assert page.request.post(f"{url}/api/sim", data={"action": "lift", "spot": "e2"}).ok
+    page.wait_for_selector("#held .chip")
+    page.focus("#to-box")
+    page.keyboard.press("Enter")
+    wait_until(lambda: page.locator("#held.empty").count() == 1, "the hand emptied")
+    assert _focused(page) == "to-box"
+    assert page.get_attribute("#to-box", "aria-disabled") == "true"
+    in_box = api_json(page, f"{url}/api/state")["supply"]
+    page.keyboard.press("Enter")  # (off: nothing to put away)
+    page.keyboard.press("Tab")  # the box's first piece, a button
+    assert _focused(page) == "supply"
+    assert page.evaluate("() => document.activeElement.tagName") == "BUTTON"
+    assert api_json(page, f"{url}/api/state")["supply"] == in_box
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#held .chip")
+    assert page.get_attribute("#to-box", "aria-disabled") == "false"

@@ -290,7 +290,7 @@ def test_three_player_dice_game_in_chromium(browser_service, die):
 
         def wait_moves(n: int) -> list[str]:
             page.wait_for_function("n => document.querySelectorAll('#moves li').length >= n",
-                                   arg=n, timeout=8000)
+                                   arg=n, timeout=20000)  # (a loaded machine)
             return moves()
 
         # a three-player game with the die, from the new-game form

@@ -133,3 +133,20 @@ def test_wrong_pairing_codes_are_throttled(svc, tmp_path):
     assert r.status_code == 429 and "wait" in r.json()["error"]  # even the right one, now
     r = client.get("/api/state", headers={"X-Fairyboard-Token": "guess"})
     assert r.status_code == 429
+
+
+def test_a_connection_on_a_handed_over_socket_sends_without_delay(svc):
+    """The server's own socket made with ``socket.socket()`` (as here): its connections
+    had no TCP_NODELAY, and every response after a connection's first waited 40 ms for
+    the client's delayed ACK. Each connection now sends small writes at once."""
+    with serving(svc) as where, socket.create_connection(where, timeout=5) as conn:
+        conn.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += conn.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 "), answer[:80]
+        mine = [p for p in list(web_server._pending)
+                if p.transport.get_extra_info("peername") == conn.getsockname()]
+        assert len(mine) == 1  # (waiting for this connection's next request)
+        sock = mine[0].transport.get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1

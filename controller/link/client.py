@@ -60,12 +60,16 @@ class MqttLink:
     """Publish and receive link messages; :attr:`connected` says whether the broker is
     reachable now (the page shows it)."""
 
-    def __init__(self, settings: BrokerSettings) -> None:
+    def __init__(self, settings: BrokerSettings, session: str | None = None) -> None:
+        """``session``: the client id of a server worker's link bridge, which is no board
+        (its login is the cluster's, it has no presence, and a clean session: a worker
+        that died leaves nothing queued for itself)."""
         import paho.mqtt.client as mqtt
 
         check_name("link.club", settings.club)
         check_name("link.board", settings.board)
-        if settings.username and settings.username != settings.board:
+        self._is_board = session is None
+        if self._is_board and settings.username and settings.username != settings.board:
             # the broker's ACL gives a user the topics of the board of its name alone
             raise LinkError(f"link.username {settings.username[:40]!r}: log in as the "
                             f"board's own name, {settings.board!r} (docs/link.md)")
@@ -81,13 +85,15 @@ class MqttLink:
         # the client id is the user name: the documented broker binds the two
         # (use_username_as_clientid), so no login can take over another board's session
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                             client_id=client_id(settings), clean_session=False)
+                             client_id=session or client_id(settings),
+                             clean_session=not self._is_board)
         if settings.username:
             client.username_pw_set(settings.username, settings.password or None)
         if settings.tls_ca:
             client.tls_set(ca_certs=settings.tls_ca, cert_reqs=ssl.CERT_REQUIRED)
-        client.will_set(presence_topic(settings.club, settings.board),
-                        encode(Presence(settings.board, False)), qos=1, retain=True)
+        if self._is_board:
+            client.will_set(presence_topic(settings.club, settings.board),
+                            encode(Presence(settings.board, False)), qos=1, retain=True)
         client.reconnect_delay_set(min_delay=1, max_delay=30)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
@@ -110,8 +116,9 @@ class MqttLink:
             topics = list(self._subscriptions)
         for topic in topics:  # a new broker (restarted without persistence) forgot them
             client.subscribe(topic, qos=1)
-        client.publish(presence_topic(self.settings.club, self.settings.board),
-                       encode(Presence(self.settings.board, True)), qos=1, retain=True)
+        if self._is_board:
+            client.publish(presence_topic(self.settings.club, self.settings.board),
+                           encode(Presence(self.settings.board, True)), qos=1, retain=True)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         if self.connected:
@@ -162,7 +169,7 @@ class MqttLink:
     def close(self) -> None:
         """Say goodbye (offline, retained) and stop the network thread."""
         try:
-            if self.connected:
+            if self.connected and self._is_board:
                 info = self.client.publish(
                     presence_topic(self.settings.club, self.settings.board),
                     encode(Presence(self.settings.board, False)), qos=1, retain=True)

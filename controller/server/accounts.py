@@ -84,8 +84,9 @@ class Accounts:
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
         self._swept_at = clock()
-        #: called after a token is issued or revoked (the broker's files follow the store)
-        self.device_listeners: list[Callable[[], None]] = []
+        #: called after a token is issued (device id, token) or revoked (device id, None):
+        #: the broker's logins follow the store
+        self.device_listeners: list[Callable[[str, str | None], None]] = []
 
     # -- sign-up and login -------------------------------------------------------------
     def sign_up(self, name: str, password: str) -> str:
@@ -182,20 +183,20 @@ class Accounts:
         self.store.add_device(device_id, account, device_name, digest(token),
                               broker_hash(token))
         log.info("board token issued", extra={"account": account, "device": device_id})
-        self._devices_changed()
+        self._devices_changed(device_id, token)
         return device_id, token
 
     def revoke(self, account: str, device_id: str) -> bool:
         done = self.store.revoke_device(device_id, account)
         if done:
             log.info("board token revoked", extra={"account": account, "device": device_id})
-            self._devices_changed()
+            self._devices_changed(device_id, None)
         return done
 
-    def _devices_changed(self) -> None:
+    def _devices_changed(self, device_id: str, token: str | None) -> None:
         for listener in self.device_listeners:
             try:
-                listener()
+                listener(device_id, token)
             except Exception:  # the token is made or revoked whatever the broker does
                 log.exception("the boards' broker logins could not be updated")
 

@@ -23,11 +23,12 @@ from starlette.staticfiles import StaticFiles
 from controller.link.referee import Referee, RefereeJournal
 from controller.server.accounts import Accounts
 from controller.server.api import BoardRoutes, unavailable
-from controller.server.broker import BrokerFiles, BrokerUser, LocalBroker
+from controller.server.broker import BrokerError, BrokerFiles, BrokerUser, LocalBroker
 from controller.server.cluster import ClusterHub, ClusterSettings
+from controller.server.dynsec import DynamicSecurity
 from controller.server.export import ExportRoutes
 from controller.server.hub import Hub
-from controller.server.linkbridge import LinkBridge, bridge_settings
+from controller.server.linkbridge import LinkBridge, bridge_settings, cluster_bridge
 from controller.server.pages import Pages
 from controller.server.store import (
     SQLITE_DEFAULT,
@@ -56,15 +57,18 @@ class Server:
     logins: Callable[[], list[BrokerUser]]
     #: the server's own Mosquitto (``--broker-port``): started and stopped by :func:`serve`
     broker: LocalBroker | None = None
-    #: the linked boards' way into the hub's games (with the server's own broker)
+    #: the linked boards' way into the hub's games (with the server's own broker, or the
+    #: cluster's with ``--link-boards``)
     bridge: LinkBridge | None = None
+    #: the boards' logins at the cluster's broker (``--link-boards``)
+    dynsec: DynamicSecurity | None = None
 
 
 def build(data_dir: str | Path, database: str | None = None, keepalive_s: float = 2.0,
           hasher: PasswordHasher | None = None, dice: random.Random | None = None,
           referee_seed: str | None = None, broker_port: int | None = None,
           broker_host: str = "127.0.0.1", cluster: ClusterSettings | None = None,
-          use_referees: bool = False) -> Server:
+          use_referees: bool = False, link_boards: bool = False) -> Server:
     """The server on ``database`` (default: a SQLite file in ``data_dir``), its referee's
     journal in ``data_dir``; unfinished games resumed.  The boards' broker logins are kept
     in ``data_dir`` (``broker.passwd``, ``broker.acl``) and, with ``broker_port``, served by
@@ -74,7 +78,9 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
     one worker of several on one PostgreSQL and the broker named (docs/server.md,
     "Growing past one machine"): the referee's truth is in the store, not a journal;
     ``use_referees``: referee processes of their own judge its hidden-information games
-    (``controller/server/refereeing.py``)."""
+    (``controller/server/refereeing.py``); ``link_boards``: this worker also plays the
+    referee's part for boards linked over MQTT on the cluster's broker (``linkbridge.py``;
+    on one process ``broker_port`` does)."""
     folder = Path(data_dir)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     if cluster is not None and not (database or "").startswith(("postgresql://",
@@ -82,8 +88,12 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
         raise StoreError("--cluster needs PostgreSQL (--database postgresql://…): a SQLite "
                          "file serves one process")
     if cluster is not None and broker_port:
-        raise StoreError("--cluster and --broker-port: the linked boards' bridge serves "
-                         "one process; run the club's broker apart and name it in --cluster")
+        raise StoreError("--cluster and --broker-port: the workers cannot share a broker one "
+                         "of them runs; run the club's broker apart, name it in --cluster "
+                         "and add --link-boards")
+    if link_boards and cluster is None:
+        raise StoreError("--link-boards is for a worker of --cluster (one process links "
+                         "boards with --broker-port)")
     store = open_store(database or str(folder / SQLITE_DEFAULT))
     journal = RefereeJournal(folder / "referee.json") if cluster is None else None
     referee = Referee("server", journal, seed=referee_seed,
@@ -99,20 +109,30 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
     accounts = Accounts(store, hasher, shared=cluster is not None)
     files = BrokerFiles(folder, referee.club)
     broker = LocalBroker(files, broker_port, broker_host) if broker_port else None
-    bridge = (LinkBridge(hub, bridge_settings(broker_host, broker_port, files.club,
-                                              files.referee_secret()), folder)
-              if broker_port else None)
+    bridge: LinkBridge | None = None
+    dynsec: DynamicSecurity | None = None
+    if broker_port:
+        bridge = LinkBridge(hub, bridge_settings(broker_host, broker_port, files.club,
+                                                 files.referee_secret()), folder)
+    elif cluster is not None and link_boards:
+        bridge = cluster_bridge(hub, cluster.host, cluster.port, files.club, cluster.worker,
+                                cluster.username, cluster.password, folder)
+        dynsec = DynamicSecurity(cluster.host, cluster.port, cluster.worker,
+                                 cluster.username, cluster.password, files.club,
+                                 lambda: [name for name, _ in store.broker_logins()])
 
     def logins() -> list[BrokerUser]:
         return [BrokerUser(name, hashed) for name, hashed in store.broker_logins()]
 
-    def provision() -> None:
+    def provision(device: str, token: str | None) -> None:
         if broker is not None:
             broker.provision(logins())
         else:
             files.write(logins())
 
     accounts.device_listeners.append(provision)
+    if dynsec is not None:
+        accounts.device_listeners.append(dynsec.device_changed)
     board = BoardRoutes(hub, accounts, keepalive_s)
     pages = Pages(hub, accounts)
     static = Path(__file__).parent / "static"
@@ -124,6 +144,11 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
             files.write(logins())
         log.info("server ready", extra={"store": store.kind, "games_resumed": resumed})
         tasks = [asyncio.create_task(_watch_clocks(hub))]
+        if dynsec is not None:  # (first: the worker's other logins need the server's role)
+            try:
+                await asyncio.to_thread(dynsec.start)
+            except BrokerError as exc:
+                log.error("boards' logins not settled", extra={"problem": str(exc)[:200]})
         if isinstance(hub, ClusterHub):
             hub.start_cluster()
             tasks.append(asyncio.create_task(hub.run_cluster()))
@@ -137,6 +162,8 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
                 task.cancel()
             if bridge is not None:
                 bridge.close()
+            if dynsec is not None:
+                dynsec.close()
             pages.close()
             hub.close()
 
@@ -151,7 +178,7 @@ def build(data_dir: str | Path, database: str | None = None, keepalive_s: float 
                             Mount("/static", StaticFiles(directory=static), name="static"),
                             pages.open_challenge_route()],
                     lifespan=lifespan, exception_handlers={Unavailable: unavailable})
-    return Server(store, accounts, hub, app, files, logins, broker, bridge)
+    return Server(store, accounts, hub, app, files, logins, broker, bridge, dynsec)
 
 
 async def _watch_clocks(hub: Hub) -> None:
@@ -182,7 +209,7 @@ def settle_collector() -> None:
 def serve(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8090,
           database: str | None = None, sock: socket.socket | None = None,
           broker_port: int | None = None, cluster: ClusterSettings | None = None,
-          use_referees: bool = False) -> None:
+          use_referees: bool = False, link_boards: bool = False) -> None:
     """Run the server until interrupted (``fairyboard server``)."""
     import uvicorn
 
@@ -190,7 +217,7 @@ def serve(data_dir: str | Path, host: str = "127.0.0.1", port: int = 8090,
 
     server = build(data_dir, database, broker_port=broker_port,
                    broker_host="127.0.0.1" if host in ("127.0.0.1", "localhost") else host,
-                   cluster=cluster, use_referees=use_referees)
+                   cluster=cluster, use_referees=use_referees, link_boards=link_boards)
     config = uvicorn.Config(server.app, host=host, port=port, log_level="warning",
                             log_config=None, http=SilentClosingH11, lifespan="on")
     if server.broker is not None:

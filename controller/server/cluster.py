@@ -442,6 +442,7 @@ class ClusterHub(StoreLobby, Hub):
         """Every live game whose version in the store is newer than this worker's (or
         that ended meanwhile) read again; games started elsewhere taken in."""
         await self.sync_lobby_if_moved()
+        await self.purge_lobby_if_due()
         versions = await self.io(self.store.live_versions)
         for game_id, version in versions.items():
             g = self.games.get(game_id)

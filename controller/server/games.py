@@ -124,6 +124,25 @@ def status_of(reason: str, winners: tuple[int, ...]) -> str:
         reason, "draw" if not winners else "variantEnd")  # type: ignore[call-overload]
 
 
+#: the ending's words a status stands for when the rules' own ending is not it (cluster
+#: mode: a worker that read an ended game from the store has its status, not its words)
+STATUS_WORDS = {"resign": Termination.RESIGNATION, "outoftime": Termination.TIME_FORFEIT,
+                "draw": Termination.AGREEMENT, "aborted": "aborted"}
+
+
+def ending_words(g: LiveGame) -> str:
+    """``g``'s ending in words: as told, else the rules' ending of its position, else its
+    status's."""
+    if g.reason:
+        return g.reason
+    outcome = g.game.outcome(g.pos) if g.pos is not None else None
+    if outcome is not None:
+        return str(outcome.reason)
+    if g.status == "outoftime" and not g.winners:
+        return str(Termination.TIMEOUT_DRAW)
+    return str(STATUS_WORDS.get(g.status, ""))
+
+
 @dataclass
 class LiveGame:
     """One game being played (or just ended) on this server."""

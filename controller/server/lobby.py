@@ -40,6 +40,9 @@ ANSWERED_S = 120.0
 #: each later reading looks back from the one before by this much more (a change's time
 #: is taken before its transaction commits, and the workers' clocks differ a little)
 OVERLAP_S = 30.0
+#: answered challenges and taken seeks are deleted this long after their last change
+#: (far beyond any reading's look back), by each worker's sweep at most this often
+PURGE_S = 3600.0
 
 
 class StoreLobby:
@@ -76,6 +79,7 @@ class StoreLobby:
         self._lobby_asked = 0
         self._lobby_began = 0
         self._lobby_read_at = 0.0
+        self._lobby_purged_at = 0.0  # (time.monotonic(); 0: not yet this run)
 
     def _lobby_changed(self) -> None:
         """Tell the other workers the lobby changed (cluster.py sends it)."""
@@ -147,6 +151,18 @@ class StoreLobby:
         """The sweep's look: read the lobby again only when its version moved."""
         if await self.io(self.store.lobby_version) != self._lobby_version:
             await self.sync_lobby()
+
+    async def purge_lobby_if_due(self, now: float | None = None) -> int:
+        """The sweep's clearing: answered rows older than :data:`PURGE_S` deleted, once
+        in each :data:`PURGE_S` (the store would otherwise grow with every seek)."""
+        due = time.monotonic()
+        if self._lobby_purged_at and due - self._lobby_purged_at < PURGE_S:
+            return 0
+        self._lobby_purged_at = due
+        gone = await self.io(self.store.purge_lobby, (now or time.time()) - PURGE_S)
+        if gone:
+            log.info("answered lobby rows deleted", extra={"rows": gone})
+        return gone
 
     def _tell_both(self, c: Challenge, kind: str, status: str) -> None:
         for who in (c.challenger, c.dest):
@@ -278,9 +294,23 @@ class StoreLobby:
         try:
             g = await self.start_game(record.game, record.options, seats, record.clock,
                                       record.rated, origin=record.id, game_id=game_id)
+        except BaseException:
+            await self._give_back(record, game_id)
+            raise
         finally:
             await self._after_change()
         return g
+
+    async def _give_back(self, record: ChallengeRecord, game_id: str) -> None:
+        """A challenge taken for a game that could not be started waits again, as it was
+        (unless the game was stored after all: then it is the challenge's game)."""
+        try:
+            if await self.io(self.store.give_back_challenge, record.id, game_id,
+                             list(record.joined)):
+                log.info("a challenge given back", extra={"challenge": record.id})
+        except Exception as exc:  # (the store gone too: it stays taken, one line)
+            log.warning("a challenge not given back", extra={
+                "challenge": record.id, "problem": str(exc)[:200]})
 
     # -- open challenges ---------------------------------------------------------------------
     async def open_challenge(self, account: str, name: str, options: dict[str, Any],

@@ -112,6 +112,20 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
+class LinkRecord:
+    """A board's request for a game (linkbridge.py), as the store keeps it."""
+
+    board: str
+    request_id: str
+    game: str | None
+    challenge: str | None
+    boards: dict[int, str]
+    names: tuple[str, ...]
+    refused: dict[int, int]
+    status: str
+
+
+@dataclass(frozen=True)
 class SeekRecord:
     """A seek in the store (cluster mode's lobby: ``controller/server/lobby.py``)."""
 
@@ -611,9 +625,12 @@ class Store:
 
     def unmatch_seeks(self, game_id: str, own: str) -> None:
         """The game of a match could not be started: the others' seeks wait again, the
-        asker's (``own``) is withdrawn."""
+        asker's (``own``) is withdrawn — unless the game was stored after all (it is then
+        theirs: the lobby's readings find it)."""
         now = time.time()
         with self._lock, self._transaction():
+            if self._execute("SELECT 1 FROM games WHERE id = ?", (game_id,)):
+                return
             self._bump_lobby()
             self._execute("UPDATE lobby_seeks SET status = 'open', game_id = NULL, "
                           "changed = ? WHERE game_id = ? AND id <> ?", (now, game_id, own))
@@ -666,6 +683,79 @@ class Store:
                  if joined is not None else None, now, challenge_id, expect))
         return bool(done)
 
+    def give_back_challenge(self, challenge_id: str, game_id: str,
+                            joined: Sequence[tuple[str, str]]) -> bool:
+        """A challenge taken for ``game_id`` whose game was never stored waits again, with
+        the seats ``joined`` before it was taken (False: its game is stored after all, or
+        it is not that game's)."""
+        with self._lock, self._transaction():
+            self._bump_lobby()
+            done = self._execute(
+                "UPDATE lobby_challenges SET status = 'created', game_id = NULL, joined = ?, "
+                "version = version + 1, changed = ? WHERE id = ? AND game_id = ? AND "
+                "NOT EXISTS (SELECT 1 FROM games WHERE id = ?) RETURNING version",
+                (json.dumps([list(j) for j in joined]), time.time(), challenge_id, game_id,
+                 game_id))
+        return bool(done)
+
+    def purge_lobby(self, before: float) -> int:
+        """Answered challenges and taken or withdrawn seeks last changed before ``before``
+        deleted (no reading looks back that far): how many."""
+        with self._lock, self._transaction():
+            seeks = self._execute("DELETE FROM lobby_seeks WHERE status <> 'open' AND "
+                                  "changed < ? RETURNING id", (before,))
+            challenges = self._execute("DELETE FROM lobby_challenges WHERE status <> "
+                                       "'created' AND changed < ? RETURNING id", (before,))
+        return len(seeks) + len(challenges)
+
+    # -- boards linked over MQTT (linkbridge.py) ---------------------------------------
+    _LINK_COLUMNS = "board, request_id, game, challenge, boards, names, refused, status"
+
+    def take_link_request(self, board: str, request_id: str, boards: Mapping[int, str],
+                          names: Sequence[str]) -> bool:
+        """``board``'s request taken, once: a copy of it (or another worker's take) is
+        told False."""
+        try:
+            self._write(f"INSERT INTO linked_games ({self._LINK_COLUMNS}, created) VALUES "
+                        "(?, ?, NULL, NULL, ?, ?, '{}', 'asked', ?)",
+                        (board, request_id, json.dumps({str(k): v for k, v in boards.items()}),
+                         json.dumps(list(names)), time.time()))
+        except Conflict:
+            return False
+        return True
+
+    def change_link(self, board: str, request_id: str, status: str, expect: str,
+                    game: str | None = None, challenge: str | None = None,
+                    boards: Mapping[int, str] | None = None,
+                    names: Sequence[str] | None = None) -> bool:
+        """A request's change made only from status ``expect`` (of two workers linking
+        one answered challenge, one is told True)."""
+        with self._lock, self._transaction():
+            return bool(self._execute(
+                "UPDATE linked_games SET status = ?, game = COALESCE(?, game), "
+                "challenge = COALESCE(?, challenge), boards = COALESCE(?, boards), "
+                "names = COALESCE(?, names) WHERE board = ? AND request_id = ? "
+                "AND status = ? RETURNING status",
+                (status, game, challenge,
+                 json.dumps({str(k): v for k, v in boards.items()}) if boards else None,
+                 json.dumps(list(names)) if names else None, board, request_id, expect)))
+
+    def set_link_refused(self, board: str, request_id: str, refused: Mapping[int, int]) -> None:
+        self._write("UPDATE linked_games SET refused = ? WHERE board = ? AND request_id = ?",
+                    (json.dumps({str(k): v for k, v in refused.items()}), board, request_id))
+
+    def links(self, status: str, since: float = 0.0) -> list[LinkRecord]:
+        """Every request of ``status`` (``live``: the linked games under way) made after
+        ``since``."""
+        rows = self._read(f"SELECT {self._LINK_COLUMNS} FROM linked_games WHERE status = ? "
+                          "AND created > ? ORDER BY created", (status, since))
+        return [_link_record(r) for r in rows]
+
+    def link_of_challenge(self, challenge_id: str) -> LinkRecord | None:
+        rows = self._read(f"SELECT {self._LINK_COLUMNS} FROM linked_games "
+                          "WHERE challenge = ?", (challenge_id,))
+        return _link_record(rows[0]) if rows else None
+
     # -- wrong passwords (cluster mode: counted by every worker) ------------------------
     def add_login_failure(self, keys: Sequence[str], at: float) -> None:
         with self._lock, self._transaction():
@@ -682,6 +772,12 @@ class Store:
 
 def _clock_of(initial: int | None, increment: int | None) -> tuple[int, int] | None:
     return (int(initial), int(increment or 0)) if initial is not None else None
+
+
+def _link_record(r: Sequence[Any]) -> LinkRecord:
+    return LinkRecord(r[0], r[1], r[2], r[3], {int(k): v for k, v in json.loads(r[4]).items()},
+                      tuple(json.loads(r[5])), {int(k): int(v) for k, v in
+                                                json.loads(r[6]).items()}, r[7])
 
 
 def _seek_record(r: Sequence[Any]) -> SeekRecord:

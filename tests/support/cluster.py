@@ -19,22 +19,25 @@ from pathlib import Path
 from controller.online.api import BoardApi, OnlineError
 from controller.server.accounts import Accounts
 from controller.server.store import open_store
-from tests.support.broker import Broker, free_port
+from tests.support.broker import Broker, DynsecBroker, free_port
 from tests.support.clubserver import FAST_HASHER, wait_event
 from tests.support.postgres import Postgres
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+#: the dynamic-security admin the workers log in as (``Cluster(link_boards=True)``)
+DYNSEC_ADMIN = ("fairyboard-admin", "admin password of the test broker")
 
 
 class Worker:
     """One ``fairyboard server --cluster`` process (its log: JSON lines in a file)."""
 
     def __init__(self, folder: Path, name: str, database: str, broker_port: int,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), env: dict[str, str] | None = None) -> None:
         self.folder, self.name = folder / name, name
         self.folder.mkdir(parents=True, exist_ok=True)
         self.database, self.broker_port = database, broker_port
         self.extra = extra  #: more arguments (``--use-referees``, ``--referee``)
+        self.env = env or {}  #: more environment (the broker's login)
         self.port = free_port()
         self.log = self.folder / "server.log"
         self.proc: subprocess.Popen | None = None
@@ -45,7 +48,7 @@ class Worker:
 
     def start(self, timeout: float = 30) -> Worker:
         env = {**os.environ, "FAIRYBOARD_SERVER_DATABASE": self.database,
-               "PYTHONPATH": str(ROOT)}
+               "PYTHONPATH": str(ROOT), **self.env}
         cmd = [sys.executable, "-m", "controller.cli", "server", "--data", str(self.folder),
                "--port", str(self.port), "--cluster", f"127.0.0.1:{self.broker_port}",
                "--worker", self.name, "--log-format", "json", *self.extra]
@@ -117,17 +120,26 @@ class RefereeProc(Worker):
 class Cluster:
     """PostgreSQL, Mosquitto and ``n`` workers; ``player`` makes an account and a token
     in the store (as the sign-up page would).  ``referee_seed``: the referee processes draw
-    the hidden set-ups from it and the number of games each started (repeatable)."""
+    the hidden set-ups from it and the number of games each started (repeatable).
+    ``link_boards``: the workers link boards (``--link-boards``) on a broker with the
+    dynamic-security plugin, logged in as its admin."""
 
     def __init__(self, folder: Path, n: int = 2, referees: int = 0,
-                 referee_seed: str | None = None) -> None:
+                 referee_seed: str | None = None, link_boards: bool = False) -> None:
         self.pg = Postgres().start()
         (folder / "broker").mkdir()
-        self.broker = Broker(folder / "broker").start()
+        env: dict[str, str] = {}
+        extra: tuple[str, ...] = ("--use-referees",) if referees else ()
+        if link_boards:
+            self.broker: Broker = DynsecBroker(folder / "broker", *DYNSEC_ADMIN).start()
+            env = {"FAIRYBOARD_SERVER_CLUSTER_USER": DYNSEC_ADMIN[0],
+                   "FAIRYBOARD_SERVER_CLUSTER_PASSWORD": DYNSEC_ADMIN[1]}
+            extra = (*extra, "--link-boards")
+        else:
+            self.broker = Broker(folder / "broker").start()
         self.store = open_store(self.pg.url)
         self.accounts = Accounts(self.store, FAST_HASHER)
-        extra = ("--use-referees",) if referees else ()
-        self.workers = [Worker(folder, f"w{i}", self.pg.url, self.broker.port, extra)
+        self.workers = [Worker(folder, f"w{i}", self.pg.url, self.broker.port, extra, env)
                         for i in range(n)]
         self.referees = [RefereeProc(folder, f"r{i}", self.pg.url, self.broker.port,
                                      referee_seed) for i in range(referees)]

@@ -335,8 +335,8 @@ function renderTutorial() {
   $("tutorial-guide").href = `/guide/${ui.state.game.name}`;
 }
 
-function chip(obj, extra) {
-  const c = document.createElement("span");
+function chip(obj, extra, tag = "span") {
+  const c = document.createElement(tag);
   const [fill, ink] = pieceColours(obj);
   c.className = "chip" + (extra ? " count" : "");
   c.style.background = fill;
@@ -354,11 +354,14 @@ function renderSim() {
   held.classList.toggle("empty", !S.held.length);
   if (!S.held.length) held.textContent = t("nothing");
   for (const o of S.held) held.appendChild(chip(o));
-  $("to-box").disabled = !S.held.length;
+  // aria-disabled, not disabled: a disabled button drops the keyboard's focus to the
+  // page's top, and the hand empties under the very press that put it in the box
+  $("to-box").setAttribute("aria-disabled", String(!S.held.length));
   const sup = $("supply");
   sup.innerHTML = "";
   for (const o of S.supply) {
-    const c = chip(o, o.in_box ? `×${o.in_box}` : "");
+    const c = chip(o, o.in_box ? `×${o.in_box}` : "", "button");
+    c.type = "button";  // (a button: the keyboard reaches it and Enter takes the piece)
     c.title = o.in_box ? t("take {object} ({count} in the box)", { object: o.name, count: o.in_box })
       : t("take {object} (spare)", { object: o.name });
     c.addEventListener("click", () => enqueue(() => sim({ action: "take", object: o.name })));
@@ -876,7 +879,10 @@ async function boot() {
   window.addEventListener("pointerup", onPointerUp);
   svg.addEventListener("pointerleave", () => setHover(null));
   $("flip").addEventListener("click", () => { ui.flipped = !ui.flipped; buildBoard(); });
-  $("to-box").addEventListener("click", () => enqueue(() => sim({ action: "set_aside" })));
+  $("to-box").addEventListener("click", (ev) => {
+    if (ev.currentTarget.getAttribute("aria-disabled") === "true") return;
+    enqueue(() => sim({ action: "set_aside" }));
+  });
   $("arrange").addEventListener("click", () => enqueue(() => sim({ action: "arrange" })));
   $("clear").addEventListener("click", () => enqueue(() => sim({ action: "clear" })));
   $("roll").addEventListener("click", () => post("/api/roll", {}));
