@@ -9,7 +9,8 @@ arrays the referee drew, read from the store's referee columns by the test alone
 sides see the result, the board's game is the line, and every ply is stored once.  In Lao
 Tzu the page never draws a piece its seat cannot see, and the board and every line its
 client received hold only its view.  Chess crosses the other way (the browser on worker
-1, the board on worker 0)."""
+1, the board on worker 0).  The same five open games are then played on one server
+process, the embedded default ``fairyboard server`` starts."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from controller.online.game import game_full
 from controller.online.room import RESIGN
 from controller.online.seat import OnlineSeat
 from controller.rules import Game, Move, Position, get_game
+from tests.support.clubserver import ClubServer
 from tests.support.cluster import Cluster, each_seat_saw_only_its_view
 from tests.support.fog import FogPlayer
 from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip
@@ -156,6 +158,40 @@ def _fog_checked(game: Game, pos: Position, page: Player, seat: int) -> None:
 @pytest.mark.parametrize("variant", list(GAMES))
 def test_a_browser_player_and_a_board_play_a_game_across_the_workers(
         cluster, browser, expect, variant):
+    _browser_against_board(cluster, browser, expect, variant)
+
+
+class _OneProcess:
+    """``fairyboard server`` as one process (its SQLite, its own referee) seen as the
+    cluster the games are played on: both "workers" are the one server."""
+
+    def __init__(self, club: ClubServer) -> None:
+        self.club, self.workers, self.store = club, [club, club], club.server.store
+        self.referees: list = []
+
+    def player(self, name: str) -> tuple[str, str]:
+        return self.club.player(name)
+
+    def client(self, worker: int, token: str) -> BoardApi:
+        return self.club.client(token)
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory):
+    club = ClubServer(tmp_path_factory.mktemp("oneprocess")).start()
+    yield _OneProcess(club)
+    club.stop()
+
+
+@pytest.mark.parametrize("variant", [v for v in GAMES if v != "laotzu"])
+def test_the_same_games_on_one_server_process(one_process, browser, expect, variant):
+    """The embedded default (``fairyboard server``, SQLite): the board owner's own client
+    and a browser player, each open game to its end (Lao Tzu in the browser against a
+    board on one process: ``tests/test_server_browser.py``)."""
+    _browser_against_board(one_process, browser, expect, variant)
+
+
+def _browser_against_board(cluster, browser, expect, variant: str) -> None:
     mine, on = GAMES[variant]  # the browser's seat and worker; the board on the other
     name = "chess" if variant == "standard" else variant
     friend = Player(browser, _Pages(cluster, on), f"{name}-friend")
