@@ -263,3 +263,34 @@ def test_a_challenge_whose_game_cannot_start_waits_again_and_old_rows_go(tmp_pat
     finally:
         hub.close()
         store.close()
+
+
+def test_a_game_ended_elsewhere_and_read_from_the_store_keeps_its_ending_words(tmp_path):
+    """Two workers' hubs on one store: a mate played on one, read by the other's sweep
+    with no notice (the broker's message lost) — its streams told "checkmate", not ""."""
+    path = str(tmp_path / "two.sqlite3")
+    stores = [open_store(path), open_store(path)]
+    for name in ("ann", "ben"):
+        stores[0].add_account(name, "h")
+    hubs = [ClusterHub(store, Referee("server"), ClusterSettings("127.0.0.1", 1, f"w{n}"))
+            for n, store in enumerate(stores)]
+
+    async def play() -> str:
+        g = await hubs[0].start_game("chess", {}, ["ann", "ben"], None, False)
+        there = await hubs[1]._load(g.id)
+        for account, text in zip(["ann", "ben"] * 2, ["f2f3", "e7e5", "g2g4", "d8h4"],
+                                 strict=True):
+            await hubs[0].move(account, g.id, text)
+        assert g.reason == "checkmate"
+        async with there.lock:
+            await hubs[1]._refresh(there)  # (as the sweep does)
+        assert there.ended
+        return there.reason
+
+    try:
+        assert asyncio.run(play()) == "checkmate"
+    finally:
+        for hub in hubs:
+            hub.close()
+        for store in stores:
+            store.close()

@@ -41,7 +41,7 @@ from typing import Any
 from controller.link.messages import ROOT, check_name
 from controller.link.referee import ILLEGAL_MOVE, Referee
 from controller.rules.core import Outcome, RulesError
-from controller.server.games import LiveGame, PlayError, winners_of
+from controller.server.games import LiveGame, PlayError, ending_words, winners_of
 from controller.server.hub import HIDDEN_MOVE, KEEP_ENDED, Hub
 from controller.server.lobby import StoreLobby
 from controller.server.store import GameRecord, Store, StoreError, Unavailable
@@ -291,8 +291,8 @@ class ClusterHub(StoreLobby, Hub):
             self._adopt(g, truth)
         g.turn_started = self._started_at(at)
         reason = self._reasons.pop(g.id, "")
-        if g.ended and not was_ended:
-            g.reason = reason
+        if g.ended and not was_ended:  # (no notice read: the rules' words, or the status's)
+            g.reason = reason or ending_words(g)
         self._stale.discard(g.id)
         Hub._changed(self, g)  # (this worker's streams; the others know already)
         if g.ended and not was_ended:
