@@ -57,6 +57,31 @@ def client(svc):
     return page_client(svc)
 
 
+@pytest.fixture(scope="module")
+def sync_api():
+    """``playwright.sync_api`` for a module's browser tests (skipped without Chromium)."""
+    from tests.support.webtools import playwright_or_skip
+
+    return playwright_or_skip()
+
+
+@pytest.fixture(scope="module")
+def browser(sync_api):
+    """One Chromium for the module (a module with a browser of its own shape defines
+    its own ``browser``)."""
+    from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def expect(sync_api):
+    return sync_api.expect
+
+
 @pytest.fixture
 def broker(tmp_path):
     """A real Mosquitto on a free loopback port (stopped afterwards)."""

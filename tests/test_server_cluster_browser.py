@@ -30,7 +30,6 @@ from controller.rules import Game, Move, Position, get_game
 from tests.support.clubserver import ClubServer
 from tests.support.cluster import Cluster, each_seat_saw_only_its_view
 from tests.support.fog import FogPlayer
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip
 from tests.test_online_variants import Recording, _board_for, _pump
 from tests.test_server_play_page import PASSWORD, Player
 from tests.test_server_play_page_games import (
@@ -57,24 +56,6 @@ def cluster(tmp_path_factory):
                 referee_seed=f"test-{REFEREE_SEED}")
     yield c
     c.stop()
-
-
-@pytest.fixture(scope="module")
-def sync_api():
-    return playwright_or_skip()
-
-
-@pytest.fixture(scope="module")
-def browser(sync_api):
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def expect(sync_api):
-    return sync_api.expect
 
 
 class _Pages:

@@ -14,7 +14,6 @@ import pytest
 
 from controller.rules import get_game
 from tests.support.clubserver import ClubServer
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip
 
 PASSWORD = "correct horse"
 
@@ -24,24 +23,6 @@ def club(tmp_path_factory):
     server = ClubServer(tmp_path_factory.mktemp("club")).start()
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def sync_api():
-    return playwright_or_skip()
-
-
-@pytest.fixture(scope="module")
-def browser(sync_api):
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def expect(sync_api):
-    return sync_api.expect
 
 
 class Player:

@@ -17,7 +17,6 @@ from controller.layout import layout_playing, load_layout
 from controller.rules import Game, Move, Position, get_game
 from controller.server.seatboard import move_spots
 from tests.support.clubserver import ClubServer
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip
 from tests.test_server_play_page import Player, _meet_by_challenge
 from tests.test_web_access_games import LINES
 from tests.test_web_access_keyboard import LUOTUOQI_LINE
@@ -33,24 +32,6 @@ def club(tmp_path_factory):
     server = ClubServer(tmp_path_factory.mktemp("club")).start(dice_seed=REFEREE_SEED)
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def sync_api():
-    return playwright_or_skip()
-
-
-@pytest.fixture(scope="module")
-def browser(sync_api):
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def expect(sync_api):
-    return sync_api.expect
 
 
 def _spot(player: Player, i: int):
