@@ -224,7 +224,8 @@ def test_every_subcommand_fuzzed_ends_with_a_status_and_no_traceback(tmp_path, m
     monkeypatch.setattr(referee, "serve", lambda *args, **kwargs: None)
     # the server's start-up (its store opened and migrated) is checked; serving is not
     monkeypatch.setattr(club_server, "serve", lambda data, host="", port=0, database=None,
-                        sock=None, broker_port=None, cluster=None, use_referees=False:
+                        sock=None, broker_port=None, cluster=None, use_referees=False,
+                        link_boards=False:
                         club_server.build(data, database))
     monkeypatch.setattr(service, "setup_logging", lambda *a, **k: _NullHandler())
     monkeypatch.chdir(tmp_path)  # `backup` without --out writes into the current folder

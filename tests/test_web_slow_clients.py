@@ -141,12 +141,18 @@ def test_a_connection_on_a_handed_over_socket_sends_without_delay(svc):
     the client's delayed ACK. Each connection now sends small writes at once."""
     with serving(svc) as where, socket.create_connection(where, timeout=5) as conn:
         conn.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += conn.recv(4096)
+        answer = conn.recv(4096)
         assert answer.startswith(b"HTTP/1.1 "), answer[:80]
-        mine = [p for p in list(web_server._pending)
-                if p.transport.get_extra_info("peername") == conn.getsockname()]
-        assert len(mine) == 1  # (waiting for this connection's next request)
-        sock = mine[0].transport.get_extra_info("socket")
+
+        def waiting() -> list:
+            """This connection's protocol once its answer is sent whole and it waits for
+            its next request."""
+            return [p for p in list(web_server._pending)
+                    if p.transport.get_extra_info("peername") == conn.getsockname()]
+
+        deadline = time.monotonic() + 10
+        while not waiting():
+            assert time.monotonic() < deadline, "the connection is not waiting"
+            time.sleep(0.01)
+        sock = waiting()[0].transport.get_extra_info("socket")
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1

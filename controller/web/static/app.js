@@ -879,10 +879,11 @@ async function boot() {
   window.addEventListener("pointerup", onPointerUp);
   svg.addEventListener("pointerleave", () => setHover(null));
   $("flip").addEventListener("click", () => { ui.flipped = !ui.flipped; buildBoard(); });
-  $("to-box").addEventListener("click", (ev) => {
-    if (ev.currentTarget.getAttribute("aria-disabled") === "true") return;
-    enqueue(() => sim({ action: "set_aside" }));
-  });
+  // judged in its turn, not at the click: a piece clicked up just before is in the hand
+  // by then (the button still showed the empty hand); an empty hand puts nothing away
+  $("to-box").addEventListener("click", () => enqueue(async () => {
+    if (ui.state && ui.state.held.length) await sim({ action: "set_aside" });
+  }));
   $("arrange").addEventListener("click", () => enqueue(() => sim({ action: "arrange" })));
   $("clear").addEventListener("click", () => enqueue(() => sim({ action: "clear" })));
   $("roll").addEventListener("click", () => post("/api/roll", {}));
