@@ -70,7 +70,8 @@ def test_a_move_for_this_boards_own_seat_from_elsewhere_stops():
 # -- two services and a real broker ---------------------------------------------------
 
 
-def linked(tmp_path, name: str, port: int) -> BoardService:
+def linked(tmp_path, name: str, port: int, password: str = "") -> BoardService:
+    """A board on the club's broker (``password``: it logs in as its own name)."""
     config = Config()
     config.journal.path = str(tmp_path / name / "journal")
     config.sensing.settle_ms = 50.0
@@ -79,6 +80,8 @@ def linked(tmp_path, name: str, port: int) -> BoardService:
     config.link.port = port
     config.link.board = name
     config.link.club = "test"
+    if password:
+        config.link.username, config.link.password = name, password
     return BoardService(config)
 
 
@@ -235,11 +238,9 @@ def test_the_documented_broker_set_up_with_passwords_and_acl_works(tmp_path):
     broker = Broker(folder, extra="allow_anonymous false\n" + "\n".join(lines)).start()
 
     def board(name: str, secret: str) -> BoardService:
-        svc = linked(tmp_path, name, broker.port)
-        svc.config.link.username = name
-        svc.remote.mqtt.client.username_pw_set(name, secret)
-        svc.remote.mqtt.client.reconnect()
-        return svc
+        # (its credentials from the start: set after the first connection's attempt, a
+        # refused login waited out paho's back-off, longer than the test waits)
+        return linked(tmp_path, name, broker.port, secret)
 
     alpha, beta = board("alpha", "a long secret"), board("beta", "another secret")
     intruder = board("mallory", "guess")
