@@ -17,7 +17,7 @@ from controller.i18n import LANGUAGES, catalogue
 from controller.rules import GAMES
 from tests.support.access import axe_or_skip, axe_problems
 from tests.support.clubserver import ClubServer
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip
+from tests.support.webtools import playwright_or_skip
 from tests.test_web_languages import TOFU
 
 sync_api = playwright_or_skip()
@@ -95,12 +95,10 @@ def club(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(browser):
+    """The module's Chromium (``tests/conftest.py``), once axe-core is there to inject."""
     axe_or_skip()
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    return browser
 
 
 @pytest.fixture(scope="module")

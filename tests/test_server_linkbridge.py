@@ -270,17 +270,28 @@ def test_a_board_seeks_anyone_and_bad_requests_are_one_line_each(served, caplog)
         board.close()
 
 
-def test_a_restarted_server_answers_the_board_of_its_unfinished_game(tmp_path):
-    mosquitto_or_skip()
-    served = Served(tmp_path / "server")
-    bob, _, bob_token = served.player("bob")
-    alice, device, token = served.player("alice")
+def _challenging_board(served: Served, request_id: str) -> tuple[LinkedBoard, str, str]:
+    """Alice's linked board asking for a chess game against bob, who accepts it on the
+    Board API, and its first view in: (the board, its device id, bob's token)."""
+    _, _, bob_token = served.player("bob")
+    _, device, token = served.player("alice")
     board = LinkedBoard(device, token, served.broker_port)
     try:
         wait(lambda: board.mqtt.connected)
-        board.seat.request(Start("r-1", "chess", {}, "", (device, "@bob")))
+        board.seat.request(Start(request_id, "chess", {}, "", (device, "@bob")))
         accept_challenge(served, BoardApi(served.url, bob_token, silence_s=5.0))
         wait(lambda: board.views, board.pump)
+    except BaseException:
+        board.close()
+        raise
+    return board, device, bob_token
+
+
+def test_a_restarted_server_answers_the_board_of_its_unfinished_game(tmp_path):
+    mosquitto_or_skip()
+    served = Served(tmp_path / "server")
+    board, _, bob_token = _challenging_board(served, "r-1")
+    try:
         board.attempt(1, "e2e4")
         wait(lambda: board.views[-1].ply == 1, board.pump)
         (game_id,) = served.server.hub.games
@@ -373,14 +384,8 @@ def test_an_older_servers_linkbridge_file_is_taken_into_the_store_once(tmp_path)
 
     mosquitto_or_skip()
     served = Served(tmp_path / "server")
-    bob, _, bob_token = served.player("bob")
-    alice, device, token = served.player("alice")
-    board = LinkedBoard(device, token, served.broker_port)
+    board, device, _ = _challenging_board(served, "o-1")
     try:
-        wait(lambda: board.mqtt.connected)
-        board.seat.request(Start("o-1", "chess", {}, "", (device, "@bob")))
-        accept_challenge(served, BoardApi(served.url, bob_token, silence_s=5.0))
-        wait(lambda: board.views, board.pump)
         (game_id,) = served.server.hub.games
         store = served.server.store
         store._write("DELETE FROM linked_games")  # as an older server kept it: a file only

@@ -18,8 +18,6 @@ from tests.support.broker import Broker
 from tests.support.clubserver import ClubServer
 from tests.support.linkpages import link_config
 from tests.support.webtools import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     api_json,
     playwright_or_skip,
     running_service,
@@ -30,12 +28,10 @@ sync_api = playwright_or_skip()
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(browser):
+    """The module's Chromium (``tests/conftest.py``), once axe-core is there to inject."""
     axe_or_skip()
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    return browser
 
 
 @contextlib.contextmanager
