@@ -1,9 +1,10 @@
 # Cython's types for search.py in the opt-in compiled build (FAIRYBOARD_COMPILE=1,
 # setup.py); plain Python never reads this file.  Search becomes an extension type: its
 # counters and scores are C integers (scores stay far inside a C long: INF is 10**7),
-# its hot methods are called in C (not quiescence: Cython's cpdef takes no
-# closures, and it has a generator and a lambda); any attribute not declared here lives in its
-# __dict__ as before, and a Python subclass still overrides any method.
+# its hot methods are called in C (quiescence's table lookup too, not its search of a
+# position: Cython's cpdef takes no closures, and that has a generator and a lambda);
+# any attribute not declared here lives in its __dict__ as before, and a Python
+# subclass still overrides any method.
 cimport cython
 
 cdef class Search:
@@ -31,6 +32,10 @@ cdef class Search:
     cpdef long _node(self, pos, long depth, long alpha, long beta, long ply,
                      bint may_pass=*, bint rolled=*) except? -1
 
+    @cython.locals(score=long, flag=long)
+    cpdef long _quiesce(self, pos, long alpha, long beta, long ply, long left,
+                        list moves=*, bint in_check=*, bint counted=*) except? -1
+
     @cython.locals(best=long, score=long, mover=long)
     cpdef long _evasions(self, pos, list moves, long alpha, long beta, long ply, long left,
                          bint maximising) except? -1
@@ -46,4 +51,5 @@ cdef class Search:
 
     cpdef _store(self, key, long depth, long flag, long score, move, long ply)
 
+    cpdef long _to_table(self, long score, long ply) except? -1
     cpdef long _from_table(self, long score, long ply) except? -1
