@@ -42,6 +42,18 @@ def pytest_configure(config: pytest.Config) -> None:
                             "how the `svc` fixture builds its service")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the files longest first (``tests/file-times.txt``): xdist hands
+    them out in the workers' order, and a long file started last would end the run alone
+    (``tests/support/filetimes.py``).  A run in one process keeps the files' order."""
+    if not hasattr(config, "workerinput"):
+        return
+    from tests.support.filetimes import load, longest_first
+
+    order = longest_first([item.nodeid for item in items], load())
+    items[:] = [items[i] for i in order]
+
+
 @pytest.fixture
 def svc(request: pytest.FixtureRequest, tmp_path):
     mark = request.node.get_closest_marker("service")
