@@ -26,7 +26,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parent.parent
+#: the repository, the services' working folder: from there ``python -m controller.cli``
+#: imports this checkout's controller (from ``tests/`` an editable install's finder could
+#: import another checkout's: a worktree sharing a venv served main's page)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def playwright_or_skip() -> Any:
