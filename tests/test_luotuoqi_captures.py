@@ -28,12 +28,14 @@ TOWERS = [
 ]
 
 
-def filtered(game: Game, pos) -> list:
+def filtered(game: Game, pos) -> list | None:
     """The legal moves that take a piece of another player than the mover, in order (the
-    filter quiescence applied to the whole listing before the hook)."""
+    filter quiescence applied to the whole listing before the hook); None without any
+    legal move."""
     board, mover = pos.board, game.ply_mover(pos)
-    return [m for m in game.legal_moves(pos)
-            if any(board[c] is not None and board[c].owner != mover for c in m.captures)]
+    moves = game.legal_moves(pos)
+    return [m for m in moves if any(
+        board[c] is not None and board[c].owner != mover for c in m.captures)] if moves else None
 
 
 class Listing(Luotuoqi):
@@ -80,6 +82,7 @@ def test_the_walks_meet_the_cube_holder_checks_and_towers():
         for pos in _walk(game, choices, [rng.random() < 0.5 for _ in range(40)]):
             captures = GAME.legal_captures(pos)
             assert captures == filtered(GAME, pos), GAME.position_text(pos)
+            captures = captures or []
             holder = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
             seen["cube"] += holder and bool(captures)
             seen["check"] += GAME.in_check(pos) and bool(captures)
@@ -89,14 +92,15 @@ def test_the_walks_meet_the_cube_holder_checks_and_towers():
     assert all(n >= 5 for n in seen.values()), seen
 
 
-def test_an_ended_game_has_no_captures():
-    """Empty where the legal moves are, though a capture stands on the board: the move
-    rule has ended the game."""
+def test_an_ended_game_has_none_a_quiet_position_an_empty_list():
+    """None where the legal moves are empty, though a capture stands on the board: the
+    move rule has ended the game; an empty list where quiet moves are left."""
     pos = GAME.parse_position("4k3/8/8/4e3/4M3/8/8/4K3 w - w 100 80")
     assert GAME.rule_outcome(pos) is not None
-    assert GAME.legal_captures(pos) == [] == GAME.legal_moves(pos)
+    assert GAME.legal_captures(pos) is None and GAME.legal_moves(pos) == []
     pos.halfmove = 0
     assert [GAME.move_text(pos, m) for m in GAME.legal_captures(pos)] == ["Me4xe5"]
+    assert GAME.legal_captures(GAME.start()) == []
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -105,7 +109,7 @@ def test_every_games_captures_are_its_legal_moves_that_capture(name):
     some = 0
     for pos in positions(game, 12, 3):
         assert game.legal_captures(pos) == filtered(game, pos), game.position_text(pos)
-        some += bool(filtered(game, pos))
+        some += bool(game.legal_captures(pos))
     assert some > 0
 
 
@@ -137,7 +141,7 @@ def test_a_stalemate_in_quiescence_is_a_draw_not_a_stand_pat(name, text):
     game = get_game(name)
     pos = game.parse_position(text)
     search = Search(game)
-    assert game.legal_captures(pos) == [] and not game.in_check(pos)
+    assert game.legal_captures(pos) is None and not game.in_check(pos)
     value, _ = _quiescence(search, pos)
     assert value == 0
     assert search._static(pos) < -300  # a Mule, a Queen down

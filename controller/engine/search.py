@@ -740,12 +740,12 @@ class Search:
         if moves is None and not layer:
             # (only where mate alone ends the game) the captures alone, not the quiet
             # moves: in Lùotuoqí listing them all was over a third of a depth-3 search;
-            # with none, whether any move is left decides (a stalemate is a draw), as
-            # an empty listing did
-            captures = [(m, mover) for m in game.legal_captures(pos)]
-            if not captures:
-                outcome = game.outcome(pos)
-                return stand if outcome is None else self._terminal(pos, ply, outcome)
+            # None where no move is left at all (a stalemate: a draw), as an empty
+            # listing said before
+            only = game.legal_captures(pos)
+            if only is None:
+                return self._terminal(pos, ply)
+            captures = [(m, mover) for m in only]
         else:
             if moves is None:
                 moves = game.legal_moves(pos)

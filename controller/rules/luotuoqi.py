@@ -1111,15 +1111,17 @@ class Luotuoqi(Game):
             out += cubes
         return out
 
-    def legal_captures(self, pos: Position) -> list[Move]:
+    def legal_captures(self, pos: Position) -> list[Move] | None:
         """The legal captures, in :meth:`legal_moves`' order, without listing a quiet
         move: each piece walks only toward the cells it could take on (a bitboard test
         skips a piece, a Bypasser's diagonal, with no enemy piece in reach), with the
         legality tests :meth:`_listing` makes of the same moves.  A Cube variant is
         always of a quiet move, so the Cube holder's captures are the plain ones; a
-        promotion takes nothing.  In check: the captures among :meth:`_evasions`."""
+        promotion takes nothing.  In check: the captures among :meth:`_evasions`.  With
+        none, :meth:`has_legal_move` (which stops at the first piece that can move) tells
+        ``[]`` from None."""
         if self.rule_outcome(pos) is not None:
-            return []
+            return None
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
         own: list[tuple[int, Piece]] = []
@@ -1145,8 +1147,9 @@ class Luotuoqi(Game):
                     sliders.append((c, p))
         attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
         if attacks:
-            return [m for m in self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
-                                              attackers, exposers) if m.captures]
+            evasions = self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
+                                      attackers, exposers)
+            return [m for m in evasions if m.captures] if evasions else None
         out: list[Move] = []
         watch = WATCH_MASK[king]
         safe_after = self._safe_after
@@ -1175,7 +1178,7 @@ class Luotuoqi(Game):
                 out[start:] = [m for m in out[start:] if not any(
                     BIT[v] & watch for v in m.captures) or safe_after(
                     board, m, king, them, enemy_d, enemy)]
-        return out
+        return out if out or self.has_legal_move(pos) else None
 
     @staticmethod
     def _piece_captures(board: list, o: int, pc: Piece, me: int, theirs: int,
