@@ -6,6 +6,7 @@ it gives the values it gave listing every move, for fewer full listings."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -17,6 +18,7 @@ from controller.engine import Engine
 from controller.engine.search import INF, QUIESCENCE_PLIES, Search
 from controller.rules import GAMES, Game, get_game
 from controller.rules.luotuoqi import Luotuoqi
+from tests.support.luotuoqi_oracle import literal_listing
 from tests.test_luotuoqi_fast_listing import STARTS
 from tests.test_luotuoqi_properties import BUSY
 
@@ -73,7 +75,9 @@ def test_luotuoqis_captures_are_its_legal_captures_in_order(start, choices, cube
 
 def test_the_walks_meet_the_cube_holder_checks_and_towers():
     """The positions the property test compares, seeded: the Cube holder, a side in check
-    and Tower-heavy boards with captures are among them (so the comparison covers them)."""
+    and Tower-heavy boards with captures are among them (so the comparison covers them);
+    there the captures are also those of the rules read literally
+    (``tests.support.luotuoqi_oracle``)."""
     seen = {"cube": 0, "check": 0, "towers": 0, "captures": 0}
     for k, start in enumerate([None, *BUSY, *STARTS[1:], *TOWERS]):
         rng = random.Random(k)
@@ -83,6 +87,9 @@ def test_the_walks_meet_the_cube_holder_checks_and_towers():
             captures = GAME.legal_captures(pos)
             assert captures == filtered(GAME, pos), GAME.position_text(pos)
             captures = captures or []
+            if GAME.rule_outcome(pos) is None:  # and the rules read literally agree
+                assert Counter(captures) == Counter(
+                    m for m in literal_listing(GAME, pos) if m.captures), GAME.position_text(pos)
             holder = pos.tokens.get("cube") == pos.turn and not pos.state.get("cube_second")
             seen["cube"] += holder and bool(captures)
             seen["check"] += GAME.in_check(pos) and bool(captures)

@@ -9,9 +9,11 @@ Speed: every table a move generator needs is built once at import from the ``squ
 shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
 legality avoids make/undo for moves that cannot expose the King, and the Cube option is
 decided per piece from bitboards and robust witnesses, its variants taken from the same
-kept tables (``_listing``); in check only the evasions are generated (``_evasions``).
-``tests/test_luotuoqi_speed_paths.py``, ``tests/test_luotuoqi_fast_listing.py`` and
-``tests/test_luotuoqi_evasions.py`` hold every shortcut against the literal rules;
+kept tables (``_listing``); in check only the evasions are generated (``_evasions``);
+quiescence's captures are listed without the quiet moves (``legal_captures``).
+``tests/test_luotuoqi_speed_paths.py``, ``tests/test_luotuoqi_fast_listing.py``,
+``tests/test_luotuoqi_evasions.py`` and ``tests/test_luotuoqi_captures.py`` hold every
+shortcut against the literal rules or the full listing;
 ``docs/performance.md`` has the figures.
 
 Long module: the literal rules and their fast paths side by side, so each shortcut is
