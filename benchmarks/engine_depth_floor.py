@@ -175,7 +175,8 @@ def ceilings_table() -> str:
         lines.append(f"| {name} | {shares} | {ceil} | " + " | ".join(floors) + " |")
     dates = sorted({r["date"] for r in newest.values()})
     seeds = sorted({r["seed"] for r in newest.values()})
-    lines += ["", f"{dates[0]}: `python -m benchmarks.engine_depth_floor --ceilings "
+    when = dates[0] if len(dates) == 1 else f"{dates[0]}–{dates[-1]}"
+    lines += ["", f"{when}: `python -m benchmarks.engine_depth_floor --ceilings "
               f"--positions 100` (seed {', '.join(map(str, seeds))}, other positions than "
               f"the check's seed {SEED}; the floor search of the deepest floor, "
               f"{FLOOR_WAIT:g} s of process CPU time; a mate found or a single legal "
