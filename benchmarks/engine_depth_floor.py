@@ -12,6 +12,10 @@ and level into docs/engine.md (runs of separate games side by side add up).
 
     python -m benchmarks.engine_depth_floor [--levels 4 5 6] [--positions 100]
         [--games luotuoqi kaleidochess] [--wall] [--slowness 8] [--write-docs]
+    python -m benchmarks.engine_depth_floor --games kaleidochess:players=4 --levels 6 7 8 9
+
+A game's options follow its name after a colon (the check only: a ceiling is one per
+game name, and a variant keeps its game's).
 """
 
 from __future__ import annotations
@@ -53,10 +57,33 @@ def counted_depth(game, pos, result, floor: int) -> int:
     return result.depth
 
 
-def held(name: str, level: int, count: int, clock, slowness: float = 1.0) -> dict:
-    """One game and level: positions searched, positions at or past the floor, the depths
-    reached and the seconds each move took (by ``clock``)."""
-    game = get_game(name)
+def game_spec(spec: str) -> tuple[str, dict]:
+    """A game named on the command line, with options after a colon
+    (``kaleidochess:players=4``): its name and its options."""
+    name, _, text = spec.partition(":")
+    options: dict = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"a game's options are KEY=VALUE, got {item!r} in {spec!r}")
+        options[key] = (int(value) if value.lstrip("-").isdigit()
+                        else {"true": True, "false": False}.get(value.lower(), value))
+    return name, options
+
+
+def label(r: dict) -> str:
+    """A record's game as the table names it: its options beside the name."""
+    options = r.get("options") or {}
+    return r["game"] + "".join(f" ({k}={v})" for k, v in sorted(options.items()))
+
+
+def held(spec: str, level: int, count: int, clock, slowness: float = 1.0) -> dict:
+    """One game (with its options: ``game_spec``) and level: positions searched,
+    positions at or past the floor, the depths reached and the seconds each move took (by
+    ``clock``).  A game's variants (KaleidoChess with 3 or 4 players) keep the game's
+    floors (``Level.floor_in`` takes the name), so they are checked against them."""
+    name, options = game_spec(spec)
+    game = get_game(name, **options)
     floor = LEVELS[level].floor_in(name)
     depths, seconds = [], []
     for i, pos in enumerate(positions(game, count, SEED)):
@@ -64,7 +91,8 @@ def held(name: str, level: int, count: int, clock, slowness: float = 1.0) -> dic
         result = Engine(game, level, seed=i, clock=clock, slowness=slowness).choose(pos)
         seconds.append((clock() - started) / slowness)
         depths.append(counted_depth(game, pos, result, floor))
-    return {"game": name, "level": level, "floor": floor, "positions": len(depths),
+    return {"game": name, **({"options": options} if options else {}),
+            "level": level, "floor": floor, "positions": len(depths),
             "held": sum(d >= floor for d in depths), "depths": depths,
             "seconds": [round(s, 4) for s in seconds], "slowness": slowness,
             "budget": LEVELS[level].movetime,
@@ -114,7 +142,7 @@ def wait(r: dict) -> float:
 def row(r: dict) -> str:
     s = sorted(r["seconds"])
     over = sum(x > r["budget"] for x in s)
-    return (f"| {r['game']} | {r['level']} | {r['floor']} | {r['budget']:g} | {wait(r):g} "
+    return (f"| {label(r)} | {r['level']} | {r['floor']} | {r['budget']:g} | {wait(r):g} "
             f"| {r['held']}/{r['positions']} ({100 * r['held'] / r['positions']:.0f} %) "
             f"| {min(r['depths'])}–{max(r['depths'])} | {statistics.median(s):.2f} "
             f"| {s[-1]:.2f} | {over} |")
@@ -131,13 +159,13 @@ def table() -> str:
         r = json.loads(line)
         if r.get("slowness", 1.0) != 1.0:
             continue
-        key = (r["game"], r["level"])
+        key = (r["game"], label(r), r["level"])
         now = LEVELS[r["level"]].floor_in(r["game"]) if r["level"] in LEVELS else None
         # the newest run of the floor the level keeps now; a run of another floor only
         # where none of today's was made (its floor column says which it was)
         if key not in newest or r["floor"] == now or newest[key]["floor"] != now:
             newest[key] = r
-    rows = [newest[k] for k in sorted(newest, key=lambda k: (list(GAMES).index(k[0]), k[1]))]
+    rows = [newest[k] for k in sorted(newest, key=lambda k: (list(GAMES).index(k[0]), k[1:]))]
     dates = sorted({r["date"] for r in rows})
     when = dates[0] if len(dates) == 1 else f"{dates[0]}–{dates[-1]}"
     return "\n".join([HEADER, *map(row, rows), "",
@@ -203,6 +231,9 @@ def main() -> None:
     base = time.monotonic if args.wall else time.process_time
     clock = base if args.slowness == 1.0 else (lambda: base() * args.slowness)
     if args.ceilings:
+        if any(":" in name for name in args.games):
+            raise SystemExit("--ceilings measures one ceiling per game name, not a "
+                             "variant's: name the games without options")
         for name in args.games:
             r = ceiling_depths(name, args.positions, base)
             with CEILINGS.open("a", encoding="utf-8") as f:

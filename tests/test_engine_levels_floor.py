@@ -234,3 +234,18 @@ def test_a_floor_past_the_games_ceiling_is_not_waited_for(monkeypatch):
     waited = _engine(8, rate=6_000.0).choose(pos)
     assert level.movetime < waited.seconds <= level.floor_budget() + 512 / 6_000.0
     assert waited.depth < level.floor
+
+
+def test_the_floor_check_names_a_games_variant_by_its_options():
+    """``--games kaleidochess:players=4``: the variant is played and tabled by name and
+    options; a variant keeps its game's floors, so its records are checked against them."""
+    from benchmarks.engine_depth_floor import game_spec, label
+
+    assert game_spec("kaleidochess:players=4,dice=true") == (
+        "kaleidochess", {"players": 4, "dice": True})
+    assert game_spec("chess") == ("chess", {})
+    assert label({"game": "kaleidochess", "options": {"players": 3}}) == \
+        "kaleidochess (players=3)"
+    assert label({"game": "chess"}) == "chess"
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        game_spec("kaleidochess:players")
