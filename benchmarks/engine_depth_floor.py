@@ -12,6 +12,10 @@ and level into docs/engine.md (runs of separate games side by side add up).
 
     python -m benchmarks.engine_depth_floor [--levels 4 5 6] [--positions 100]
         [--games luotuoqi kaleidochess] [--wall] [--slowness 8] [--write-docs]
+    python -m benchmarks.engine_depth_floor --games kaleidochess:players=4 --levels 6 7 8 9
+
+A game's options follow its name after a colon (the check only: a ceiling is one per
+game name, and a variant keeps its game's).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import argparse
 import json
 import math
 import os
+import random
 import statistics
 import time
 from dataclasses import replace
@@ -53,18 +58,54 @@ def counted_depth(game, pos, result, floor: int) -> int:
     return result.depth
 
 
-def held(name: str, level: int, count: int, clock, slowness: float = 1.0) -> dict:
-    """One game and level: positions searched, positions at or past the floor, the depths
-    reached and the seconds each move took (by ``clock``)."""
-    game = get_game(name)
-    floor = LEVELS[level].floor_in(name)
+def game_spec(spec: str) -> tuple[str, dict]:
+    """A game named on the command line, with options after a colon
+    (``kaleidochess:players=4``): its name and its options."""
+    name, _, text = spec.partition(":")
+    options: dict = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"a game's options are KEY=VALUE, got {item!r} in {spec!r}")
+        options[key] = (int(value) if value.lstrip("-").isdigit()
+                        else {"true": True, "false": False}.get(value.lower(), value))
+    return name, options
+
+
+def label(r: dict) -> str:
+    """A record's game as the table names it: its options beside the name."""
+    options = r.get("options") or {}
+    return r["game"] + "".join(f" ({k}={v})" for k, v in sorted(options.items()))
+
+
+def rolled(game, pos, i: int) -> bool:
+    """Where the die decides first (KaleidoChess's dice variant) roll it, seeded by the
+    position's number: the board asks the engine only after the roll.  False where the
+    roll leaves nothing to move."""
+    moves = game.legal_moves(pos)
+    if moves and moves[0].kind == "roll":
+        pos.push(random.Random(i).choice(moves))
+    return bool(game.legal_moves(pos))
+
+
+def held(spec: str, level: int, count: int, clock, slowness: float = 1.0) -> dict:
+    """One game (with its options: ``game_spec``) and level: positions searched,
+    positions at or past the floor, the depths reached and the seconds each move took (by
+    ``clock``), against the floor the level keeps in that game and variant
+    (``Level.floor_in``)."""
+    name, options = game_spec(spec)
+    game = get_game(name, **options)
+    floor = LEVELS[level].floor_in(name, game.options)
     depths, seconds = [], []
     for i, pos in enumerate(positions(game, count, SEED)):
+        if not rolled(game, pos, i):
+            continue
         started = clock()
         result = Engine(game, level, seed=i, clock=clock, slowness=slowness).choose(pos)
         seconds.append((clock() - started) / slowness)
         depths.append(counted_depth(game, pos, result, floor))
-    return {"game": name, "level": level, "floor": floor, "positions": len(depths),
+    return {"game": name, **({"options": options} if options else {}),
+            "level": level, "floor": floor, "positions": len(depths),
             "held": sum(d >= floor for d in depths), "depths": depths,
             "seconds": [round(s, 4) for s in seconds], "slowness": slowness,
             "budget": LEVELS[level].movetime,
@@ -72,11 +113,13 @@ def held(name: str, level: int, count: int, clock, slowness: float = 1.0) -> dic
             "date": time.strftime("%Y-%m-%d")}
 
 
-def ceiling_depths(name: str, count: int, clock, seed: int = CEILING_SEED) -> dict:
-    """One game: the depth a floor search completes on the floor's budget in each of
-    ``count`` positions — the search ``Engine.choose`` makes first, for the capped level
-    with the deepest floor (all capped levels' floor budgets are ``FLOOR_WAIT``)."""
-    game = get_game(name)
+def ceiling_depths(spec: str, count: int, clock, seed: int = CEILING_SEED) -> dict:
+    """One game (or a variant: ``game_spec``): the depth a floor search completes on the
+    floor's budget in each of ``count`` positions — the search ``Engine.choose`` makes
+    first, for the capped level with the deepest floor (all capped levels' floor budgets
+    are ``FLOOR_WAIT``)."""
+    name, options = game_spec(spec)
+    game = get_game(name, **options)
     capped = [k for k in LEVELS if LEVELS[k].nodes is not None]
     budgets = {LEVELS[k].floor_budget() for k in capped}
     if budgets != {FLOOR_WAIT}:
@@ -86,12 +129,15 @@ def ceiling_depths(name: str, count: int, clock, seed: int = CEILING_SEED) -> di
     depth = LEVELS[deepest].floor
     depths, seconds = [], []
     for i, pos in enumerate(positions(game, count, seed)):
+        if not rolled(game, pos, i):
+            continue
         engine = Engine(game, deepest, seed=i, clock=clock)
         limits = replace(engine.limits(), depth=depth, nodes=None, movetime=FLOOR_WAIT)
         result = engine.search.best_move(pos, limits)
         seconds.append(result.seconds)
         depths.append(counted_depth(game, pos, result, depth))
-    return {"game": name, "positions": len(depths), "seed": seed, "depth": depth,
+    return {"game": name, **({"options": options} if options else {}),
+            "positions": len(depths), "seed": seed, "depth": depth,
             "budget": FLOOR_WAIT, "depths": depths, "load": round(os.getloadavg()[0], 1),
             "seconds": [round(s, 4) for s in seconds], "ceiling": ceiling(depths),
             "date": time.strftime("%Y-%m-%d")}
@@ -114,7 +160,7 @@ def wait(r: dict) -> float:
 def row(r: dict) -> str:
     s = sorted(r["seconds"])
     over = sum(x > r["budget"] for x in s)
-    return (f"| {r['game']} | {r['level']} | {r['floor']} | {r['budget']:g} | {wait(r):g} "
+    return (f"| {label(r)} | {r['level']} | {r['floor']} | {r['budget']:g} | {wait(r):g} "
             f"| {r['held']}/{r['positions']} ({100 * r['held'] / r['positions']:.0f} %) "
             f"| {min(r['depths'])}–{max(r['depths'])} | {statistics.median(s):.2f} "
             f"| {s[-1]:.2f} | {over} |")
@@ -131,13 +177,14 @@ def table() -> str:
         r = json.loads(line)
         if r.get("slowness", 1.0) != 1.0:
             continue
-        key = (r["game"], r["level"])
-        now = LEVELS[r["level"]].floor_in(r["game"]) if r["level"] in LEVELS else None
+        key = (r["game"], label(r), r["level"])
+        now = (LEVELS[r["level"]].floor_in(r["game"], r.get("options"))
+               if r["level"] in LEVELS else None)
         # the newest run of the floor the level keeps now; a run of another floor only
         # where none of today's was made (its floor column says which it was)
         if key not in newest or r["floor"] == now or newest[key]["floor"] != now:
             newest[key] = r
-    rows = [newest[k] for k in sorted(newest, key=lambda k: (list(GAMES).index(k[0]), k[1]))]
+    rows = [newest[k] for k in sorted(newest, key=lambda k: (list(GAMES).index(k[0]), k[1:]))]
     dates = sorted({r["date"] for r in rows})
     when = dates[0] if len(dates) == 1 else f"{dates[0]}–{dates[-1]}"
     return "\n".join([HEADER, *map(row, rows), "",
@@ -155,27 +202,32 @@ def ceilings_table() -> str:
     newest = {}
     for line in CEILINGS.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
-        newest[r["game"]] = r
+        newest[label(r)] = r
     capped = [k for k in sorted(LEVELS) if LEVELS[k].nodes is not None]
     lines = ["| game | depth completed within the floor's budget: share of positions "
              "| ceiling (≥ 99 %) | " + " | ".join(f"level {k} floor" for k in capped) + " |",
              "|---|---|---|" + "---|" * len(capped)]
-    for name in GAMES:
-        r = newest.get(name)
+    variants = sorted((k for k in newest if k not in GAMES), key=lambda k: (
+        list(GAMES).index(newest[k]["game"]), k))
+    for shown in [*GAMES, *variants]:
+        r = newest.get(shown)
+        name, options = (shown, None) if r is None else (r["game"], r.get("options"))
         shares = "not measured" if r is None else ", ".join(
             f"≥ {d}: {sum(x >= d for x in r['depths'])}/{r['positions']}"
             for d in range(min(r["depths"]), min(r["depth"], r["ceiling"] + 1) + 1))
         ceil = "—" if r is None else str(r["ceiling"])
         if r is not None and r["ceiling"] < KEPT_FLOOR:
-            ceil += f" (none lowers a floor below {KEPT_FLOOR}: `KEPT_FLOOR`)"
+            ceil += (" (a variant's own: `VARIANT_CEILING`)" if options else
+                     f" (none lowers a floor below {KEPT_FLOOR}: `KEPT_FLOOR`)")
         floors = []
         for k in capped:
-            now, below = LEVELS[k].floor_in(name), LEVELS[k].floor
+            now, below = LEVELS[k].floor_in(name, options), LEVELS[k].floor
             floors.append(str(now) if now == below else f"**{now}** (level below: {below})")
-        lines.append(f"| {name} | {shares} | {ceil} | " + " | ".join(floors) + " |")
+        lines.append(f"| {shown} | {shares} | {ceil} | " + " | ".join(floors) + " |")
     dates = sorted({r["date"] for r in newest.values()})
     seeds = sorted({r["seed"] for r in newest.values()})
-    lines += ["", f"{dates[0]}: `python -m benchmarks.engine_depth_floor --ceilings "
+    when = dates[0] if len(dates) == 1 else f"{dates[0]}–{dates[-1]}"
+    lines += ["", f"{when}: `python -m benchmarks.engine_depth_floor --ceilings "
               f"--positions 100` (seed {', '.join(map(str, seeds))}, other positions than "
               f"the check's seed {SEED}; the floor search of the deepest floor, "
               f"{FLOOR_WAIT:g} s of process CPU time; a mate found or a single legal "

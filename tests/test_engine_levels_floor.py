@@ -15,13 +15,14 @@ from dataclasses import replace
 
 import pytest
 
-from benchmarks.engine_depth_floor import CEILING_SEED, CEILINGS, SEED, ceiling
+from benchmarks.engine_depth_floor import CEILING_SEED, CEILINGS, SEED, ceiling, label
 from controller.engine import (
     DEFAULT_LEVEL,
     FLOOR_CEILING,
     FLOOR_WAIT,
     KEPT_FLOOR,
     LEVELS,
+    VARIANT_CEILING,
     Engine,
 )
 from controller.rules import GAMES, get_game
@@ -70,9 +71,12 @@ def test_the_ceilings_are_what_the_stored_measurement_gives():
     newest = {}
     for line in CEILINGS.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        newest[record["game"]] = record
+        newest[label(record)] = record
     assert CEILING_SEED != SEED
-    for name, depth in FLOOR_CEILING.items():
+    variants = {label({"game": game, "options": {option: value}}): depth
+                for (game, option, value), depth in VARIANT_CEILING.items()}
+    assert variants, "floors.toml names the dice variant's ceiling"
+    for name, depth in [*FLOOR_CEILING.items(), *variants.items()]:
         record = newest[name]
         assert record["budget"] == FLOOR_WAIT and record["seed"] == CEILING_SEED, name
         assert record["positions"] >= 100 and record["depth"] == max(
@@ -234,3 +238,44 @@ def test_a_floor_past_the_games_ceiling_is_not_waited_for(monkeypatch):
     waited = _engine(8, rate=6_000.0).choose(pos)
     assert level.movetime < waited.seconds <= level.floor_budget() + 512 / 6_000.0
     assert waited.depth < level.floor
+
+
+def test_the_floor_check_names_a_games_variant_by_its_options():
+    """``--games kaleidochess:players=4``: the variant is played and tabled by name and
+    options, and checked against the floors the level keeps in it."""
+    from benchmarks.engine_depth_floor import game_spec, label
+
+    assert game_spec("kaleidochess:players=4,dice=true") == (
+        "kaleidochess", {"players": 4, "dice": True})
+    assert game_spec("chess") == ("chess", {})
+    assert label({"game": "kaleidochess", "options": {"players": 3}}) == \
+        "kaleidochess (players=3)"
+    assert label({"game": "chess"}) == "chess"
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        game_spec("kaleidochess:players")
+
+
+def test_the_dice_variant_keeps_its_own_ceiling_and_does_not_wait_for_the_games():
+    """Issue 33: in KaleidoChess's dice variant every roll is a chance node of six faces,
+    and the default level's floor search completed depth 1–2 within the 2 s wait, not
+    its depth 3: it waited the whole 2 s on every move for a depth it did not reach.  The
+    variant's own ceiling (``floors.toml``'s ``[variant]``) is its floor, below
+    ``KEPT_FLOOR`` too; the game without dice, and with 3 or 4 players, keeps its own."""
+    dice = {"players": 2, "dice": True}
+    ceiling = VARIANT_CEILING[("kaleidochess", "dice", True)]
+    assert ceiling < KEPT_FLOOR
+    for k in CAPPED:
+        assert LEVELS[k].floor_in("kaleidochess", dice) == min(LEVELS[k].floor, ceiling)
+        assert LEVELS[k].floor_in("kaleidochess", {"players": 4, "dice": False}) == \
+            LEVELS[k].floor_in("kaleidochess")
+    # the engine asks with its game's options: level 6 answers within its own budget
+    game = get_game("kaleidochess", dice=True)
+    pos = game.start()
+    pos.push(game.legal_moves(pos)[0])  # the die has spoken: White's pieces of that face
+    clock = NodeClock(20_000.0)
+    engine = Engine(game, DEFAULT_LEVEL, seed=1, clock=clock)
+    clock.search = engine.search
+    result = engine.choose(pos)
+    assert result.move in game.legal_moves(pos)
+    assert result.depth >= ceiling
+    assert result.seconds <= LEVELS[DEFAULT_LEVEL].movetime + 512 / 20_000.0

@@ -164,8 +164,15 @@ def _moves(page) -> list[str]:
 
 
 def _wait_moves(page, expected: list[str]) -> None:
-    page.wait_for_function("n => document.querySelectorAll('#moves li').length >= n",
-                           arg=len(expected), timeout=WAIT_MS)
+    try:
+        page.wait_for_function("n => document.querySelectorAll('#moves li').length >= n",
+                               arg=len(expected), timeout=WAIT_MS)
+    except Exception as timeout:  # say what the page showed instead (a lost click, a
+        # message, a piece still in the hand), not only that the wait ran out
+        seen = {spot: page.locator(spot).all_inner_texts()
+                for spot in ("#phase", "#message", "#held .chip")}
+        raise AssertionError(f"moves {_moves(page)} not {expected}; the page: {seen}") \
+            from timeout
     assert _moves(page) == expected
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from controller.engine.evaluation import Evaluator, weights_for
 from controller.engine.fog import SAMPLES
@@ -23,6 +24,7 @@ from controller.engine.search import MATE, MATE_BOUND, Limits, Result, Search, S
 from controller.rules import DEFAULT_GAME, Game, Position, get_game
 
 __all__ = ["DEFAULT_LEVEL", "FLOOR_CEILING", "FLOOR_WAIT", "KEPT_FLOOR", "LEVELS", "MATE",
+           "VARIANT_CEILING",
            "Engine", "Evaluator", "Level", "Limits", "Result", "Search", "SearchStopped",
            "clock_budget", "machine_slowness", "weights_for"]
 
@@ -78,12 +80,17 @@ class Level:
         own = max(self.movetime, self.floor_wait) * slowness
         return own if movetime is None else min(movetime, own)
 
-    def floor_in(self, game: str) -> int:
-        """The depth this level completes before its cap may end the search in ``game``:
-        its ``floor``, but never past the game's ``FLOOR_CEILING`` (what the floor search
-        completes on its budget in that game) — nor past the level's own depth, nor below
-        ``KEPT_FLOOR``, which the ceilings leave as it was."""
-        ceiling = max(FLOOR_CEILING.get(game, self.floor), KEPT_FLOOR)
+    def floor_in(self, game: str, options: Mapping[str, Any] | None = None) -> int:
+        """The depth this level completes before its cap may end the search in ``game``
+        (played with ``options``): its ``floor``, but never past the game's
+        ``FLOOR_CEILING`` (what the floor search completes on its budget in that game) —
+        nor past the level's own depth, nor below ``KEPT_FLOOR``, which the ceilings leave
+        as it was.  A variant with a ceiling of its own (``VARIANT_CEILING``: the dice's
+        chance nodes) takes that one as measured, below ``KEPT_FLOOR`` too: there the
+        wait would not reach the default level's depth, only cost its time."""
+        variant = variant_ceiling(game, options)
+        ceiling = variant if variant is not None else max(
+            FLOOR_CEILING.get(game, self.floor), KEPT_FLOOR)
         return min(self.floor, self.depth, ceiling)
 
 
@@ -135,9 +142,30 @@ DEFAULT_LEVEL = 6
 #: (``Level.floor_in``).  Data in ``floors.toml`` beside this file (the games are named
 #: there, as data, not in code), not in values.toml (the evaluation's data): it is a fact
 #: of the levels' budgets and the search's speed, measured again when either changes.
-FLOOR_CEILING: dict[str, int] = dict(
-    tomllib.loads((Path(__file__).with_name("floors.toml")).read_text(encoding="utf-8"))
-    ["ceiling"])
+_FLOORS = tomllib.loads(Path(__file__).with_name("floors.toml").read_text(encoding="utf-8"))
+FLOOR_CEILING: dict[str, int] = dict(_FLOORS["ceiling"])
+#: a game's variant whose options make the floor dearer than the game's (KaleidoChess'
+#: dice: every roll a chance node of six faces), its own ceiling: ``(game, option,
+#: value)`` → depth, from ``floors.toml``'s ``[variant]`` (``"kaleidochess:dice=true"``)
+def _variant_ceilings(table: Mapping[str, int]) -> dict[tuple[str, str, Any], int]:
+    out = {}
+    for key, depth in table.items():
+        game, _, setting = key.partition(":")
+        option, _, value = setting.partition("=")
+        out[(game, option, tomllib.loads(f"v = {value}")["v"])] = depth  # a TOML value
+    return out
+
+
+VARIANT_CEILING: dict[tuple[str, str, Any], int] = _variant_ceilings(
+    _FLOORS.get("variant", {}))
+
+
+def variant_ceiling(game: str, options: Mapping[str, Any] | None) -> int | None:
+    """The lowest ceiling a variant of ``game`` played with ``options`` has of its own
+    (``VARIANT_CEILING``), or None: the game's own applies."""
+    found = [depth for (name, option, value), depth in VARIANT_CEILING.items()
+             if name == game and options and options.get(option) == value]
+    return min(found) if found else None
 #: the floor no ceiling lowers: the default level's (depth 3, held in 100 of 100 check
 #: positions of every game by waiting for it; in Lùotuoqí the ceiling positions gave 2 —
 #: depth 3 in 91 of 100 within the wait — and lowering the default level's floor, which
@@ -226,7 +254,7 @@ class Engine:
         if self.beginner is not None:
             return self.choose_as_beginner(pos)
         limits = self.limits(movetime, nodes)
-        floor = self.level.floor_in(self.game.name)
+        floor = self.level.floor_in(self.game.name, self.game.options)
         if nodes is not None or limits.nodes is None or not floor:
             return self.search.best_move(pos, limits, stop)
         # the floor may take longer than the budget (``floor_wait``): a level plays

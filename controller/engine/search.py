@@ -731,21 +731,31 @@ class Search:
             if stand <= alpha:
                 return stand
             beta = min(beta, stand)
-        if moves is None:
-            moves = game.legal_moves(pos)
-            if not moves:
-                return self._terminal(pos, ply)
         best = stand
         board = pos.board
         # best-reply search: the opponents' layer holds every opponent's captures, as in
         # the full-width search (else a capture by an opponent who is not next to move
         # lies past the horizon: the engine's pieces were lost to it in the opening)
         layer = self._brs and not maximising
-        captures = [(m, seat) for seat, seat_moves in (
-                        self._layer(pos, moves, mover) if layer else [(mover, moves)])
-                    for m in seat_moves
-                    if m.captures and any(board[c] is not None and board[c].owner != seat
-                                          for c in m.captures)]
+        if moves is None and not layer:
+            # (only where mate alone ends the game) the captures alone, not the quiet
+            # moves: in Lùotuoqí listing them all was over a third of a depth-3 search;
+            # None where no move is left at all (a stalemate: a draw), as an empty
+            # listing said before
+            only = game.legal_captures(pos)
+            if only is None:
+                return self._terminal(pos, ply)
+            captures = [(m, mover) for m in only]
+        else:
+            if moves is None:
+                moves = game.legal_moves(pos)
+                if not moves:
+                    return self._terminal(pos, ply)
+            captures = [(m, seat) for seat, seat_moves in (
+                            self._layer(pos, moves, mover) if layer else [(mover, moves)])
+                        for m in seat_moves
+                        if m.captures and any(board[c] is not None and board[c].owner != seat
+                                              for c in m.captures)]
         if len(captures) > 1:
             captures.sort(key=lambda ms: -self._gain(pos, ms[0]))
         value = self.evaluator.piece_value

@@ -630,6 +630,27 @@ class Game:
         game (for :meth:`outcome`'s mate and stalemate, and a notation's mate mark)."""
         return bool(self.generate_moves(pos))
 
+    def legal_captures(self, pos: Position) -> list[Move] | None:
+        """The legal moves that remove a piece of another player than the one to move
+        (:meth:`ply_mover`), in :meth:`legal_moves`' order: ``[]`` where the side to move
+        has moves but none takes, **None where it has no legal move at all** (where
+        :meth:`legal_moves` is empty: the game has ended, :meth:`outcome` says how).
+
+        The engine's quiescence searches these where only mate ends the game
+        (``controller/engine/search.py``): the None tells it a stalemate from a quiet
+        position without a second listing, and the order matters to it — it sorts them
+        by gain with a stable sort, so equal gains are searched in this order and its
+        values do not depend on which listing gave the moves.  Default:
+        :meth:`legal_moves` filtered, what quiescence did itself before; a game whose quiet
+        moves are dear to list gives its own (Lùotuoqí)."""
+        moves = self.legal_moves(pos)
+        if not moves:
+            return None
+        board = pos.board
+        mover = self.ply_mover(pos)
+        return [m for m in moves if m.captures and any(
+            board[c] is not None and board[c].owner != mover for c in m.captures)]
+
     def no_move_outcome(self, pos: Position) -> Outcome:
         """The end when the side to move cannot move: mated when in check (the previous
         player wins), else stalemate (a draw)."""

@@ -9,9 +9,11 @@ Speed: every table a move generator needs is built once at import from the ``squ
 shape, and every move a piece can make from a cell is built once and kept (``_Moves``);
 legality avoids make/undo for moves that cannot expose the King, and the Cube option is
 decided per piece from bitboards and robust witnesses, its variants taken from the same
-kept tables (``_listing``); in check only the evasions are generated (``_evasions``).
-``tests/test_luotuoqi_speed_paths.py``, ``tests/test_luotuoqi_fast_listing.py`` and
-``tests/test_luotuoqi_evasions.py`` hold every shortcut against the literal rules;
+kept tables (``_listing``); in check only the evasions are generated (``_evasions``);
+quiescence's captures are listed without the quiet moves (``legal_captures``).
+``tests/test_luotuoqi_speed_paths.py``, ``tests/test_luotuoqi_fast_listing.py``,
+``tests/test_luotuoqi_evasions.py`` and ``tests/test_luotuoqi_captures.py`` hold every
+shortcut against the literal rules or the full listing;
 ``docs/performance.md`` has the figures.
 
 Long module: the literal rules and their fast paths side by side, so each shortcut is
@@ -1110,6 +1112,124 @@ class Luotuoqi(Game):
         if cubes:
             out += cubes
         return out
+
+    def legal_captures(self, pos: Position) -> list[Move] | None:
+        """The legal captures, in :meth:`legal_moves`' order, without listing a quiet
+        move: each piece walks only toward the cells it could take on (a bitboard test
+        skips a piece, a Bypasser's diagonal, with no enemy piece in reach), with the
+        legality tests :meth:`_listing` makes of the same moves.  A Cube variant is
+        always of a quiet move, so the Cube holder's captures are the plain ones; a
+        promotion takes nothing.  In check: the captures among :meth:`_evasions`.  With
+        none, :meth:`has_legal_move` (which stops at the first piece that can move) tells
+        ``[]`` from None."""
+        if self.rule_outcome(pos) is not None:
+            return None
+        board = pos.board
+        me, them = pos.turn, 1 - pos.turn
+        own: list[tuple[int, Piece]] = []
+        enemy_d: list[int] = []
+        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
+        enemy = dict.fromkeys(KINDS, 0)  # the other side's cells by kind, as bitboards
+        theirs = 0  # every cell of the other side, as a bitboard
+        king = -1
+        for c in compress(CELLS, board):  # the occupied cells, found in C
+            p = board[c]
+            if p.owner == me:
+                own.append((c, p))
+                if p.kind == "K":
+                    king = c
+            else:
+                kind = p.kind
+                enemy[kind] |= BIT[c]
+                theirs |= BIT[c]
+                if kind == "D":
+                    enemy_d.append(c)
+                    sliders.append((c, p))
+                elif kind == "T" or kind == "R":
+                    sliders.append((c, p))
+        attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
+        if attacks:
+            evasions = self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
+                                      attackers, exposers)
+            return [m for m in evasions if m.captures] if evasions else None
+        out: list[Move] = []
+        watch = WATCH_MASK[king]
+        safe_after = self._safe_after
+        for c, pc in own:
+            kind = pc.kind
+            if c == king:
+                if KING_MASK[c] & theirs:
+                    targets = [t for t in KING_STEPS[c] if BIT[t] & theirs]
+                    board[c] = None
+                    safe = self._safe_cells(board, targets, sliders, them, enemy)
+                    board[c] = pc
+                    if safe:
+                        table = _MOVES.get((c, pc)) or _moves_of(c, pc)
+                        out += [table.capture_on(t) for t in targets if t in safe]
+                continue
+            if not (EAGLET_MASK[me][c] if kind == "E" else MULE_MASK[c] if kind == "M"
+                    else ROOK_CAMEL_REACH[c] if kind == "R"
+                    else LINES_NEAR_MASK[c][pc.height] if kind == "T" else -1) & theirs:
+                continue  # nothing of the other side within its reach
+            start = len(out)
+            self._piece_captures(board, c, pc, me, theirs, out)
+            if c in exposers:  # pinned: a capture that empties its cell is tested
+                out[start:] = [m for m in out[start:] if m.left is not None or safe_after(
+                    board, m, king, them, enemy_d, enemy)]
+            elif kind == "D":  # a bypass empties cells an attack on the King may need
+                out[start:] = [m for m in out[start:] if not any(
+                    BIT[v] & watch for v in m.captures) or safe_after(
+                    board, m, king, them, enemy_d, enemy)]
+        return out if out or self.has_legal_move(pos) else None
+
+    @staticmethod
+    def _piece_captures(board: list, o: int, pc: Piece, me: int, theirs: int,
+                        out: list[Move]) -> None:
+        """Append the pseudo-legal captures of the piece ``pc`` (not a King) on ``o``, in
+        :meth:`_piece_moves`' order (``theirs``: the other side's cells, as a bitboard)."""
+        kind = pc.kind
+        table = _MOVES.get((o, pc)) or _moves_of(o, pc)
+        if kind == "E" or kind == "M":
+            for t in (MULE_TARGETS[o] if kind == "M" else EAGLET_TARGETS[me][o]):
+                if BIT[t] & theirs:
+                    out.append(table.capture_on(t))
+        elif kind == "T":
+            for (cells, _, _), mask in zip(table.rays, table.ray_masks, strict=True):
+                if mask & theirs:
+                    k = 0
+                    for t in cells:
+                        k += 1
+                        if board[t] is not None:
+                            if BIT[t] & theirs:
+                                out += table.tower_captures(t, k)
+                            break
+        elif kind == "R":
+            for (cells, _, _), mask in zip(table.rays, table.ray_masks, strict=True):
+                if mask & theirs:
+                    for t in cells:
+                        if board[t] is not None:
+                            if BIT[t] & theirs:
+                                out.append(table.capture_on(t))
+                            break
+            for p1, p2, targets in CAMEL[o]:
+                if board[p1] is None and board[p2] is None:
+                    for t in targets:
+                        if BIT[t] & theirs:
+                            out.append(table.capture_on(t))
+        else:  # a Bypasser: takes what it passes beside, never where it lands
+            for (cells, new_victims), reach in zip(BYPASS_STEPS[o], BYPASS_REACH[o],
+                                                   strict=True):
+                if not reach & theirs:
+                    continue
+                caps: tuple[int, ...] = ()
+                for t, fresh in zip(cells, new_victims, strict=True):
+                    if board[t] is not None:
+                        break
+                    for v in fresh:
+                        if BIT[v] & theirs:
+                            caps += (v,)
+                    if caps:
+                        out.append(Move("move", o, t, pc, None, caps))
 
     def _cube_setup(self, board: list, me: int, own: list[tuple[int, Piece]], king: int,
                     x: int) -> tuple:
