@@ -192,6 +192,9 @@ class Search:
         #: 3–4 players: the danger to the root player's last castles is scored
         #: (``Evaluator.exposure``)
         self._exposed = self._multi and self.evaluator.w.castle_threat > 0
+        #: Star1 pruning at chance nodes (same answers; False: plain expectimax, kept for
+        #: the tests and benchmarks/engine_chance.py to compare)
+        self.chance_pruning = True
 
     # -- the public entry --------------------------------------------------------------
     def best_move(self, pos: Position, limits: Limits,
@@ -432,7 +435,12 @@ class Search:
         in_check = self._checked(pos, key)
         maximising = mover == self.root
         pv = beta - alpha > 1
-        calm = not pv and not in_check and alpha > -MATE_BOUND and beta < MATE_BOUND
+        # (not after a roll: the static score cannot see that every move the die allows
+        # may lose — a forced capitulation — and a chance node's pruned faces are
+        # searched with narrower windows than the plain average's, which must not change
+        # their values)
+        calm = (not pv and not in_check and not rolled and alpha > -MATE_BOUND
+                and beta < MATE_BOUND)
         if self._mate_only and not in_check:
             # a game only mate ends, not in check: at the horizon straight to quiescence,
             # which may stand pat before listing the moves; near it, reverse futility
@@ -447,7 +455,11 @@ class Search:
         if not moves:
             return self._terminal(pos, ply)
         if moves[0].kind == "roll":
-            return self._chance(pos, moves, depth, ply)
+            score = self._chance(pos, moves, depth, ply, alpha, beta)
+            if self.chance_pruning:  # (a bound is stored as one, not as exact)
+                flag = EXACT if alpha < score < beta else (LOWER if score >= beta else UPPER)
+                self._store(key, depth, flag, score, None, ply)
+            return score
         if in_check and depth <= EXTEND_NEAR and ply < self._extend_below:
             depth += 1  # check extension: a check is answered one ply deeper
         if depth <= 0 and rolled:
@@ -457,7 +469,8 @@ class Search:
             if forced is not None:
                 return forced
         if depth <= 0:
-            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check)
+            return self._quiesce(pos, alpha, beta, ply, QUIESCENCE_PLIES, moves, in_check,
+                                 rolled=rolled)
         # the contract, not a convention, says whether the game has ended: a game may end
         # with moves left (King of the Hill, dead material, the move rule), so an inner
         # node asks ``outcome`` (remembered by position); at the horizon an empty list
@@ -635,16 +648,90 @@ class Search:
             return stand + margin
         return None
 
-    def _chance(self, pos: Position, rolls: list[Move], depth: int, ply: int) -> int:
-        """A die roll: the average over its faces (each face equally likely)."""
-        total = 0
-        for move in rolls:
-            pos.push(move)
-            try:
-                total += self._node(pos, depth, -INF, INF, ply + PLY, rolled=True)
-            finally:
-                pos.pop()
-        return total // len(rolls)
+    def _chance(self, pos: Position, rolls: list[Move], depth: int, ply: int,
+                alpha: int = -INF, beta: int = INF) -> int:
+        """A die roll: the average over its faces (each face equally likely), exact when
+        it lies inside (``alpha``, ``beta``), else a bound past the window (fail-soft).
+
+        Star1 (Ballard 1983): each face is searched with the window the average can still
+        enter given the faces searched so far and bounds on the rest, and the node ends
+        once it cannot.  No bound on a face is sound but ±``MATE`` (a mate's: one face's
+        forced capitulation moves the average by a sixth of it), which prunes nothing,
+        so the faces not yet searched are assumed at the window's floor — an assumption
+        each cut checks before it is made: a null-window probe per face not yet
+        searched, whose fail-soft bound then stands in for the assumption; a face past
+        it counts at ±``MATE`` and the face at hand is searched again, wider.  The
+        node's result is stored in the table as exact only inside the window."""
+        n = len(rolls)
+        if not self.chance_pruning or depth <= 0 or (alpha <= -MATE and beta >= MATE):
+            total = 0
+            for move in rolls:
+                total += self._face(pos, move, depth, -INF, INF, ply)
+            return total // n
+        # each face's bounds: assumed at the window's floor, or proved by a probe
+        hi = [min(max(alpha, -MATE), MATE)] * n
+        lo = list(hi)
+        sure_hi = [False] * n
+        sure_lo = [False] * n
+        total = 0  # the faces searched so far: exact values
+        i = 0
+        while i < n:
+            a = n * alpha - total - sum(hi[i + 1:])
+            b = n * beta - total - sum(lo[i + 1:])
+            score = self._face(pos, rolls[i], depth, max(a, -INF), min(b, INF), ply)
+            if score <= a:  # the average is at most alpha if the rest keep their bounds
+                if self._prove(pos, rolls, i + 1, depth, ply, hi, lo, sure_hi, sure_lo,
+                               True) and total + score + sum(hi[i + 1:]) <= n * alpha:
+                    return (total + score + sum(hi[i + 1:])) // n
+                continue  # a face past its assumed bound: this one again, wider
+            if score >= b:
+                if self._prove(pos, rolls, i + 1, depth, ply, hi, lo, sure_hi, sure_lo,
+                               False) and total + score + sum(lo[i + 1:]) >= n * beta:
+                    return (total + score + sum(lo[i + 1:])) // n
+                continue
+            total += score
+            i += 1
+        return total // n
+
+    def _prove(self, pos: Position, rolls: list[Move], start: int, depth: int, ply: int,
+               hi: list[int], lo: list[int], sure_hi: list[bool], sure_lo: list[bool],
+               upper: bool) -> bool:
+        """Star1's check before a cut: probe each face from ``start`` on whose bound
+        (``hi`` if ``upper``, else ``lo``) is only assumed, with a null window at that
+        bound; a probe that holds leaves its fail-soft bound (tighter still), one that
+        fails leaves ±``MATE`` (always sound) and the probe's bound on the other side.
+        True if every bound held."""
+        for j in range(start, len(rolls)):
+            if upper and not sure_hi[j]:
+                sure_hi[j] = True
+                probe = self._face(pos, rolls[j], depth, hi[j], hi[j] + 1, ply)
+                if probe <= hi[j]:
+                    hi[j] = probe
+                    lo[j] = min(lo[j], probe)  # (still to be probed if a cut needs it)
+                else:
+                    hi[j] = MATE
+                    lo[j], sure_lo[j] = max(lo[j], probe), True
+                    return False
+            elif not upper and not sure_lo[j]:
+                sure_lo[j] = True
+                probe = self._face(pos, rolls[j], depth, lo[j] - 1, lo[j], ply)
+                if probe >= lo[j]:
+                    lo[j] = probe
+                    hi[j] = max(hi[j], probe)
+                else:
+                    lo[j] = -MATE
+                    hi[j], sure_hi[j] = min(hi[j], probe), True
+                    return False
+        return True
+
+    def _face(self, pos: Position, roll: Move, depth: int, alpha: int, beta: int,
+              ply: int) -> int:
+        """One face of a roll, searched within (``alpha``, ``beta``)."""
+        pos.push(roll)
+        try:
+            return self._node(pos, depth, alpha, beta, ply + PLY, rolled=True)
+        finally:
+            pos.pop()
 
     def _forced_end(self, pos: Position, moves: list[Move], ply: int,
                     maximising: bool) -> int | None:
@@ -672,7 +759,7 @@ class Search:
 
     def _quiesce(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
                  moves: list[Move] | None = None, in_check: bool = False,
-                 counted: bool = False) -> int:
+                 counted: bool = False, rolled: bool = False) -> int:
         """Captures (and, where only mate ends the game, the answers to a check) until
         the position is quiet, remembered by position (``_quiet``): capture sequences
         meet again in another order — about a third of Lùotuoqí's quiescence nodes were
@@ -686,7 +773,7 @@ class Search:
                     flag == UPPER and score <= alpha):
                 return score
         score = self._quiesce_position(pos, alpha, beta, ply, left, moves, in_check,
-                                       counted, key)
+                                       counted, key, rolled)
         if len(self._quiet) >= self.table_size:
             self._quiet.clear()
         flag = UPPER if score <= alpha else LOWER if score >= beta else EXACT
@@ -695,7 +782,7 @@ class Search:
 
     def _quiesce_position(self, pos: Position, alpha: int, beta: int, ply: int, left: int,
                           moves: list[Move] | None, in_check: bool, counted: bool,
-                          key: int) -> int:
+                          key: int, rolled: bool = False) -> int:
         game = self.game
         mover = game.ply_mover(pos)
         # whether ``in_check`` is known: handed over with the moves, or asked below
@@ -761,9 +848,12 @@ class Search:
         value = self.evaluator.piece_value
         for move, seat in captures:
             # delta pruning: a capture that cannot lift the score past the window is skipped
+            # (not right after a roll: a chance node's faces are searched with narrower
+            # windows than the plain average's full one, and the estimate misses a
+            # capture that ends the game — a castle's — which must not change their values)
             taken = self._taken(pos, move)
-            if (stand + taken + DELTA_MARGIN <= alpha) if maximising else (
-                    stand - taken - DELTA_MARGIN >= beta):
+            if not rolled and ((stand + taken + DELTA_MARGIN <= alpha) if maximising else (
+                    stand - taken - DELTA_MARGIN >= beta)):
                 continue
             # a dearer piece taking a defended one loses material: left to the full search
             attacker = board[move.origin] if move.origin >= 0 else None
