@@ -34,14 +34,23 @@ cdef class Search:
 
     @cython.locals(score=long, flag=long)
     cpdef long _quiesce(self, pos, long alpha, long beta, long ply, long left,
-                        list moves=*, bint in_check=*, bint counted=*) except? -1
+                        list moves=*, bint in_check=*, bint counted=*,
+                        bint rolled=*) except? -1
 
     @cython.locals(best=long, score=long, mover=long)
     cpdef long _evasions(self, pos, list moves, long alpha, long beta, long ply, long left,
                          bint maximising) except? -1
 
-    @cython.locals(total=long)
-    cpdef long _chance(self, pos, list rolls, long depth, long ply) except? -1
+    @cython.locals(total=long, n=Py_ssize_t, i=Py_ssize_t, a=long, b=long, score=long)
+    cpdef long _chance(self, pos, list rolls, long depth, long ply, long alpha=*,
+                       long beta=*) except? -1
+
+    @cython.locals(j=Py_ssize_t, probe=long)
+    cpdef bint _prove(self, pos, list rolls, Py_ssize_t start, long depth, long ply,
+                      list hi, list lo, list sure_hi, list sure_lo, bint upper) except -1
+
+    cpdef long _face(self, pos, roll, long depth, long alpha, long beta,
+                     long ply) except? -1
 
     @cython.locals(taken=long, worth=long, own=long)
     cpdef long _taken(self, pos, move) except? -1
