@@ -154,10 +154,23 @@ class Chess(Game):
         """All legal moves: piece moves and castling."""
         return self._piece_moves(pos)[0]
 
-    def _piece_moves(self, pos: Position) -> tuple[list[Move], int]:
+    def legal_captures(self, pos: Position) -> list[Move] | None:
+        """The legal captures, in :meth:`legal_moves`' order, from the same generator with
+        every target outside the other side's pieces left out (no quiet move, no castling
+        is built; en passant kept): what the engine's quiescence asks at every node.  A
+        subclass that lists other moves too (Lao Tzu's drops) takes the filtered default."""
+        if type(self).generate_moves is not Chess.generate_moves:
+            return super().legal_captures(pos)
+        if self.rule_outcome(pos) is not None:
+            return None
+        moves = self._piece_moves(pos, captures_only=True)[0]
+        return moves if moves or self.has_legal_move(pos) else None
+
+    def _piece_moves(self, pos: Position, captures_only: bool = False) -> tuple[list[Move], int]:
         """The legal piece moves and castling, with the cells a piece arriving from off the
         board (a variant's drop) may stand on to meet a check (every cell when not in
-        check, none in double check)."""
+        check, none in double check).  ``captures_only``: the captures alone, in the same
+        order (``legal_captures``)."""
         state = pos.state
         bb = state["bb"]
         us = pos.turn
@@ -185,7 +198,7 @@ class Chess(Game):
         # King steps: the target must not be attacked once the King has left its cell.
         base = ((us * 6 + KING) * 64 + ksq) << 7
         occ_k = occ ^ (1 << ksq)
-        x = KING_ATT[ksq] & ~own
+        x = KING_ATT[ksq] & (opp if captures_only else ~own)
         while x:
             b = x & -x
             x ^= b
@@ -214,7 +227,7 @@ class Chess(Game):
             if between and not between & (between - 1) and between & own:
                 pinned |= between
 
-        tmask = mask & ~own
+        tmask = mask & (opp if captures_only else ~own)
         line = LINE[ksq]
         jobs = []
         x = knights & own & ~pinned
@@ -272,6 +285,8 @@ class Chess(Game):
                       (((own_pawns & NOT_H) >> 7) & opp & mask, -7, 1))
         pbase = (us * 6 + PAWN) * 64
         for x, delta, cap in groups:
+            if captures_only and not cap:
+                continue
             while x:
                 b = x & -x
                 x ^= b
@@ -292,7 +307,7 @@ class Chess(Game):
                 if m is not None:
                     add(m)
 
-        if not checkers and state["castling"] & BACK_RANK[us]:
+        if not checkers and not captures_only and state["castling"] & BACK_RANK[us]:
             moves.extend(self._castling_moves(bb, us, ksq, state["castling"]))
 
         return moves, drop_mask
