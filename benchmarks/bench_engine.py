@@ -44,9 +44,9 @@ def positions(game, count: int, seed: int) -> list:
         pos = game.start()
         for _ in range(rng.randint(6, 40)):
             moves = game.legal_moves(pos)
-            if not moves or moves[0].kind == "roll":
+            if not moves:
                 break
-            pos.push(rng.choice(moves))
+            pos.push(rng.choice(moves))  # a die's roll too: the dice variant plays on
         if game.legal_moves(pos):
             out.append(pos)
     return out
