@@ -51,6 +51,9 @@ log = logging.getLogger("fairyboard.server.cluster")
 
 #: how often a worker compares its live games' versions with the store's
 SWEEP_S = 2.0
+#: a refereed game just started on another worker may be read before its truth is
+#: stored (the referee's set-up follows the game's row): read again this often, so long
+TRUTH_WAITS, TRUTH_WAIT_S = 20, 0.1
 CLUB = "server"
 
 
@@ -318,6 +321,8 @@ class ClusterHub(StoreLobby, Hub):
         if g.id in self.games:
             return self.games[g.id]
         if g.refereed:
+            if _truth_pending(fresh):
+                return None  # (read again when asked: not unreadable, only early)
             self._adopt(g, truth)
             if not g.views:
                 self._unreadable.add(g.id)
@@ -333,8 +338,14 @@ class ClusterHub(StoreLobby, Hub):
     async def _load(self, game_id: str) -> LiveGame | None:
         if game_id in self._unreadable:
             return None
-        fresh = await self.io(self._read, game_id)
-        return self._install(fresh) if fresh is not None else None
+        for _ in range(TRUTH_WAITS):
+            fresh = await self.io(self._read, game_id)
+            if fresh is None:
+                return None
+            if not _truth_pending(fresh):
+                return self._install(fresh)
+            await asyncio.sleep(TRUTH_WAIT_S)
+        return None  # (not marked unreadable: its truth may still come)
 
     def resume(self) -> int:
         """Every unfinished game from the store (a refereed one: its truth there); the
@@ -461,3 +472,11 @@ class ClusterHub(StoreLobby, Hub):
             self.link.close()
             self.link = None
         super().close()
+
+
+def _truth_pending(fresh: tuple[LiveGame, Any, float | None]) -> bool:
+    """A refereed game read before its truth was stored: no move yet, so the referee's
+    set-up is still to come (a game with moves and no truth was started before cluster
+    mode, and stays unreadable)."""
+    g, truth, _ = fresh
+    return g.refereed and truth is None and not g.ply
