@@ -294,3 +294,44 @@ def test_a_game_ended_elsewhere_and_read_from_the_store_keeps_its_ending_words(t
             hub.close()
         for store in stores:
             store.close()
+
+
+def test_a_refereed_game_read_before_its_truth_is_stored_is_read_again(tmp_path,
+                                                                      monkeypatch):
+    """A Lao Tzu game started on one worker, read by another before the referee's truth
+    is stored (the game's row comes first): the reader is early, not facing a game it can
+    never hold — once the truth is there it holds the game (it answered "no such game"
+    for good before: seen in a fresh-clone run of the cluster's browser test)."""
+    from controller.server import cluster
+
+    path = str(tmp_path / "truth.sqlite3")
+    stores = [open_store(path), open_store(path)]
+    for name in ("ann", "ben"):
+        stores[0].add_account(name, "h")
+    hubs = [ClusterHub(store, Referee("server"), ClusterSettings("127.0.0.1", 1, f"w{n}"))
+            for n, store in enumerate(stores)]
+    late: list = []
+
+    async def truth_later(g) -> None:
+        late.append(g)
+
+    keep_truth = hubs[0]._keep_truth
+    monkeypatch.setattr(hubs[0], "_keep_truth", truth_later)
+    monkeypatch.setattr(cluster, "TRUTH_WAITS", 2)
+
+    async def play() -> None:
+        g = await hubs[0].start_game("laotzu", {}, ["ann", "ben"], None, False)
+        assert g.refereed and late and stores[1].truth(g.id) is None
+        assert await hubs[1]._load(g.id) is None  # early: its truth is still to come
+        assert g.id not in hubs[1]._unreadable
+        await keep_truth(g)
+        there = await hubs[1]._load(g.id)
+        assert there is not None and there.views
+
+    try:
+        asyncio.run(play())
+    finally:
+        for hub in hubs:
+            hub.close()
+        for store in stores:
+            store.close()
