@@ -854,31 +854,8 @@ class Luotuoqi(Game):
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
-        own: list[tuple[int, Piece]] = []
-        enemy_d: list[int] = []
-        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
-        enemy = dict.fromkeys(KINDS, 0)  # the other side's cells by kind, as bitboards
-        king = x = -1
-        my_towers = 0
-        for c in compress(CELLS, board):  # the occupied cells, found in C
-            p = board[c]
-            if p.owner == me:
-                own.append((c, p))
-                if p.kind == "T":
-                    my_towers |= BIT[c]
-                elif p.kind == "K":
-                    king = c
-            else:
-                kind = p.kind
-                enemy[kind] |= BIT[c]
-                if kind == "D":
-                    enemy_d.append(c)
-                    sliders.append((c, p))
-                elif kind == "K":
-                    x = c
-                elif kind == "T" or kind == "R":
-                    sliders.append((c, p))
-        attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
+        (own, enemy_d, sliders, enemy, king, x, my_towers, attacks, attackers,
+         exposers) = self._survey(board, me)
         if attacks:
             moves = self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
                                    attackers, exposers)
@@ -1126,32 +1103,13 @@ class Luotuoqi(Game):
             return None
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
-        own: list[tuple[int, Piece]] = []
-        enemy_d: list[int] = []
-        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
-        enemy = dict.fromkeys(KINDS, 0)  # the other side's cells by kind, as bitboards
-        theirs = 0  # every cell of the other side, as a bitboard
-        king = -1
-        for c in compress(CELLS, board):  # the occupied cells, found in C
-            p = board[c]
-            if p.owner == me:
-                own.append((c, p))
-                if p.kind == "K":
-                    king = c
-            else:
-                kind = p.kind
-                enemy[kind] |= BIT[c]
-                theirs |= BIT[c]
-                if kind == "D":
-                    enemy_d.append(c)
-                    sliders.append((c, p))
-                elif kind == "T" or kind == "R":
-                    sliders.append((c, p))
-        attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
+        (own, enemy_d, sliders, enemy, king, _x, _towers, attacks, attackers,
+         exposers) = self._survey(board, me)
         if attacks:
             evasions = self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
                                       attackers, exposers)
             return [m for m in evasions if m.captures] if evasions else None
+        theirs = sum(enemy.values())  # every cell of the other side (the kinds are disjoint)
         out: list[Move] = []
         watch = WATCH_MASK[king]
         safe_after = self._safe_after
@@ -1300,31 +1258,11 @@ class Luotuoqi(Game):
         """
         board = pos.board
         me, them = pos.turn, 1 - pos.turn
-        own: list[tuple[int, Piece]] = []
-        enemy_d: list[int] = []
-        sliders: list[tuple[int, Piece]] = []  # the other side's Towers, Rook-Camels, Bypassers
-        enemy = dict.fromkeys(KINDS, 0)  # the other side's cells by kind, as bitboards
-        king = -1
-        for c in compress(CELLS, board):  # the occupied cells, found in C
-            p = board[c]
-            if p.owner == me:
-                own.append((c, p))
-                if p.kind == "K":
-                    king = c
-            else:
-                kind = p.kind
-                enemy[kind] |= BIT[c]
-                if kind == "D":
-                    enemy_d.append(c)
-                    sliders.append((c, p))
-                elif kind == "T" or kind == "R":
-                    sliders.append((c, p))
-        attacks, attackers, exposers = self._checks(board, king, them, enemy_d, enemy)
+        (own, enemy_d, sliders, enemy, king, _x, _towers, attacks, attackers,
+         exposers) = self._survey(board, me)
         if attacks:
             return self._evasions(pos, own, sliders, enemy_d, king, enemy, attacks,
                                   attackers, exposers, first_only)
-        board = pos.board
-        them = 1 - pos.turn
         out: list[Move] = []
         add = out.append
         piece_moves = self._piece_moves
@@ -1468,6 +1406,42 @@ class Luotuoqi(Game):
             if first_only and out:
                 return out
         return out
+
+    @staticmethod
+    def _survey(board: list, me: int) -> tuple:
+        """One walk over the occupied cells for a listing (:meth:`_listing`,
+        :meth:`_plain`, :meth:`legal_captures`): ``me``'s pieces as ``(cell, piece)``;
+        the other side's Bypassers' cells; its Towers, Rook-Camels and Bypassers (the
+        sliders a King step must look past); its cells by kind, as bitboards; both
+        Kings' cells (-1: none); ``me``'s Towers as a bitboard; and :meth:`_checks` on
+        ``me``'s King (attacks, attackers, the cells whose emptying exposes it)."""
+        own: list[tuple[int, Piece]] = []
+        enemy_d: list[int] = []
+        sliders: list[tuple[int, Piece]] = []
+        enemy = dict.fromkeys(KINDS, 0)
+        king = x = -1
+        my_towers = 0
+        for c in compress(CELLS, board):  # the occupied cells, found in C
+            p = board[c]
+            if p.owner == me:
+                own.append((c, p))
+                if p.kind == "T":
+                    my_towers |= BIT[c]
+                elif p.kind == "K":
+                    king = c
+            else:
+                kind = p.kind
+                enemy[kind] |= BIT[c]
+                if kind == "D":
+                    enemy_d.append(c)
+                    sliders.append((c, p))
+                elif kind == "K":
+                    x = c
+                elif kind == "T" or kind == "R":
+                    sliders.append((c, p))
+        attacks, attackers, exposers = Luotuoqi._checks(board, king, 1 - me, enemy_d, enemy)
+        return (own, enemy_d, sliders, enemy, king, x, my_towers, attacks, attackers,
+                exposers)
 
     @staticmethod
     def _cells_by_kind(board: list, owner: int) -> dict[str, int]:
