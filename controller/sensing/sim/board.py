@@ -116,6 +116,8 @@ class SimulatedBoard:
         #: spot -> "dead" (reads nothing) or "stuck" (reads a magnet): hardware faults
         self.sensor_faults: dict[int, str] = {}
         self.revision = 0
+        self._fields_key: tuple[int, int | None] | None = None  # see :meth:`_fields`
+        self._fields_now: list[float] = []
         self._tickers: list[_Ticker] = []
         self._order = 0
         #: the latest human actions (time, what), for messages and debugging; bounded so a
@@ -179,6 +181,21 @@ class SimulatedBoard:
         """Signed magnetic field at a spot's sensor (1.0 = one centred magnet);
         ``glitches=False`` leaves out bounces (the settled physical truth)."""
         i = self.index(spot)
+        if glitches:
+            return self._fields()[i]
+        return self._field(i, False)
+
+    def _fields(self) -> list[float]:
+        """Every spot's :meth:`field` now, bounces included.  Kept while nothing on the
+        board changes (:attr:`revision`) and no bounce is pending: the emulated scans and
+        converters read it for every strobe, load or conversion."""
+        key = (self.revision, self.clock.us if self._glitches else None)
+        if key != self._fields_key:
+            self._fields_key = key
+            self._fields_now = [self._field(i, True) for i in range(self.n)]
+        return self._fields_now
+
+    def _field(self, i: int, glitches: bool) -> float:
         f = self._pile_field(self.piles[i])
         if i in self.leaning:
             f *= 1.0 - self.leaning[i][1]
@@ -201,7 +218,9 @@ class SimulatedBoard:
         return abs(self.field(spot, glitches)) >= self.magnets.threshold
 
     def switches(self) -> list[bool]:
-        return [self.switch_closed(i) for i in range(self.n)]
+        """Every spot's digital sensor now."""
+        threshold = self.magnets.threshold
+        return [abs(f) >= threshold for f in self._fields()]
 
     def _glitch(self, i: int) -> bool:
         spans = self._glitches.get(i)

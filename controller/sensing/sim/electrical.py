@@ -40,22 +40,30 @@ class PinBank:
         self.level: dict[Pin, bool] = {}    # output latch
         self.pull: dict[Pin, str | None] = {}
         self.devices: list = []
+        self._edge_hooks: list[Callable[[Pin, bool], None]] = []  # devices' ``on_edge``
         self.rng = random.Random(seed)
         self.reads = 0
         self.writes = 0
+        #: bumped on every change of a mode, pull or output level (what devices cache by)
+        self.version = 0
 
     def attach(self, device) -> None:
         self.devices.append(device)
+        hook = getattr(device, "on_edge", None)
+        if hook is not None:
+            self._edge_hooks.append(hook)
 
     def set_input(self, pin: Pin, pull: str | None) -> None:
         self.mode[pin] = "in"
         self.pull[pin] = pull
+        self.version += 1
 
     def set_output(self, pin: Pin, level: bool) -> None:
         was_out = self.mode.get(pin) == "out"
         old = self.level.get(pin, False)
         self.mode[pin] = "out"
         self.level[pin] = bool(level)
+        self.version += 1
         if not was_out or old != bool(level):
             self._edge(pin, bool(level))
 
@@ -63,16 +71,15 @@ class PinBank:
         if self.mode.get(pin) != "out":
             raise RuntimeError(f"pin {pin} is not an output")
         self.writes += 1
-        old = self.level.get(pin, False)
-        self.level[pin] = bool(level)
-        if old != bool(level):
-            self._edge(pin, bool(level))
+        level = bool(level)
+        if self.level.get(pin, False) != level:
+            self.level[pin] = level
+            self.version += 1
+            self._edge(pin, level)
 
     def _edge(self, pin: Pin, level: bool) -> None:
-        for d in self.devices:
-            hook = getattr(d, "on_edge", None)
-            if hook is not None:
-                hook(pin, level)
+        for hook in self._edge_hooks:
+            hook(pin, level)
 
     def driven(self, pin: Pin) -> bool | None:
         """The level an output drives, or None for an input."""
@@ -129,6 +136,16 @@ class SwitchMatrix:
         self._cache_key: Hashable = object()
         self._state: Sequence[Sequence[bool]] = ()
         self._adj: list[list[int]] = []
+        self._serial = 0  # bumped whenever the switch state is read again
+        #: with faults, per switch state: each node's pins and the nodes one closed
+        #: switch away in each direction (:meth:`_fault_paths`)
+        self._paths: tuple[list[list[Pin]], dict[bool, list[list[int]]]] | None = None
+        self._paths_serial = -1
+        self._across: dict[Pin, list[Pin]] = {}  # see :meth:`_closed_across`
+        self._across_serial = -1
+        #: every node's level with faults, per bank version and switch state
+        self._levels: list[bool | None] = []
+        self._levels_key: tuple[int, int] | None = None
         bank.attach(self)
 
     def inject(self, faults: MatrixFaults | None) -> None:
@@ -150,6 +167,7 @@ class SwitchMatrix:
         key = self.version() if self.version else object()
         if key != self._cache_key:
             self._cache_key = key
+            self._serial += 1
             self._state = self.closed()
             if self.faults is not None:
                 self._state = self.faults.conducting(self._state)
@@ -167,84 +185,103 @@ class SwitchMatrix:
         r, c = self.row_of.get(pin), self.col_of.get(pin)
         if r is None and c is None:
             return None
-        state = self._switches()
-        bank = self.bank
+        self._switches()
         if self.faults is not None:
             return self._faulty_level(r, c)
         if self.diodes is None:
             return self._net_level(r if r is not None else len(self.rows) + c)
         # with diodes a node is only pulled through one switch, in the forward direction
         anode_side = (r is not None) == (self.diodes == "row")
-        if r is not None:
-            others = [(self.columns[k], state[r][k]) for k in range(len(self.columns))]
-        else:
-            others = [(self.rows[k], state[k][c]) for k in range(len(self.rows))]
-        for other, closed in others:
-            if not closed:
-                continue
-            d = bank.driven(other)
+        driven = self.bank.driven
+        for other in self._closed_across()[pin]:
+            d = driven(other)
             if anode_side and d is False:
                 return False  # anode follows a cathode driven low (forward biased)
             if not anode_side and d is True:
                 return True  # cathode follows an anode driven high
         return None
 
-    def _faulty_level(self, r: int | None, c: int | None) -> bool | None:
-        """The level of a line when :attr:`faults` are injected: current may flow over
-        several switches (a ghost path), each in the direction its diode lets it."""
+    def _closed_across(self) -> dict[Pin, list[Pin]]:
+        """For the switch state now, each line's pin: the pins of the lines across its
+        closed switches.  Built once per switch state: a scan reads every line of it."""
+        if self._across_serial != self._serial:
+            state = self._state
+            across: dict[Pin, list[Pin]] = {}
+            for r, row_pin in enumerate(self.rows):
+                across[row_pin] = [p for k, p in enumerate(self.columns) if state[r][k]]
+            for k, column_pin in enumerate(self.columns):
+                across[column_pin] = [p for r, p in enumerate(self.rows) if state[r][k]]
+            self._across, self._across_serial = across, self._serial
+        return self._across
+
+    def _fault_paths(self) -> tuple[list[list[Pin]], dict[bool, list[list[int]]]]:
+        """With :attr:`faults`, for the switch state now: each node's controller pins (a
+        line and any line shorted to it), and the nodes current can reach from each node
+        through one closed switch, flowing toward a low line (``True``) or from a high
+        one (``False``), each in the direction its diode lets it.  Built once per switch
+        state: a scan reads every line of it."""
+        if self._paths is not None and self._paths_serial == self._serial:
+            return self._paths
         faults = self.faults
         assert faults is not None
         nr, nc = len(self.rows), len(self.columns)
-        state = self._state
+        state, diodes = self._state, self.diodes
+        pins = ([[self.rows[k] for k in faults.net(n, "row", nr)] for n in range(nr)]
+                + [[self.columns[k] for k in faults.net(n, "column", nc)] for n in range(nc)])
+        reach: dict[bool, list[list[int]]] = {}
+        for toward_low in (True, False):
+            table: list[list[int]] = []
+            for node in range(nr):
+                table.append([nr + col for row in faults.net(node, "row", nr)
+                              for col in range(nc)
+                              if state[row][col] and faults.conducts(
+                                  row, col, diodes, from_row=toward_low)])
+            for node in range(nc):
+                table.append([row for col in faults.net(node, "column", nc)
+                              for row in range(nr)
+                              if state[row][col] and faults.conducts(
+                                  row, col, diodes, from_row=not toward_low)])
+            reach[toward_low] = table
+        self._paths, self._paths_serial = (pins, reach), self._serial
+        return self._paths
 
-        def pins(node: int) -> list[Pin]:
-            """The controller pins of a node: a line and any line shorted to it."""
-            if node < nr:
-                return [self.rows[k] for k in faults.net(node, "row", nr)]
-            return [self.columns[k] for k in faults.net(node - nr, "column", nc)]
+    def _faulty_level(self, r: int | None, c: int | None) -> bool | None:
+        """The level of a line when :attr:`faults` are injected: current may flow over
+        several switches (a ghost path), each in the direction its diode lets it."""
+        key = (self.bank.version, self._serial)
+        if key != self._levels_key:
+            self._levels_key, self._levels = key, self._fault_levels()
+        return self._levels[r if r is not None else len(self.rows) + c]
 
-        def drive(node: int) -> bool | None:
-            levels = {self.bank.driven(p) for p in pins(node)} - {None}
-            if not levels:
-                return None
-            return False not in levels  # two outputs fight: low wins
-
-        def steps(node: int, toward_low: bool) -> list[int]:
-            """Nodes current can reach from ``node`` through one closed switch, flowing
-            toward a low line (``toward_low``) or from a high one."""
-            out = []
-            if node < nr:
-                for row in faults.net(node, "row", nr):
-                    for col in range(nc):
-                        if state[row][col] and faults.conducts(
-                                row, col, self.diodes, from_row=toward_low):
-                            out.append(nr + col)
-            else:
-                for col in faults.net(node - nr, "column", nc):
-                    for row in range(nr):
-                        if state[row][col] and faults.conducts(
-                                row, col, self.diodes, from_row=not toward_low):
-                            out.append(row)
-            return out
-
-        start = r if r is not None else nr + c
-        own = drive(start)
-        if own is not None:
-            return own
+    def _fault_levels(self) -> list[bool | None]:
+        """Every node's level with :attr:`faults`, for the pins and switches now: its own
+        drive (two outputs fighting: low wins); else low when current can flow from it
+        to a line driven low through undriven nodes; else high when it can flow to it
+        from a line driven high; else None (floating).  Found backwards from the driven
+        lines, once for all the lines a scan reads before a pin changes."""
+        pins, reach = self._fault_paths()
+        bank = self.bank
+        drives: list[bool | None] = []
+        for node_pins in pins:
+            levels = {bank.driven(p) for p in node_pins} - {None}
+            drives.append((False not in levels) if levels else None)
+        out = list(drives)
         for toward_low, level in ((True, False), (False, True)):
-            seen, todo = {start}, [start]
+            before: list[list[int]] = [[] for _ in drives]  # the reach, reversed
+            for node, nexts in enumerate(reach[toward_low]):
+                for nxt in nexts:
+                    before[nxt].append(node)
+            todo = [n for n, d in enumerate(drives) if d is level]
+            seen = set(todo)
             while todo:
-                node = todo.pop()
-                for nxt in steps(node, toward_low):
-                    if nxt in seen:
+                for prev in before[todo.pop()]:
+                    if prev in seen or drives[prev] is not None:
                         continue
-                    seen.add(nxt)
-                    d = drive(nxt)
-                    if d is level:
-                        return level
-                    if d is None:
-                        todo.append(nxt)
-        return None
+                    seen.add(prev)
+                    if out[prev] is None:
+                        out[prev] = level
+                    todo.append(prev)
+        return out
 
     def _net_level(self, node: int) -> bool | None:
         """Level of the net containing ``node`` when switches join nets directly."""
@@ -343,7 +380,9 @@ class ShiftRegisterChain:
         self.load_pin, self.clock_pin, self.data_pin = load, clock, data
         self.bits = bits
         self.inputs = inputs
-        self.register = [False] * bits
+        self.loaded: list[bool] = [False] * bits
+        #: how far the loaded bits have shifted toward QH (past the end: DS's low)
+        self.shifted = 0
         self.shifts = 0
         bank.attach(self)
 
@@ -352,9 +391,10 @@ class ShiftRegisterChain:
 
     def on_edge(self, pin: Pin, level: bool) -> None:
         if pin == self.load_pin and level:
-            self.register = list(self.inputs())  # PL rising: the loaded value is kept
+            self.loaded = list(self.inputs())  # PL rising: the loaded value is kept
+            self.shifted = 0
         elif pin == self.clock_pin and level and not self._loading():
-            self.register = self.register[1:] + [False]
+            self.shifted += 1  # every bit one place toward QH, DS's low shifting in
             self.shifts += 1
 
     def level(self, pin: Pin) -> bool | None:
@@ -362,7 +402,7 @@ class ShiftRegisterChain:
             return None
         if self._loading():
             return bool(self.inputs()[0])
-        return self.register[0]
+        return self.loaded[self.shifted] if self.shifted < self.bits else False
 
 
 @dataclass(frozen=True)
