@@ -79,14 +79,26 @@ def sync_api():
 
 @pytest.fixture(scope="module")
 def browser(sync_api):
-    """One Chromium for the module (a module with a browser of its own shape defines
-    its own ``browser``)."""
-    from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS
+    """The run's shared Chromium (``tests/support/webtools.py``: ``shared_chromium``)."""
+    from tests.support.webtools import shared_chromium
 
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    return shared_chromium(sync_api)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def close_pages():
+    """After each test file, the pages it left open in the shared Chromium are closed
+    (they would go on polling and drawing through the next files)."""
+    yield
+    from tests.support import webtools
+
+    webtools.close_pages()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests.support import webtools
+
+    webtools.stop_chromium()
 
 
 @pytest.fixture

@@ -158,14 +158,12 @@ MARK_HAN = """() => { let total = 0;
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any, str]]:
     """The service as a real process and a Chromium: (Playwright's API, browser, URL)."""
-    from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip, running_service
+    from tests.support.webtools import chromium, playwright_or_skip, running_service
 
     sync_api = playwright_or_skip()
     with running_service(tmp_path_factory.mktemp("guides")) as url, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            chromium(sync_api) as browser:
         yield sync_api, browser, url
-        browser.close()
 
 
 def test_the_chinese_guides_are_drawn_with_a_cjk_font_not_boxes(served) -> None:

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from tests.support.clubserver import ClubServer
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip
+from tests.support.webtools import chromium, playwright_or_skip
 
 
 @pytest.fixture
@@ -40,8 +40,7 @@ def test_a_browser_player_plays_a_board(club):
     expect = sync_api.expect
     _, token = club.player("bob")
     board = club.client(token)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium(sync_api) as browser:
         page, errors = _signed_up(browser, club, expect, "carol")
         page.select_option("select[name=variant]", "chess")
         page.get_by_role("button", name="Seek").click()
@@ -82,7 +81,6 @@ def test_a_browser_player_plays_a_board(club):
             board.move(gid, "e7e5")
             expect(moves).to_contain_text("e4 e5")
         assert errors == [], errors
-        browser.close()
 
 
 def test_a_lao_tzu_browser_player_sees_only_its_view(club):
@@ -94,8 +92,7 @@ def test_a_lao_tzu_browser_player_sees_only_its_view(club):
     expect = sync_api.expect
     _, token = club.player("bob")
     board = club.client(token)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium(sync_api) as browser:
         page, errors = _signed_up(browser, club, expect, "carol")
         board.challenge("carol", 10, 0, color="white", variant="laotzu")
         # the lobby follows its event stream: the challenge shows, accepted there, played
@@ -125,4 +122,3 @@ def test_a_lao_tzu_browser_player_sees_only_its_view(club):
             expect(position).to_have_text(carols_view())
             assert "e2e4" not in page.locator("#moves").text_content()  # no move told
         assert errors == [], errors
-        browser.close()

@@ -47,11 +47,8 @@ def test_the_page_says_the_computer_failed_and_the_game_goes_on_as_two_people(
     folder.mkdir()
     config = ("[board]\nlayout = 'square8'\ngame = 'chess'\ncomputer = ['White']\n"
               "computer_level = 1\n")
-    with sync_api.sync_playwright() as p, contextlib.ExitStack() as stack:
+    with webtools.chromium(sync_api) as browser, contextlib.ExitStack() as stack:
         url = stack.enter_context(webtools.running_service(folder, config))
-        browser = p.chromium.launch(executable_path=str(webtools.CHROMIUM),
-                                    args=webtools.CHROMIUM_ARGS)
-        stack.callback(browser.close)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

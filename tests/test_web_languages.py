@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controller.i18n import LANGUAGES, catalogue
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip, running_service
+from tests.support.webtools import chromium, playwright_or_skip, running_service
 
 #: the visible text runs outside the board drawing (the board's cell names are names)
 VISIBLE_TEXTS = """() => {
@@ -55,8 +55,7 @@ TOFU = """(runs) => {
 def page(tmp_path_factory):
     sync_api = playwright_or_skip()
     with running_service(tmp_path_factory.mktemp("languages")) as url, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            chromium(sync_api) as browser:
         tab = browser.new_page(viewport={"width": 1280, "height": 1400})
         errors: list[str] = []
         tab.on("pageerror", lambda e: errors.append(str(e)))
@@ -66,7 +65,6 @@ def page(tmp_path_factory):
         tab.wait_for_selector("#tutorial-steps li")
         yield tab
         assert errors == [], errors
-        browser.close()
 
 
 def shown(tab, code: str) -> list[dict]:

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from tests.support.lichess import FakeLichess
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip, running_service
+from tests.support.webtools import chromium, playwright_or_skip, running_service
 
 TOKEN = "lip_abcdefghijklmnop1234"
 
@@ -24,8 +24,7 @@ def german(tmp_path_factory):
     config = (f"[board]\ngame = 'chess'\nlayout = 'square8'\n[online]\nserver = "
               f"'{server.url}'\ntoken_file = '{folder / 'token'}'\n")
     try:
-        with running_service(folder, config) as url, sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        with running_service(folder, config) as url, chromium(sync_api) as browser:
             tab = browser.new_page(viewport={"width": 1280, "height": 1400})
             errors: list[str] = []
             tab.on("pageerror", lambda e: errors.append(str(e)))
@@ -37,7 +36,6 @@ def german(tmp_path_factory):
             tab.wait_for_selector("#turn-text:not(:empty)", timeout=15_000)
             yield tab, sync_api.expect
             assert errors == [], errors
-            browser.close()
     finally:
         server.stop()
 

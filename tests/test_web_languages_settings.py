@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, playwright_or_skip, running_service
+from tests.support.webtools import chromium, playwright_or_skip, running_service
 
 EMPTY = "20261201-100000-chess.jsonl"  # set aside when the board starts
 FOLDER = "20261201-120000-chess.jsonl"  # appears later: the archive lists it
@@ -22,8 +22,7 @@ def german(tmp_path_factory):
     (folder / "journal").mkdir()
     (folder / "journal" / EMPTY).write_bytes(b"")
     with running_service(folder, "[board]\ngame = 'chess'\nlayout = 'square8'\n") as url, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            chromium(sync_api) as browser:
         tab = browser.new_page(viewport={"width": 1280, "height": 1400})
         errors: list[str] = []
         tab.on("pageerror", lambda e: errors.append(str(e)))
@@ -35,7 +34,6 @@ def german(tmp_path_factory):
         tab.wait_for_selector("#turn-text:not(:empty)", timeout=15_000)
         yield tab, sync_api.expect, folder
         assert errors == [], errors
-        browser.close()
 
 
 def _open_settings(tab, expect):

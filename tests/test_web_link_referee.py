@@ -18,7 +18,7 @@ import pytest
 
 from controller.link.referee import RefereedGame
 from tests.support.refereed import CLUB, documented_broker
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_services
+from tests.support.webtools import CHROMIUM, chromium, running_services
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -115,8 +115,7 @@ def test_each_page_of_a_refereed_game_shows_only_its_players_view(tmp_path):
         # both boards start side by side while Chromium is launched
         with running_services(*((tmp_path / name, _config(name, broker.port, users[name]))
                                 for name in SEATS)) as started, \
-                sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                chromium(sync_api) as browser:
             url_a, url_b = started()
             errors: list[str] = []
             seen: dict[int, list[str]] = {0: [], 1: []}  # every state text a page got
@@ -213,7 +212,6 @@ def test_each_page_of_a_refereed_game_shows_only_its_players_view(tmp_path):
             assert ever[0] and ever[1], "no enemy piece ever came into sight"
             assert hidden_pieces, "nothing was ever hidden"
             assert errors == [], errors
-            browser.close()
     finally:
         referee.send_signal(signal.SIGTERM)
         assert referee.wait(10) == 0, referee.stderr.read()

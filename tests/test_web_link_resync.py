@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from tests.support.linkpages import click, link_config, moves, start_linked_chess, wait_moves
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_service, running_services
+from tests.support.webtools import CHROMIUM, chromium, running_service, running_services
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if not CHROMIUM.exists():
@@ -28,8 +28,7 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
     journal = tmp_path / "alpha" / "journal"
     # beta starts while Chromium is launched, alpha while beta's page opens
     with running_services((tmp_path / "beta", link_config("beta", broker.port))) as url_b, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            chromium(sync_api) as browser:
         errors: list[str] = []
 
         def open_page(url: str):
@@ -85,4 +84,3 @@ def test_a_stopped_linked_game_is_resynced_from_the_page(tmp_path, broker):
             ply(alpha, beta, "f1", "c4", 5)
             assert moves(alpha) == moves(beta) == ["e4", "e5", "Nf3", "Nc6", "Bc4"]
         assert errors == [], errors
-        browser.close()

@@ -21,7 +21,7 @@ import pytest
 from controller.web.app import create_app
 from controller.web.guard import Guard, WebPolicy, load_token, policy_for
 from tests.support.service import page_service as make_service
-from tests.support.webtools import CHROMIUM, playwright_or_skip, running_service
+from tests.support.webtools import chromium, playwright_or_skip, running_service
 
 with warnings.catch_warnings():  # starlette prefers httpx2, which CI need not have
     warnings.simplefilter("ignore")
@@ -206,14 +206,11 @@ def test_a_page_of_another_origin_can_do_nothing_in_chromium(tmp_path):
         evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
         threading.Thread(target=evil.serve_forever, daemon=True).start()
         try:
-            from tests.support.webtools import CHROMIUM_ARGS
-            with sync_api.sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            with chromium(sync_api) as browser:
                 page = browser.new_page()
                 page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
                 page.wait_for_function("window.finished === true", timeout=10_000)
                 results = page.evaluate("window.results")
-                browser.close()
         finally:
             evil.shutdown()
         assert "ws read the board" not in results, results

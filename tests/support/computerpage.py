@@ -24,7 +24,7 @@ from controller.layout import Layout, load_layout
 from controller.rules import Game, Move, Position
 from controller.web.simulator import move_actions
 from controller.web.state import position_objects
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_services
+from tests.support.webtools import chromium, running_services
 
 #: installed before the page's own script: a copy of every websocket message and every
 #: body the page fetched, and (once the page is drawn) each change of what it shows
@@ -261,8 +261,7 @@ def computer_pages(sync_api: Any, folder: Path, layouts: list[str],
     with running_services(*((folder / name, f"[board]\nlayout = '{name}'\n"
                                             f"game = '{load_layout(name).games[0]}'\n{config}")
                             for name in layouts)) as started, \
-            sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            chromium(sync_api) as browser:
         urls = started()
         errors: list[str] = []
         pages = {}
@@ -277,4 +276,3 @@ def computer_pages(sync_api: Any, folder: Path, layouts: list[str],
             pages[name] = ComputerPage(page, url, load_layout(name), sync_api.expect)
         yield pages
         assert errors == [], errors
-        browser.close()

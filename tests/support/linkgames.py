@@ -33,7 +33,7 @@ from controller.web.simulator import move_actions
 from tests.support.broker import Broker
 from tests.support.computerpage import GESTURES
 from tests.support.linkpages import click
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS, running_services
+from tests.support.webtools import chromium, running_services
 
 STATE = "() => fetch('/api/state').then(r => r.json())"
 BOARDS = ("alpha", "beta")
@@ -97,14 +97,12 @@ def linked_boards(sync_api: Any, folders: Any) -> Iterator[LinkedBoards]:
     ``tmp_path_factory``); the boards stopped at the end."""
     broker = Broker(folders.mktemp("broker")).start()
     try:
-        with sync_api.sync_playwright() as p:
-            chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            boards = LinkedBoards(folders, broker.port, chromium, sync_api)
+        with chromium(sync_api) as browser:
+            boards = LinkedBoards(folders, broker.port, browser, sync_api)
             try:
                 yield boards
             finally:
                 boards.close()
-                chromium.close()
     finally:
         broker.stop()
 

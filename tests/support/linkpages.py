@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tests.support.webtools import CHROMIUM, CHROMIUM_ARGS
+from tests.support.webtools import chromium
 
 
 def link_config(name: str, port: int, club: str = "web", extra: str = "") -> str:
@@ -40,8 +40,7 @@ def live_pages(sync_api: Any, urls: dict[str, str] | Callable[[], dict[str, str]
     """One Chromium with a live page (websocket connected) per board's URL; fails on any
     page error.  ``urls`` may be a function, asked once Chromium is up (the services
     start meanwhile: see ``running_services``)."""
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium(sync_api) as browser:
         if callable(urls):
             urls = urls()
         errors: list[str] = []
@@ -54,7 +53,6 @@ def live_pages(sync_api: Any, urls: dict[str, str] | Callable[[], dict[str, str]
             pages[name] = page
         yield pages
         assert errors == [], errors
-        browser.close()
 
 
 def start_linked_chess(asking: Any, pages: list[Any]) -> None:

@@ -32,6 +32,44 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: this test process's Playwright and Chromium (:func:`shared_chromium`)
+_SHARED: dict[str, Any] = {}
+
+
+def shared_chromium(sync_api: Any) -> Any:
+    """This test process's one Chromium, launched on first use and kept for the whole
+    run: every browser test opens its pages in it (each page its own context: no
+    cookies or storage shared), and the contexts a test file leaves open are closed
+    after it (``close_pages`` from ``tests/conftest.py``).  Launching Chromium and
+    Playwright's driver costs about a CPU second; a run used to do it some fifty times.
+    Playwright's sync API runs once per thread, so no test starts its own."""
+    browser = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        if "playwright" not in _SHARED:
+            _SHARED["playwright"] = sync_api.sync_playwright().start()
+        browser = _SHARED["playwright"].chromium.launch(executable_path=str(CHROMIUM),
+                                                        args=CHROMIUM_ARGS)
+        _SHARED["browser"] = browser
+    return browser
+
+
+def close_pages() -> None:
+    """Close every page and context of the shared Chromium (a test file's leftovers)."""
+    browser = _SHARED.get("browser")
+    if browser is not None and browser.is_connected():
+        for context in list(browser.contexts):
+            context.close()
+
+
+def stop_chromium() -> None:
+    """The end of the run: the shared Chromium and Playwright's driver stopped."""
+    browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    if browser is not None and browser.is_connected():
+        browser.close()
+    if playwright is not None:
+        playwright.stop()
+
+
 def playwright_or_skip() -> Any:
     """``playwright.sync_api``, or skip the test when the browser cannot run here."""
     if not CHROMIUM.exists():
@@ -99,20 +137,17 @@ def running_services(*services: tuple[Path, str]) -> Iterator[Callable[[], list[
 
 @contextlib.contextmanager
 def browser_page(sync_api: Any, url: str, width: int = 1280, height: int = 860) -> Iterator[Any]:
-    """A Chromium page on ``url``, live (websocket connected); fails on any page error."""
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        with live_page(sync_api, browser, url, width, height) as page:
-            yield page
-        browser.close()
+    """A page of the shared Chromium on ``url``, live (websocket connected); fails on
+    any page error."""
+    with live_page(sync_api, shared_chromium(sync_api), url, width, height) as page:
+        yield page
 
 
 @contextlib.contextmanager
 def live_page(sync_api: Any, browser: Any, url: str, width: int = 1280,
               height: int = 860) -> Iterator[Any]:
     """A new page of a running Chromium ``browser`` on ``url``, live (websocket
-    connected), closed afterwards; fails on any page error.  A module's tests share one
-    Chromium this way (launching one takes a second or two)."""
+    connected), closed afterwards; fails on any page error."""
     page = browser.new_page(viewport={"width": width, "height": height})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -127,12 +162,9 @@ def live_page(sync_api: Any, browser: Any, url: str, width: int = 1280,
 
 @contextlib.contextmanager
 def chromium(sync_api: Any) -> Iterator[Any]:
-    """One Chromium (for a module fixture: its tests open their pages with
+    """The shared Chromium (for a module fixture: its tests open their pages with
     :func:`live_page`)."""
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    yield shared_chromium(sync_api)
 
 
 def api_json(page: Any, address: str) -> Any:
