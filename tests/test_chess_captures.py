@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from controller.rules import Game, get_game
 from controller.rules.chess import Chess
-from tests.test_luotuoqi_captures import filtered
+from tests.support.captures import filtered, sharp_walk
 
 GAME = get_game("chess")
 #: a check to answer by a capture, a pinned piece, en passant (one of them illegal: it
@@ -33,25 +33,12 @@ def oracle(pos) -> set[str]:
     return {m.uci() for m in board.generate_legal_captures()}
 
 
-def _walk(start: str | None, choices: list[int]):
-    """The positions of a game from ``start`` played by ``choices``, captures and checks
-    favoured so that positions full of them are met."""
-    pos = GAME.start() if start is None else GAME.parse_position(start)
-    for choice in choices:
-        yield pos
-        moves = GAME.legal_moves(pos)
-        if not moves:
-            return
-        sharp = [m for m in moves if m.captures]
-        pool = sharp if sharp and choice % 3 else moves
-        pos.push(pool[choice % len(pool)])
-
-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([None, *SHARP]), st.lists(st.integers(0, 10_000), min_size=1,
                                                   max_size=60))
 def test_chess_captures_are_its_legal_moves_that_capture_in_order(start, choices):
-    for pos in _walk(start, choices):
+    first = GAME.start() if start is None else GAME.parse_position(start)
+    for pos in sharp_walk(GAME, first, choices):
         got = GAME.legal_captures(pos)
         assert got == filtered(GAME, pos), GAME.position_text(pos)
         if got is not None and GAME.rule_outcome(pos) is None:

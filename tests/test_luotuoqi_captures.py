@@ -18,6 +18,7 @@ from controller.engine import Engine
 from controller.engine.search import INF, QUIESCENCE_PLIES, Search
 from controller.rules import GAMES, Game, get_game
 from controller.rules.luotuoqi import Luotuoqi
+from tests.support.captures import filtered, sharp_walk
 from tests.support.luotuoqi_oracle import literal_listing
 from tests.test_luotuoqi_fast_listing import STARTS
 from tests.test_luotuoqi_properties import BUSY
@@ -30,16 +31,6 @@ TOWERS = [
 ]
 
 
-def filtered(game: Game, pos) -> list | None:
-    """The legal moves that take a piece of another player than the mover, in order (the
-    filter quiescence applied to the whole listing before the hook); None without any
-    legal move."""
-    board, mover = pos.board, game.ply_mover(pos)
-    moves = game.legal_moves(pos)
-    return [m for m in moves if any(
-        board[c] is not None and board[c].owner != mover for c in m.captures)] if moves else None
-
-
 class Listing(Luotuoqi):
     """Lùotuoqí as quiescence saw it before its own hook: every move listed, then filtered."""
 
@@ -47,20 +38,14 @@ class Listing(Luotuoqi):
 
 
 def _walk(pos, choices, cube_flags):
-    """The positions of a game played by ``choices`` (captures and checks favoured, so
-    that positions full of them are met), the mover handed the Cube where ``cube_flags``
-    says so."""
-    for choice, cube in zip(choices, cube_flags, strict=False):
-        if cube and not pos.state.get("cube_second"):
+    """The positions of a game played by ``choices`` (:func:`sharp_walk`), the mover
+    handed the Cube where ``cube_flags`` says so."""
+    def hand_the_cube(pos, i: int) -> None:
+        if cube_flags[i] and not pos.state.get("cube_second"):
             pos.tokens["cube"] = pos.turn
             pos.keys[-1] = GAME.position_key(pos)
-        yield pos
-        moves = GAME.legal_moves(pos)
-        if not moves:
-            return
-        sharp = [m for m in moves if m.captures]
-        pool = sharp if sharp and choice % 3 else moves
-        pos.push(pool[choice % len(pool)])
+
+    return sharp_walk(GAME, pos, choices[:len(cube_flags)], hand_the_cube)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
