@@ -265,15 +265,27 @@ def test_a_challenge_whose_game_cannot_start_waits_again_and_old_rows_go(tmp_pat
         store.close()
 
 
-def test_a_game_ended_elsewhere_and_read_from_the_store_keeps_its_ending_words(tmp_path):
-    """Two workers' hubs on one store: a mate played on one, read by the other's sweep
-    with no notice (the broker's message lost) — its streams told "checkmate", not ""."""
+@pytest.fixture
+def two_hubs(tmp_path):
+    """Two workers' hubs, each with its own connection to one store holding ann and ben
+    (no broker: what one hub does reaches the other only through the store)."""
     path = str(tmp_path / "two.sqlite3")
     stores = [open_store(path), open_store(path)]
     for name in ("ann", "ben"):
         stores[0].add_account(name, "h")
     hubs = [ClusterHub(store, Referee("server"), ClusterSettings("127.0.0.1", 1, f"w{n}"))
             for n, store in enumerate(stores)]
+    yield stores, hubs
+    for hub in hubs:
+        hub.close()
+    for store in stores:
+        store.close()
+
+
+def test_a_game_ended_elsewhere_and_read_from_the_store_keeps_its_ending_words(two_hubs):
+    """Two workers' hubs on one store: a mate played on one, read by the other's sweep
+    with no notice (the broker's message lost) — its streams told "checkmate", not ""."""
+    _, hubs = two_hubs
 
     async def play() -> str:
         g = await hubs[0].start_game("chess", {}, ["ann", "ben"], None, False)
@@ -287,16 +299,10 @@ def test_a_game_ended_elsewhere_and_read_from_the_store_keeps_its_ending_words(t
         assert there.ended
         return there.reason
 
-    try:
-        assert asyncio.run(play()) == "checkmate"
-    finally:
-        for hub in hubs:
-            hub.close()
-        for store in stores:
-            store.close()
+    assert asyncio.run(play()) == "checkmate"
 
 
-def test_a_refereed_game_read_before_its_truth_is_stored_is_read_again(tmp_path,
+def test_a_refereed_game_read_before_its_truth_is_stored_is_read_again(two_hubs,
                                                                       monkeypatch):
     """A Lao Tzu game started on one worker, read by another before the referee's truth
     is stored (the game's row comes first): the reader is early, not facing a game it can
@@ -304,12 +310,7 @@ def test_a_refereed_game_read_before_its_truth_is_stored_is_read_again(tmp_path,
     for good before: seen in a fresh-clone run of the cluster's browser test)."""
     from controller.server import cluster
 
-    path = str(tmp_path / "truth.sqlite3")
-    stores = [open_store(path), open_store(path)]
-    for name in ("ann", "ben"):
-        stores[0].add_account(name, "h")
-    hubs = [ClusterHub(store, Referee("server"), ClusterSettings("127.0.0.1", 1, f"w{n}"))
-            for n, store in enumerate(stores)]
+    stores, hubs = two_hubs
     late: list = []
 
     async def truth_later(g) -> None:
@@ -328,10 +329,4 @@ def test_a_refereed_game_read_before_its_truth_is_stored_is_read_again(tmp_path,
         there = await hubs[1]._load(g.id)
         assert there is not None and there.views
 
-    try:
-        asyncio.run(play())
-    finally:
-        for hub in hubs:
-            hub.close()
-        for store in stores:
-            store.close()
+    asyncio.run(play())
