@@ -330,3 +330,34 @@ def test_a_refereed_game_read_before_its_truth_is_stored_is_read_again(two_hubs,
         assert there is not None and there.views
 
     asyncio.run(play())
+
+
+def test_a_game_whose_truth_never_comes_holds_up_no_sweep_or_notice(two_hubs, monkeypatch):
+    """A Lao Tzu game stored by a worker that stopped before storing its truth: the other
+    worker's sweeps and notices read it once and go on (each waited for the truth
+    before, the whole notice loop held up every sweep); a request still waits for it,
+    and once the truth is there the next sweep holds the game."""
+    from controller.server import cluster
+
+    stores, hubs = two_hubs
+    keep_truth = hubs[0]._keep_truth
+
+    async def never(g) -> None:
+        pass
+
+    monkeypatch.setattr(hubs[0], "_keep_truth", never)
+    monkeypatch.setattr(cluster, "TRUTH_WAIT_S", 60.0)  # a wait would end the test
+
+    async def play() -> None:
+        g = await hubs[0].start_game("laotzu", {}, ["ann", "ben"], None, False)
+        assert stores[1].truth(g.id) is None
+        await asyncio.wait_for(hubs[1].sweep(), 10)
+        await asyncio.wait_for(hubs[1].heard({"game": g.id, "version": g.version}), 10)
+        assert g.id not in hubs[1].games and g.id not in hubs[1]._unreadable
+        monkeypatch.setattr(cluster, "TRUTH_WAIT_S", 0.01)
+        assert await hubs[1]._load(g.id) is None  # (a request: it waited, then gave up)
+        await keep_truth(g)
+        await asyncio.wait_for(hubs[1].sweep(), 10)
+        assert g.id in hubs[1].games and hubs[1].games[g.id].views
+
+    asyncio.run(play())

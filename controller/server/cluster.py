@@ -335,16 +335,22 @@ class ClusterHub(StoreLobby, Hub):
             self._ended_here(g, "gameStart")
         return g
 
-    async def _load(self, game_id: str) -> LiveGame | None:
+    async def _load(self, game_id: str, wait: bool = True) -> LiveGame | None:
+        """A game another worker started, read from the store and held here (None: no
+        such game, unreadable, or a refereed game whose truth is not stored yet).  Only a
+        request waits for the truth (``wait``, up to :data:`TRUTH_WAITS` reads): the
+        notices and sweeps go on (a worker that stopped between storing the game and its
+        truth would hold up every sweep), and read the game again on the next one."""
         if game_id in self._unreadable:
             return None
-        for _ in range(TRUTH_WAITS):
+        for _ in range(TRUTH_WAITS if wait else 1):
             fresh = await self.io(self._read, game_id)
             if fresh is None:
                 return None
             if not _truth_pending(fresh):
                 return self._install(fresh)
-            await asyncio.sleep(TRUTH_WAIT_S)
+            if wait:
+                await asyncio.sleep(TRUTH_WAIT_S)
         return None  # (not marked unreadable: its truth may still come)
 
     def resume(self) -> int:
@@ -422,7 +428,7 @@ class ClusterHub(StoreLobby, Hub):
         g = self.games.get(game_id)
         if g is None:
             if len(game_id) <= 16 and game_id.isalnum():
-                await self._load(game_id)
+                await self._load(game_id, wait=False)
             return
         async with g.lock:  # (its offers too: the store keeps them on the version)
             if g.version < version or g.id in self._stale:
@@ -458,7 +464,7 @@ class ClusterHub(StoreLobby, Hub):
         for game_id, version in versions.items():
             g = self.games.get(game_id)
             if g is None:
-                await self._load(game_id)
+                await self._load(game_id, wait=False)
             elif g.version < version:
                 async with g.lock:
                     if g.version < version:
