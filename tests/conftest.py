@@ -20,6 +20,7 @@ plays it too (``docs/adding-a-game.md``).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -95,10 +96,28 @@ def close_pages():
     webtools.close_pages()
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    from tests.support import webtools
+def _drives_chromium(item: pytest.Item) -> bool:
+    """Whether ``item``'s file drives Chromium: every way to it takes Playwright's
+    ``sync_api`` (``tests/support/webtools.py``), so the file names it."""
+    path = Path(str(item.fspath))
+    if path not in _CHROMIUM_FILES:
+        _CHROMIUM_FILES[path] = "sync_api" in path.read_text(encoding="utf-8")
+    return _CHROMIUM_FILES[path]
 
-    webtools.stop_chromium()
+
+_CHROMIUM_FILES: dict[Path, bool] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """The shared Chromium is kept from one browser file to the next, and stopped before
+    a file that does not drive it: while Playwright's sync API runs, its event loop is
+    this thread's running loop, and a test's own ``asyncio.run`` would fail."""
+    yield
+    if nextitem is None or (nextitem.fspath != item.fspath and not _drives_chromium(nextitem)):
+        from tests.support import webtools
+
+        webtools.stop_chromium()
 
 
 @pytest.fixture

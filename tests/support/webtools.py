@@ -37,12 +37,14 @@ _SHARED: dict[str, Any] = {}
 
 
 def shared_chromium(sync_api: Any) -> Any:
-    """This test process's one Chromium, launched on first use and kept for the whole
-    run: every browser test opens its pages in it (each page its own context: no
-    cookies or storage shared), and the contexts a test file leaves open are closed
-    after it (``close_pages`` from ``tests/conftest.py``).  Launching Chromium and
-    Playwright's driver costs about a CPU second; a run used to do it some fifty times.
-    Playwright's sync API runs once per thread, so no test starts its own."""
+    """This test process's one Chromium, launched on first use and kept from one browser
+    file to the next (stopped before a file that does not drive it, whose own
+    ``asyncio.run`` Playwright's running event loop would refuse: ``tests/conftest.py``).
+    Every browser test opens its pages in it (each page its own context: no cookies or
+    storage shared), and the contexts a test file leaves open are closed after it.
+    Launching Chromium and Playwright's driver costs about a CPU second; a run did it
+    some fifty times.  Playwright's sync API runs once per thread, so no test starts its
+    own."""
     browser = _SHARED.get("browser")
     if browser is None or not browser.is_connected():
         if "playwright" not in _SHARED:
