@@ -80,7 +80,8 @@ def sync_api():
 
 @pytest.fixture(scope="module")
 def browser(sync_api):
-    """The run's shared Chromium (``tests/support/webtools.py``: ``shared_chromium``)."""
+    """The test process's shared Chromium (``shared_chromium`` in
+    ``tests/support/webtools.py``)."""
     from tests.support.webtools import shared_chromium
 
     return shared_chromium(sync_api)

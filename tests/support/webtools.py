@@ -64,7 +64,9 @@ def close_pages() -> None:
 
 
 def stop_chromium() -> None:
-    """The end of the run: the shared Chromium and Playwright's driver stopped."""
+    """The shared Chromium and Playwright's driver stopped (before a file that does not
+    drive Chromium, and at the end of the run); the next browser file launches them
+    again."""
     browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
     if browser is not None and browser.is_connected():
         browser.close()
