@@ -343,14 +343,15 @@ class ClusterHub(StoreLobby, Hub):
         truth would hold up every sweep), and read the game again on the next one."""
         if game_id in self._unreadable:
             return None
-        for _ in range(TRUTH_WAITS if wait else 1):
+        reads = TRUTH_WAITS if wait else 1
+        for read in range(reads):
+            if read:
+                await asyncio.sleep(TRUTH_WAIT_S)  # (between reads, not after the last)
             fresh = await self.io(self._read, game_id)
             if fresh is None:
                 return None
             if not _truth_pending(fresh):
                 return self._install(fresh)
-            if wait:
-                await asyncio.sleep(TRUTH_WAIT_S)
         return None  # (not marked unreadable: its truth may still come)
 
     def resume(self) -> int:
